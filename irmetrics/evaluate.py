@@ -20,6 +20,7 @@ from typing import (
     TYPE_CHECKING,
     Any,
     Callable,
+    Container,
     Dict,
     Iterable,
     List,
@@ -32,6 +33,7 @@ from typing import (
 
 from . import _parallel
 from ._checks import check_int
+from ._gc import paused_gc
 from .data import Qrels, Run
 from .errors import InvalidArgumentError, IrmetricsWarning
 from .measures import MIN_GEO_MEAN, Env, Measure, QueryData, parse_measures
@@ -189,7 +191,7 @@ def query_data_from_scores(
     *,
     depth: Optional[int] = None,
     judged_only: bool = False,
-    positions: Optional[Mapping[Any, int]] = None,
+    members: Optional[Container[Any]] = None,
 ) -> QueryData:
     """:func:`query_data` for one query's unsorted documents, without sorting them all.
 
@@ -199,19 +201,20 @@ def query_data_from_scores(
     :func:`~irmetrics.trec.rank_documents`).  The scores are sorted once, as
     plain floats, and each judged document is placed by bisection.  The result
     equals ``query_data(judgments, rank_documents(docids, scores), ...)``; the
-    tests check that.  *positions*, ``{docid: index}`` of *docids*, lets the
-    judged documents be looked up one by one (usually far fewer than the
-    ranked ones).
+    tests check that.  *members*, the set of *docids*, lets the judged
+    documents be looked up one by one (usually far fewer than the ranked
+    ones).
     """
-    if positions is None:
+    judged: List[Tuple[int, int]]
+    if members is None:
         raw = list(map(judgments.get, docids))
-        judged = [(i, raw[i]) for i in _compress(range(len(raw)), map(_is_not, raw, _repeat(None)))]
+        judged = [(i, raw[i]) for i in _compress(range(len(raw)), map(_is_not, raw, _repeat(None)))]  # type: ignore[misc]
     else:
-        found = [(positions.get(d), v) for d, v in judgments.items()]
-        judged = [(i, v) for i, v in found if i is not None]
+        index = docids.index
+        judged = [(index(d), v) for d, v in judgments.items() if d in members]
     n = len(docids) if depth is None else min(len(docids), depth)
-    levels, negative = _levels(judgments)
-    labels: List[Optional[int]] = [None] * n
+    levels, _ = _levels(judgments)
+    placed: List[Tuple[int, int]] = []
     if judged:
         ascending = sorted(scores)
         total = len(ascending)
@@ -222,8 +225,11 @@ def query_data_from_scores(
                 d = docids[i]
                 above += sum(1 for j, t in enumerate(scores) if t == s and docids[j] > d)
             if above < n:
-                labels[above] = label
-    return QueryData(_finish_labels(labels, negative, judged_only), levels)
+                placed.append((above, -1 if label < 0 else label))
+        placed.sort()
+    if judged_only:
+        return QueryData([x for _, x in placed if x >= 0], levels)
+    return QueryData.sparse(n, placed, levels)
 
 
 def evaluate(
@@ -287,11 +293,12 @@ def evaluate(
                 f"measure {name!r} is a text line of trec_eval's report, not a number; "
                 "the command line prints it"
             )
-    return _evaluate(
-        qrels, run, [n.strip() for n in names], parsed,
-        relevance_level=relevance_level, complete=complete, depth=depth,
-        judged_only=judged_only, stacklevel=4, workers=workers,
-    )
+    with paused_gc():
+        return _evaluate(
+            qrels, run, [n.strip() for n in names], parsed,
+            relevance_level=relevance_level, complete=complete, depth=depth,
+            judged_only=judged_only, stacklevel=4, workers=workers,
+        )
 
 
 def _evaluate(
@@ -399,8 +406,13 @@ class _Scorer:
     ) -> None:
         self.qrels = qrels
         self.measures = measures
+        # each measure's function, found once
+        self._computes = [(m.family.compute, m) for m in measures]
         self.level = level
-        self.max_label = _max_label(qrels)
+        # the largest label, for measures with a max_label option left unset
+        needs_max = any("max_label" in m.family.options and m.option("max_label") is None
+                        for m in measures)
+        self.max_label = _max_label(qrels) if needs_max else 0
         self.depth = depth
         self.judged_only = judged_only
         self.run_name = ""
@@ -424,41 +436,31 @@ class _Scorer:
         for qid in sorted(run):
             self.add(qid, run.ranking(qid))
 
-    def add_scored(
-        self,
-        qid: str,
-        docids: Sequence[Any],
-        scores: Sequence[float],
-        judged: Mapping[Any, int],
-        positions: Optional[Mapping[Any, int]] = None,
-    ) -> None:
-        """Score one query from its unsorted documents and scores."""
-        self._score(qid, query_data_from_scores(
-            judged, docids, scores, depth=self.depth, judged_only=self.judged_only,
-            positions=positions,
-        ))
-
     def _score(self, qid: str, data: QueryData) -> None:
         self.seen[qid] = None
         env = self._env
         if env is None or env.run_name != self.run_name:
             env = self._env = Env(self.level, self.max_label, self.run_name)
-        self.values[qid] = [m.compute(data, env) for m in self.measures]
+        self.values[qid] = [f(data, m, env) for f, m in self._computes]
 
     def add_stream(
         self, stream: RunStream, progress: Optional[Callable[[int, int], None]]
     ) -> None:
-        qrels = self.qrels
+        judgments_of = self.qrels._data.get  # the plain dict under the read-only views
+        depth, judged_only = self.depth, self.judged_only
         done = 0
         for qid, docids, scores in stream:
             self.run_name = stream.tag or ""
-            judged = qrels.get(qid)
+            judged = judgments_of(qid)
             if judged is None:
                 self.seen[qid] = None
                 self.skipped.append(qid)
                 continue
             encoded = {d.encode("utf-8"): v for d, v in judged.items()}
-            self.add_scored(qid, docids, scores, encoded, stream.positions)
+            self._score(qid, query_data_from_scores(
+                encoded, docids, scores, depth=depth, judged_only=judged_only,
+                members=stream.members,
+            ))
             done += 1
             if progress is not None:
                 progress(done, stream.lines)

@@ -65,15 +65,47 @@ class QueryData:
     qrels value (an int >= 0) for judged documents, ``-1`` for documents that
     were pooled but not judged (negative qrels values), ``None`` for documents
     absent from the qrels.  ``levels``: how many judged documents the query has
-    at each relevance value >= 0.
+    at each relevance value >= 0.  ``n``: how many documents are ranked.
+
+    Rankings are mostly unjudged: :meth:`sparse` builds the data from the
+    ranks of the labelled documents alone, and the list of labels is then
+    made only if a measure asks for it.
     """
 
-    __slots__ = ("labels", "levels", "_cache")
+    __slots__ = ("_labels", "levels", "n", "_placed", "_cache")
 
     def __init__(self, labels: Sequence[Label], levels: Dict[int, int]) -> None:
-        self.labels = labels
+        self._labels: Optional[Sequence[Label]] = labels
         self.levels = levels
+        self.n = len(labels)
+        self._placed: Optional[List[Tuple[int, int]]] = None
         self._cache: Dict[Any, Any] = {}
+
+    @classmethod
+    def sparse(cls, n: int, placed: List[Tuple[int, int]], levels: Dict[int, int]) -> "QueryData":
+        """*n* ranked documents, unjudged except ``(index, label)`` of *placed*
+        (sorted by index, each index below *n*).
+
+        >>> QueryData.sparse(4, [(1, 2), (3, 0)], {2: 1, 0: 1}).labels
+        [None, 2, None, 0]
+        """
+        self = cls.__new__(cls)
+        self._labels = None
+        self.levels = levels
+        self.n = n
+        self._placed = placed
+        self._cache = {}
+        return self
+
+    @property
+    def labels(self) -> Sequence[Label]:
+        v = self._labels
+        if v is None:
+            labels: List[Label] = [None] * self.n
+            for i, x in self._placed or ():
+                labels[i] = x
+            v = self._labels = labels
+        return v
 
     def n_relevant(self, rel: Union[int, float]) -> int:
         """Judged documents with relevance >= *rel* (R)."""
@@ -89,19 +121,18 @@ class QueryData:
         return sum(c for lvl, c in self.levels.items() if lvl < rel)
 
     def n_relevant_retrieved(self, rel: Union[int, float]) -> int:
-        key = ("RR", rel)
-        v = self._cache.get(key)
-        if v is None:
-            v = sum(1 for x in self.labels if x is not None and x >= rel)
-            self._cache[key] = v
-        return int(v)
+        return len(self.relevant_ranks(rel))
 
     def relevant_ranks(self, rel: Union[int, float]) -> List[int]:
-        """1-based ranks of the labels >= *rel*, found once per level."""
+        """1-based ranks of the labels >= *rel* (*rel* > 0), found once per level."""
         key = ("ranks", rel)
         v = self._cache.get(key)
         if v is None:
-            v = self._cache[key] = _m._relevant_ranks(self.labels, rel)
+            if self._placed is None:
+                v = _m._relevant_ranks(self.labels, rel)
+            else:
+                v = [i + 1 for i, x in self._placed if x >= rel]
+            self._cache[key] = v
         return v
 
     def gains(self, k: Optional[int] = None) -> List[float]:
@@ -109,14 +140,22 @@ class QueryData:
         key = ("gains", k)
         v = self._cache.get(key)
         if v is None:
-            labels = self.labels if k is None else self.labels[:k]
-            v = [0.0] * len(labels)
-            # most labels are None: visit only the others (compress skips
-            # None and 0 in C)
-            for i in _compress(range(len(labels)), labels):
-                x = labels[i]
-                if x > 0:  # type: ignore[operator]
-                    v[i] = float(x)  # type: ignore[arg-type]
+            top = self.n if k is None else min(k, self.n)
+            v = [0.0] * top
+            if self._placed is None:
+                labels = self.labels
+                # most labels are None: visit only the others (compress
+                # skips None and 0 in C)
+                for i in _compress(range(top), labels):
+                    x = labels[i]
+                    if x > 0:  # type: ignore[operator]
+                        v[i] = float(x)  # type: ignore[arg-type]
+            else:
+                for i, x in self._placed:
+                    if i >= top:
+                        break
+                    if x > 0:
+                        v[i] = float(x)
             self._cache[key] = v
         return v
 

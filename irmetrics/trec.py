@@ -38,8 +38,10 @@ import io
 import math
 import os
 from contextlib import contextmanager
-from itertools import chain, islice
+from itertools import compress as _compress
+from itertools import islice
 from operator import itemgetter
+from operator import ne as _ne
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -51,11 +53,13 @@ from typing import (
     Mapping,
     Optional,
     Sequence,
+    Set,
     Tuple,
     Type,
     cast,
 )
 
+from ._gc import paused_gc
 from .errors import DuplicateEntryError, InvalidArgumentError, TrecFormatError
 
 if TYPE_CHECKING:
@@ -177,14 +181,38 @@ def _open_lines(source: PathOrFile) -> Iterator[Tuple[Iterable[bytes], str]]:
         yield stream, name
 
 
-def _strip_bom(lines: Iterable[bytes]) -> Iterator[bytes]:
-    it = iter(lines)
-    first = next(it, None)
-    if first is None:
-        return it
-    if first.startswith(_BOM):
-        first = first[len(_BOM) :]
-    return chain((first,), it)
+def _chunks(stream: Any, size: int) -> Iterator[bytes]:
+    """Pieces of a binary stream, or of an iterable of byte lines (re-chunked)."""
+    read = getattr(stream, "read", None)
+    if read is None:  # a text-mode file object's lines
+        lines = iter(stream)
+        return iter(lambda: b"".join(islice(lines, 1 << 15)), b"")
+    return iter(lambda: bytes(read(size)), b"")
+
+
+#: Bytes read at a time by the readers of whole files (the tests make it tiny).
+_TABLE_BLOCK = 1 << 20
+
+
+def _line_blocks(stream: Any, size: int) -> Iterator[bytes]:
+    """Blocks of whole lines, the BOM taken off; the last may lack its line end."""
+    leftover = b""
+    head = True
+    for piece in _chunks(stream, size):
+        data = leftover + piece if leftover else piece
+        cut = data.rfind(b"\n") + 1
+        if cut == 0:
+            leftover = data
+            continue
+        leftover = data[cut:]
+        if head:
+            head = False
+            if data.startswith(_BOM):
+                yield data[len(_BOM) : cut]
+                continue
+        yield data[:cut]
+    if leftover:
+        yield leftover[len(_BOM) :] if head and leftover.startswith(_BOM) else leftover
 
 
 # === Line-level helpers (only called on the slow or failing path) ===
@@ -202,6 +230,14 @@ def _decode_error(source: str, lineno: int, exc: UnicodeDecodeError) -> TrecForm
     return TrecFormatError(
         f"line is not valid UTF-8 ({exc.reason} at byte {exc.start + 1})", source, lineno
     )
+
+
+def _utf8_error(data: bytes) -> UnicodeDecodeError:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc
+    raise ValueError("valid UTF-8")  # pragma: no cover - only called on invalid data
 
 
 def _read_error(source: str, lineno: int, exc: BaseException) -> TrecFormatError:
@@ -263,7 +299,7 @@ def read_qrels(source: PathOrFile) -> Dict[str, Dict[str, int]]:
     irmetrics.errors.TrecFormatError: <file>, line 1: expected 4 columns
     (qid iteration docid relevance), got 3
     """
-    with _open_lines(source) as (lines, name):
+    with _open_lines(source) as (lines, name), paused_gc():
         return _parse_qrels(lines, name)
 
 
@@ -283,7 +319,7 @@ def read_run(source: PathOrFile) -> Tuple[Dict[str, Dict[str, float]], str]:
     ...
     irmetrics.errors.TrecFormatError: <file>, line 1: score must be a number (got 'high')
     """
-    with _open_lines(source) as (lines, name):
+    with _open_lines(source) as (lines, name), paused_gc():
         return _parse_run(lines, name)
 
 
@@ -298,7 +334,7 @@ def read_ranked_list(source: PathOrFile) -> Dict[str, Dict[str, float]]:
     >>> read_ranked_list(io.StringIO("q1 d7\\nq1 d3\\nq2 d3\\n"))
     {'q1': {'d7': -1.0, 'd3': -2.0}, 'q2': {'d3': -1.0}}
     """
-    with _open_lines(source) as (lines, name):
+    with _open_lines(source) as (lines, name), paused_gc():
         return _parse_ranked_list(lines, name)
 
 
@@ -307,6 +343,7 @@ def _parse_table(
     source: str,
     kind: str,
     entry: Callable[[List[str], int, int], Tuple[str, Any]],
+    fast: Optional[Callable[[bytes], Optional[Tuple[List[str], List[str], List[Any]]]]] = None,
 ) -> Tuple[Dict[str, Dict[str, Any]], List[str]]:
     """The loop the three readers share.
 
@@ -317,48 +354,113 @@ def _parse_table(
     one query (the usual layout) cost one string comparison instead of a dict
     lookup, and a "#" (a comment, never a valid query id) is only looked for
     when the query changes.
+
+    *fast*, given a block of whole lines, returns its ``(qids, docids,
+    values)`` columns when every line is a plain, valid entry, or None; the
+    block's entries are then added a query at a time (:func:`_add_columns`),
+    and any block it declines goes line by line.
     """
     out: Dict[str, Dict[str, Any]] = {}
-    blocks: Dict[str, List[Tuple[int, int]]] = {}
+    blocks: Dict[str, Any] = {}  # see _segments
     docs: Dict[str, Any] = {}
     prev: Optional[str] = None
     first: List[str] = []
     lineno = 0
     try:
-        for line in _strip_bom(lines):
-            lineno += 1
-            try:
-                line.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise _decode_error(source, lineno, exc) from None
-            # trec_eval's fields: split on ASCII white space only
-            fields = [f.decode("utf-8") for f in line.split()]
-            if not fields:
+        for block in _line_blocks(lines, _TABLE_BLOCK):
+            columns = None if fast is None else fast(block)
+            if columns is not None and _add_columns(out, blocks, columns, lineno):
+                if not first:
+                    first = block[: block.find(b"\n")].decode("ascii").split()
+                lineno += len(columns[0])
                 prev = None
                 continue
-            qid = fields[0]
-            if qid != prev:
-                if qid[0] == "#":
+            block_lines = block.split(b"\n")
+            # the last piece: empty after a final line end, else the file's
+            # last line, without one
+            last = block_lines.pop()
+            if not block.endswith(b"\n"):
+                block_lines.append(last)
+            for line in block_lines:
+                lineno += 1
+                try:
+                    line.decode("utf-8")
+                except UnicodeDecodeError:
+                    # reported as the line with its line end reads
+                    ended = line if line is last else line + b"\n"
+                    raise _decode_error(source, lineno, _utf8_error(ended)) from None
+                # trec_eval's fields: split on ASCII white space only
+                fields = [f.decode("utf-8") for f in line.split()]
+                if not fields:
                     prev = None
                     continue
-                got = out.get(qid)
-                if got is None:
-                    got = out[qid] = {}
-                    blocks[qid] = []
-                docs = got
-                blocks[qid].append((lineno, len(docs)))
-                prev = qid
-            docid, value = entry(fields, lineno, len(docs))
-            if docid in docs:
-                raise _duplicate(source, docs, blocks[qid], lineno, qid, docid)
-            docs[docid] = value
-            if not first:
-                first = fields
+                qid = fields[0]
+                if qid != prev:
+                    if qid[0] == "#":
+                        prev = None
+                        continue
+                    got = out.get(qid)
+                    if got is None:
+                        got = out[qid] = {}
+                        blocks[qid] = []
+                    docs = got
+                    _segments(blocks, qid).append((lineno, len(docs)))
+                    prev = qid
+                docid, value = entry(fields, lineno, len(docs))
+                if docid in docs:
+                    raise _duplicate(source, docs, _segments(blocks, qid), lineno, qid, docid)
+                docs[docid] = value
+                if not first:
+                    first = fields
     except _READ_ERRORS + (UnicodeDecodeError,) as exc:
         raise _read_error(source, lineno, exc) from exc
     if not out:
         raise _empty_error(source, kind, lineno)
     return out, first
+
+
+def _add_columns(
+    out: Dict[str, Dict[str, Any]],
+    blocks: Dict[str, Any],
+    columns: Tuple[List[str], List[str], List[Any]],
+    lineno: int,
+) -> bool:
+    """Add a block's entries (lines ``lineno + 1`` on) to *out*, a query at a
+    time; False, with *out* untouched, if a docid repeats within a query or a
+    query comes back within the block (the line-by-line loop then reports
+    the first, and takes the second).  A query the block starts gets its
+    first line in *blocks* (see :func:`_segments`)."""
+    qids, docids, values = columns
+    n = len(qids)
+    # the lines where the query changes, found in C
+    starts = [0, *_compress(range(1, n), map(_ne, qids[1:], qids))]
+    new: Dict[str, Dict[str, Any]] = {}
+    for a, b in zip(starts, [*starts[1:], n]):
+        docs = dict(zip(docids[a:b], values[a:b]))
+        if len(docs) != b - a:
+            return False
+        new[qids[a]] = docs
+    if len(new) != len(starts):
+        return False
+    again = [] if out.keys().isdisjoint(new) else [q for q in new if q in out]
+    if any(not out[q].keys().isdisjoint(new[q]) for q in again):
+        return False
+    first = dict(zip(new, [lineno + 1 + a for a in starts]))
+    for q in again:  # queries earlier lines began: one more segment
+        _segments(blocks, q).append((first.pop(q), len(out[q])))
+        out[q].update(new.pop(q))
+    out.update(new)
+    blocks.update(first)
+    return True
+
+
+def _segments(blocks: Dict[str, Any], qid: str) -> List[Tuple[int, int]]:
+    """``blocks[qid]`` as a list of ``(line, index)`` (see :func:`_first_line`);
+    the block reader stores a plain line number for a query's first segment."""
+    segments = blocks[qid]
+    if isinstance(segments, int):
+        segments = blocks[qid] = [(segments, 0)]
+    return cast("List[Tuple[int, int]]", segments)
 
 
 def _parse_qrels(lines: Iterable[bytes], source: str) -> Dict[str, Dict[str, int]]:
@@ -376,7 +478,31 @@ def _parse_qrels(lines: Iterable[bytes], source: str) -> Dict[str, Dict[str, int
                 f"relevance must be an integer (got {fields[3]!r})", source, lineno
             ) from None
 
-    return _parse_table(lines, source, "qrels", entry)[0]
+    return _parse_table(lines, source, "qrels", entry, _qrels_columns)[0]
+
+
+def _qrels_columns(block: bytes) -> Optional[Tuple[List[str], List[str], List[int]]]:
+    """(qids, docids, relevance) of a block of plain qrels lines, or None.
+
+    Plain: ASCII, no comment, exactly four fields a line and integer
+    relevance; each line end is made a token of its own, so that the field
+    count is one check (every fifth token a line end).
+    """
+    if not block.isascii() or b"#" in block or _MARK in block:
+        return None
+    n = block.count(b"\n") + (not block.endswith(b"\n"))
+    text = (block if block.endswith(b"\n") else block + b"\n").decode("ascii")
+    toks = text.replace("\n", " \x01\n").split()
+    if len(toks) != 5 * n or toks[4::5].count("\x01") != n:
+        return None
+    column = toks[3::5]
+    if b"_" in block and "_" in "".join(column):
+        return None  # int() reads "1_0" as 10, C's atol as 1: the slow path says so
+    try:
+        values = list(map(int, column))
+    except ValueError:
+        return None
+    return toks[0::5], toks[2::5], values
 
 
 def _run_score(fields: Sequence[Any], source: str, lineno: int) -> float:
@@ -494,8 +620,9 @@ class RunStream:
     :class:`RunNotGrouped`, and :meth:`rewind` gives the input again for the
     in-memory route.  All format rules and errors are those of
     :func:`read_run`.  ``lines`` counts the lines read so far, ``tag`` is
-    the run's name once the first entry is read, and ``positions`` maps each
-    docid of the query just yielded to its index.
+    the run's name once the first entry is read, ``members`` is the set of
+    docids of the query just yielded, and ``positions`` maps each to its
+    index.
 
     >>> import io
     >>> stream = RunStream(io.BytesIO(b"q1 Q0 d1 1 2.5 bm25\nq1 Q0 d2 2 1.0 bm25\n"))
@@ -509,7 +636,8 @@ class RunStream:
         self.name = _source_name(source)
         self.tag: Optional[str] = None
         self.lines = 0
-        self.positions: Dict[bytes, int] = {}
+        self.members: Set[bytes] = set()
+        self._docs: List[bytes] = []
         self._group_size = 1
         self.chunk_size = chunk_size
         self._source: Any = source
@@ -525,6 +653,11 @@ class RunStream:
                     self._tee = _Tee(source)
                     self._source = self._tee
 
+    @property
+    def positions(self) -> Dict[bytes, int]:
+        """``{docid: index}`` of the query just yielded."""
+        return dict(zip(self._docs, range(len(self._docs))))
+
     def rewind(self) -> Any:
         """The input again, from its start, for a second reading."""
         if self._tee is not None:
@@ -537,16 +670,7 @@ class RunStream:
         self.lines = 0
         self.tag = None
         with _open_lines(self._source) as (stream, name):
-            read = getattr(stream, "read", None)
-            if read is None:  # a text-mode file object: its lines, re-chunked
-                lines = iter(stream)
-                chunks: Iterator[bytes] = iter(
-                    lambda: b"".join(islice(lines, 1 << 15)), b""
-                )
-            else:
-                size = self.chunk_size
-                chunks = iter(lambda: bytes(read(size)), b"")
-            yield from self._groups(chunks, name)
+            yield from self._groups(_chunks(stream, self.chunk_size), name)
 
     # The state of the query being read: its id, the docids and scores so far,
     # and (first index, first line) of every run of consecutive lines, so that
@@ -621,11 +745,11 @@ class RunStream:
         name: str,
     ) -> Tuple[str, List[bytes], List[float]]:
         qid = q.decode("utf-8")
-        # {docid: index}: the duplicate check, and kept for the caller, who
-        # can look judged documents up here instead of hashing every docid
-        # again (see ``positions``)
-        self.positions = dict(zip(docs, range(len(docs))))
-        if len(self.positions) != len(docs):
+        # the duplicate check; the set is kept for the caller, who can look
+        # judged documents up in it without hashing every docid again
+        self.members = set(docs)
+        self._docs = docs
+        if len(self.members) != len(docs):
             seen: Dict[bytes, int] = {}
             for i, d in enumerate(docs):
                 if d in seen:
@@ -642,53 +766,31 @@ class RunStream:
 
         Yields ``(qid, docids, scores, [(index, line), ...])`` per run, and
         ``(None, error, None, None)`` when a line is malformed.  The fast path
-        takes blocks of plain ASCII where every line has exactly six fields;
-        anything else (comments, blank lines, extra columns, other bytes, a bad
-        score) goes line by line, as :func:`read_run` reads.
+        (:func:`_columns`) takes blocks of plain ASCII where every line has
+        exactly six fields; anything else (comments, blank lines, extra
+        columns, other bytes, a bad score) goes line by line, as
+        :func:`read_run` reads.
         """
         base = self.lines
-        n = block.count(b"\n")
-        fast = block.isascii() and b"#" not in block
-        step = 6
-        if fast:
-            if (
-                b"\t" not in block
-                and b"\x0b" not in block
-                and b"\x0c" not in block
-                and block.count(b"\r") == block.count(b"\r\n")
-                and block.translate(None, _NOT_SPACE_OR_LINE_END) == _SIX_FIELDS * n
-            ):
-                # Fields separated by single spaces, five a line, and no other
-                # white space but CRLF line ends: every line has exactly six
-                # fields (the usual layout, checked in C).
-                toks = block.split()
-            elif _MARK not in block:
-                # Any other white space: each line end becomes a token of
-                # its own, so that every line having exactly six fields is
-                # one check, every seventh token being a line end.
-                toks = block.replace(b"\n", b" " + _MARK + b"\n").split()
-                step = 7
-                fast = len(toks) == 7 * n and toks[6::7].count(_MARK) == n
-            else:
-                fast = False
-        if fast:
+        columns = _columns(block)
+        scores: List[float] = []
+        if columns is not None:
             try:
-                column = toks[4::step]
-                scores = list(map(float, column))
-                # float() takes "1_0" as 10; trec_eval's atof as 1: let the
-                # slow path report it
-                fast = b"_" not in b"".join(column)
+                scores = list(map(float, columns[3]))
             except ValueError:
-                fast = False
-        if fast and any(map(math.isnan, scores)):
-            fast = False
-        if not fast:
+                columns = None
+        if columns is not None and b"_" in block and b"_" in b"".join(columns[3]):
+            columns = None  # float() reads "1_0" as 10, C's atof as 1: the slow path says so
+        if columns is not None:
+            total = sum(scores)  # NaN if a score is NaN (or inf - inf): then look closer
+            if total != total and any(map(math.isnan, scores)):
+                columns = None
+        if columns is None:
             yield from self._slow_block(block, name, unterminated)
             return
+        n, qids, docids, _, tag = columns
         if self.tag is None:
-            self.tag = toks[5].decode("ascii")
-        qids = toks[0::step]
-        docids = toks[2::step]
+            self.tag = tag.decode("ascii")
         self.lines = base + n
         start = 0
         size = self._group_size
@@ -752,11 +854,51 @@ class RunStream:
             yield cur_q, docs, scores, segments
 
 
-_MARK = b"\x01"  # a line-end token for the fast path, which takes no block holding it
+_MARK = b"\x01"  # a line-end token for the second layout, which takes no block holding it
 # What is left of a block of six-field lines with single spaces once every
 # byte but the space and the line end is deleted: five spaces a line.
 _NOT_SPACE_OR_LINE_END = bytes(b for b in range(256) if b not in b" \n")
 _SIX_FIELDS = b"     \n"
+
+
+def _columns(
+    block: bytes,
+) -> Optional[Tuple[int, List[bytes], List[bytes], List[bytes], bytes]]:
+    """The columns of a block of plain run lines, or None for the slow path.
+
+    Returns ``(lines, qids, docids, score texts, tag of the first line)``.
+    Two layouts qualify, both plain ASCII with no comment and exactly six
+    fields a line: single spaces between fields and LF or CRLF line ends (the
+    usual layout, checked in C without finding the line ends one by one), or
+    any ASCII white space, each line end then made a token of its own.
+    """
+    if not block.isascii() or b"#" in block:
+        return None
+    if (
+        b"\t" not in block
+        and b"\x0b" not in block
+        and b"\x0c" not in block
+        and (b"\r" not in block or block.count(b"\r") == block.count(b"\r\n"))
+    ):
+        spaces = block.translate(None, _NOT_SPACE_OR_LINE_END)
+        n = len(spaces) // len(_SIX_FIELDS)
+        if spaces == _SIX_FIELDS * n:
+            # Five spaces a line: six fields, unless one is empty (a double,
+            # leading or trailing space), which the number of tokens shows.
+            toks = block.split()
+            if len(toks) != 6 * n:
+                return None
+            return n, toks[0::6], toks[2::6], toks[4::6], toks[5]
+    if _MARK in block:
+        return None
+    # Any other white space: each line end becomes a token of its own, so
+    # that every line having exactly six fields is one check, every seventh
+    # token being a line end.
+    n = block.count(b"\n")
+    toks = block.replace(b"\n", b" " + _MARK + b"\n").split()
+    if len(toks) != 7 * n or toks[6::7].count(_MARK) != n:
+        return None
+    return n, toks[0::7], toks[2::7], toks[4::7], toks[5]
 
 
 def _with_end(chunks: Iterator[bytes]) -> Iterator[Optional[bytes]]:

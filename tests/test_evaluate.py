@@ -363,3 +363,37 @@ def test_judged_hand_values():
     assert r["Judged@4"] == 0.5  # a and c
     assert r["Judged@10"] == 0.5  # divisor: the 4 documents ranked
     assert r["Judged"] == 0.5
+
+
+# === The garbage collector ==================================================
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_collector_state_is_left_as_it_was(enabled, tmp_path):
+    # evaluate() and the readers pause the cyclic collector while they build
+    # their tables; afterwards, also after an error, it is as the caller left it.
+    import gc
+
+    from irmetrics.errors import TrecFormatError
+
+    qrels = tmp_path / "qrels"
+    qrels.write_text("q1 0 d1 1\n")
+    run = tmp_path / "run"
+    run.write_text("q1 Q0 d1 1 1.0 t\n")
+    bad = tmp_path / "bad"
+    bad.write_text("q1 Q0 d1 1 x t\n")
+    was = gc.isenabled()
+    try:
+        if not enabled:
+            gc.disable()
+        assert evaluate(str(qrels), str(run), ["P@1"]).aggregate == {"P@1": 1.0}
+        assert gc.isenabled() is enabled
+        with pytest.raises(TrecFormatError):
+            evaluate(str(qrels), str(bad), ["P@1"])
+        assert gc.isenabled() is enabled
+        with pytest.raises(TrecFormatError):
+            Qrels.from_trec(str(bad))
+        assert gc.isenabled() is enabled
+    finally:
+        if was:
+            gc.enable()

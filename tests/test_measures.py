@@ -93,6 +93,29 @@ def test_value_on_a_small_ranking_is_finite_and_not_negative(measure):
         assert value >= 0
 
 
+SPARSE_CASES = [
+    (5, [(0, 2), (2, 0), (3, -1), (4, 1)], {2: 1, 1: 1, 0: 2}),
+    (12, [(3, 1), (11, 3)], {3: 1, 1: 2}),
+    (4, [], {1: 1}),
+    (0, [], {}),
+    (30, [(0, 1), (1, 1), (9, 2), (10, 0), (29, 1)], {2: 1, 1: 4, 0: 1}),
+]
+
+
+@pytest.mark.parametrize("measure", NUMERIC, ids=[m.name for m in NUMERIC])
+@pytest.mark.parametrize("n, placed, levels", SPARSE_CASES)
+def test_sparse_query_data_gives_what_the_labels_give(measure, n, placed, levels):
+    # QueryData.sparse (the file route) against the same labels written out
+    labels = [None] * n
+    for i, x in placed:
+        labels[i] = x
+    env = Env(relevance_level=1, max_label=3, run_name="r")
+    dense = measure.compute(QueryData(labels, dict(levels)), env)
+    sparse = QueryData.sparse(n, list(placed), dict(levels))
+    assert measure.compute(sparse, env) == dense
+    assert sparse.labels == labels and sparse.n == n
+
+
 @pytest.mark.parametrize("key", trec_measure_names())
 def test_every_trec_name_parses(key):
     expanded = expand_trec_argument(key)

@@ -367,6 +367,12 @@ ERROR_CASES = {
                     "document 'é' appears twice for query 'qé' (lines 1 and 2)"),
     "dup-then-bad-score": (b"q1 Q0 d1 1 1 t\nq1 Q0 d1 2 1 t\nq1 Q0 d2 3 x t\n", 2,
                            "document 'd1' appears twice for query 'q1' (lines 1 and 2)"),
+    # five fields, each space-separated: five spaces a line like a good one
+    "leading-space-five-numbers": (b"q1 Q0 d1 1 2.5 9\n 1 2 3 4 5\nq1 Q0 d3 3 0.5 9\n", 2,
+                                   COLS.format(5)),
+    "trailing-space-five-fields": (b"q1 Q0 d1 1 2.5 9\nq1 Q0 d2 2 1 \nq1 Q0 d3 3 0.5 9\n", 2,
+                                   COLS.format(5)),
+    "double-space-five-fields": (b"q1 Q0 d1 1 2.5 9\nq1 Q0  2 1 7\n", 2, COLS.format(5)),
     "empty": (b"", None, "no run entries (empty file)"),
     "only-comments": (b"# a\n\n#b c d e f g\n  \n", None,
                       "no run entries (only blank lines and comments)"),
@@ -454,11 +460,10 @@ def test_query_data_from_scores_equals_query_data(case):
     assert list(fast.labels) == list(slow.labels)
     assert fast.levels == slow.levels
     # the same with the judged documents looked up by position (RunStream's)
-    positions = dict(zip(docids, range(len(docids))))
-    by_position = query_data_from_scores(judgments, docids, scores, depth=depth,
-                                         judged_only=judged_only, positions=positions)
-    assert list(by_position.labels) == list(slow.labels)
-    assert by_position.levels == slow.levels
+    by_member = query_data_from_scores(judgments, docids, scores, depth=depth,
+                                       judged_only=judged_only, members=set(docids))
+    assert list(by_member.labels) == list(slow.labels)
+    assert by_member.levels == slow.levels
 
 
 def test_query_data_from_scores_by_hand():

@@ -505,3 +505,73 @@ def test_os_fspath_of_pathlike_is_used_as_source(tmp_path):
     with pytest.raises(TrecFormatError) as info:
         read_qrels(P())
     assert info.value.source == str(tmp_path / "missing")
+
+
+# === The block path of the qrels reader against the line-by-line loop =========
+#
+# read_qrels reads blocks of whole lines and takes a block of plain lines
+# (ASCII, four fields, integer relevance, no comment) a query at a time; any
+# other block goes line by line.  Both must give the same dict, in the same
+# order, and the same error (class, message, line), wherever the blocks end.
+
+QRELS_LINE_IDS = st.sampled_from(["q1", "q2", "q3", "301"])
+DOC_IDS = st.sampled_from(["d1", "d2", "d3", "d4", "D1"])
+RELEVANCE = st.sampled_from(["0", "1", "2", "-1", "+3", "10", "00"])
+# What sends a block line by line (or is an error), given to one line in ten,
+# so that most blocks take the block path.
+ODD_LINES = st.sampled_from([
+    "", "  ", "# a comment", "#q1 0 d1 1", "q1 0 d1", "q1", "q1 0 d1 1 extra",
+    "q1\t0 d2 1", "q1  0 d2 1", " q2 0 d1 1", "q\u00e9 0 d1 1", "q1 0 \u00e9 2",
+    "q1 0 d_5 1", "q1 0 d1 1_0", "q2 0 d2 x", "q3 0 d1 1.5",
+])
+
+
+@st.composite
+def qrels_texts(draw):
+    lines = []
+    for _ in range(draw(st.integers(0, 14))):
+        if draw(st.integers(0, 9)) == 0:
+            lines.append(draw(ODD_LINES))
+        else:
+            fields = [draw(QRELS_LINE_IDS), "0", draw(DOC_IDS), draw(RELEVANCE)]
+            lines.append(" ".join(fields))
+    eol = draw(st.sampled_from(["\n", "\n", "\r\n"]))
+    text = eol.join(lines) + draw(st.sampled_from([eol, ""]))
+    return (b"\xef\xbb\xbf" if draw(st.booleans()) else b"") + text.encode("utf-8")
+
+
+def qrels_outcome(data):
+    try:
+        got = read_qrels(io.BytesIO(data))
+    except TrecFormatError as exc:
+        return type(exc), str(exc), exc.line
+    return [(q, list(docs.items())) for q, docs in got.items()]
+
+
+@given(qrels_texts(), st.sampled_from([1, 5, 16, 40, 1 << 20]))
+def test_qrels_blocks_equal_the_line_by_line_reading(data, block):
+    from unittest import mock
+
+    import irmetrics.trec as trec
+
+    with mock.patch.object(trec, "_qrels_columns", lambda block: None):
+        slow = qrels_outcome(data)
+    with mock.patch.object(trec, "_TABLE_BLOCK", block):
+        assert qrels_outcome(data) == slow
+
+
+def test_qrels_block_path_by_hand():
+    # Hand-derived: q1's lines come in two blocks (block size 16 bytes cuts
+    # after line 1: "q1 0 d1 1\nq1 0 d2 0\n" is 20 bytes), q2 between them
+    # in the file order, and a duplicate across blocks names both lines.
+    from unittest import mock
+
+    import irmetrics.trec as trec
+
+    text = b"q1 0 d1 1\nq1 0 d2 0\nq2 0 d1 2\nq1 0 d3 3\n"
+    with mock.patch.object(trec, "_TABLE_BLOCK", 16):
+        assert read_qrels(io.BytesIO(text)) == {"q1": {"d1": 1, "d2": 0, "d3": 3},
+                                                "q2": {"d1": 2}}
+        with pytest.raises(DuplicateEntryError) as info:
+            read_qrels(io.BytesIO(text + b"q1 0 d2 1\n"))
+    assert (info.value.first_line, info.value.line) == (2, 5)

@@ -1,0 +1,32 @@
+"""The cyclic garbage collector, paused while large tables are built.
+
+Reading a run or qrels file and scoring it create hundreds of thousands of
+small dicts and lists, none of them in a reference cycle.  Each allocation
+counts toward the collector's next pass, and each pass walks every container
+still alive (the tables being built): a tenth of the time of a large
+evaluation, for nothing to collect.  Reference counting still frees
+everything at once; only cycles wait until the collector is back on.
+"""
+
+import gc
+from contextlib import contextmanager
+from typing import Iterator
+
+__all__ = ["paused_gc"]
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Turn the collector off for the block, if it was on; back on after.
+
+    Nested uses leave it to the outermost.  A forked worker inherits the
+    paused state, which is what its work wants too.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
