@@ -285,11 +285,14 @@ class _Table(Mapping[str, Mapping[str, V]], Generic[V]):
 
     def _set(self, data: Dict[str, Dict[str, V]]) -> None:
         self._data = data
-        self._views = {qid: MappingProxyType(docs) for qid, docs in data.items()}
+        self._views = {}  # made when first asked for
         self._n = sum(map(len, data.values()))
 
     def __getitem__(self, qid: str) -> Mapping[str, V]:
-        return self._views[qid]
+        view = self._views.get(qid)
+        if view is None:
+            view = self._views[qid] = MappingProxyType(self._data[qid])
+        return view
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._data)

@@ -65,7 +65,8 @@ class Evaluation:
         self,
         names: Sequence[str],
         measures: Sequence[Measure],
-        per_query: Dict[str, Dict[str, Value]],
+        keys: Sequence[str],
+        rows: Dict[str, Sequence[Value]],
         aggregate: Dict[str, Value],
         skipped: Tuple[str, ...],
         missing: Tuple[str, ...],
@@ -74,8 +75,12 @@ class Evaluation:
     ) -> None:
         self.names = tuple(names)
         self.measures = tuple(measures)
-        self._per_query = per_query
+        # {qid: values in the order of keys}, qids sorted: the dicts of dicts
+        # are made from it when first read
+        self._keys = tuple(keys)
+        self._rows = rows
         self._aggregate = aggregate
+        self._table: Optional[Dict[str, Dict[str, Value]]] = None
         self._per_query_copy: Optional[Dict[str, Dict[str, Value]]] = None
         self._aggregate_copy: Optional[Dict[str, Value]] = None
         self.skipped = skipped
@@ -83,10 +88,21 @@ class Evaluation:
         self.run_name = run_name
         self.complete = complete
 
+    def _dicts(self) -> Dict[str, Dict[str, Value]]:
+        keys = self._keys
+        return {q: dict(zip(keys, row)) for q, row in self._rows.items()}
+
+    @property
+    def _per_query(self) -> Dict[str, Dict[str, Value]]:
+        """The per-query table the library itself reads (never handed out)."""
+        if self._table is None:
+            self._table = self._dicts()
+        return self._table
+
     @property
     def per_query(self) -> Dict[str, Dict[str, Value]]:
         if self._per_query_copy is None:
-            self._per_query_copy = {q: dict(v) for q, v in self._per_query.items()}
+            self._per_query_copy = self._dicts()
         return self._per_query_copy
 
     @property
@@ -104,7 +120,7 @@ class Evaluation:
             "run": self.run_name,
             "measures": list(self.names),
             "aggregate": dict(self._aggregate),
-            "per_query": {q: dict(v) for q, v in self._per_query.items()},
+            "per_query": self._dicts(),
             "skipped_queries": list(self.skipped),
             "missing_queries": list(self.missing),
             "complete": self.complete,
@@ -114,7 +130,7 @@ class Evaluation:
         shown = ", ".join(f"{k}={v:.4f}" if isinstance(v, float) else f"{k}={v}"
                           for k, v in list(self._aggregate.items())[:4])
         more = ", ..." if len(self._aggregate) > 4 else ""
-        return f"Evaluation({len(self._per_query)} queries: {shown}{more})"
+        return f"Evaluation({len(self._rows)} queries: {shown}{more})"
 
 
 def _as_qrels(qrels: Any) -> Qrels:
@@ -380,16 +396,17 @@ def _evaluate(
         if name not in keys:
             keys.append(name)
             cols.append(index[m])
-    rows = scorer.values
+    values = scorer.values
+    rows: Dict[str, Sequence[Value]]
     if cols == list(range(len(unique))):
-        per_query = {qid: dict(zip(keys, rows[qid])) for qid in evaluated}
+        rows = {qid: values[qid] for qid in evaluated}
     else:
-        per_query = {qid: dict(zip(keys, [rows[qid][c] for c in cols])) for qid in evaluated}
-    aggregate: Dict[str, Value] = {}
-    for key, col in zip(keys, cols):
-        aggregate[key] = _aggregate(unique[col], [rows[qid][col] for qid in evaluated])
+        rows = {qid: [values[qid][c] for c in cols] for qid in evaluated}
+    columns = list(zip(*rows.values()))
+    aggregate = {key: _aggregate(unique[col], list(column))
+                 for key, col, column in zip(keys, cols, columns)}
     return Evaluation(
-        names, parsed, per_query, aggregate, skipped, missing, scorer.run_name, complete
+        names, parsed, keys, rows, aggregate, skipped, missing, scorer.run_name, complete
     )
 
 
