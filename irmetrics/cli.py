@@ -158,12 +158,16 @@ def _trec_blocks(result: Evaluation, *, per_query: bool, summary: bool) -> Itera
     """The output of :func:`format_trec`, one query block at a time."""
     pairs = list(zip(result.names, result.measures))
     if per_query:
-        shown = [(name, _trec_template(name, m)) for name, m in pairs if m.family.per_query]
+        shown = [(name, m) for name, m in pairs if m.family.per_query]
+        # one template for a query's lines, given (qid, value, qid, value, ...)
+        template = "".join(_trec_template(name, m) for name, m in shown)
+        column = {key: i for i, key in enumerate(result._keys)}
+        columns = [column[name] for name, _ in shown]
         missing = set(result.missing)
-        for qid, values in result._per_query.items():
+        for qid, row in result._rows.items():
             if qid in missing:
                 continue  # trec_eval 9.0.8 prints no rows for them under -c
-            yield "".join([t % (qid, values[name]) for name, t in shown])
+            yield template % tuple([x for c in columns for x in (qid, row[c])])
     if summary:
         agg = result._aggregate
         yield "".join(
