@@ -223,8 +223,8 @@ def query_data_from_scores(
     """
     judged: List[Tuple[int, int]]
     if members is None:
-        raw = list(map(judgments.get, docids))
-        judged = [(i, raw[i]) for i in _compress(range(len(raw)), map(_is_not, raw, _repeat(None)))]  # type: ignore[misc]
+        raw: List[Any] = list(map(judgments.get, docids))
+        judged = [(i, raw[i]) for i in _compress(range(len(raw)), map(_is_not, raw, _repeat(None)))]
     else:
         index = docids.index
         judged = [(index(d), v) for d, v in judgments.items() if d in members]

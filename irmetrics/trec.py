@@ -371,7 +371,7 @@ def _parse_table(
             columns = None if fast is None else fast(block)
             if columns is not None and _add_columns(out, blocks, columns, lineno):
                 if not first:
-                    first = block[: block.find(b"\n")].decode("ascii").split()
+                    first = block.split(b"\n", 1)[0].decode("ascii").split()
                 lineno += len(columns[0])
                 prev = None
                 continue
