@@ -19,7 +19,7 @@ from .trec import RunNotGrouped, RunStream
 __all__ = ["split_at_queries", "score_in_parallel", "parallel_possible", "auto_workers"]
 
 #: Run files this large (bytes) are scored in parallel by default.
-PARALLEL_FROM = 32 << 20
+PARALLEL_FROM = 16 << 20
 
 _GZIP_MAGIC = b"\x1f\x8b"
 

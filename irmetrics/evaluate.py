@@ -287,7 +287,7 @@ def evaluate(
         With a path to a plain run file, score it in up to this many
         processes (forked; Linux and other systems with ``fork``).  Results
         are the same as with one.  ``None`` (the default): two for a plain
-        run file of 32 MB or more when the calling process runs no other
+        run file of 16 MB or more when the calling process runs no other
         threads, else one.
 
     Run queries that have no judgments are skipped, with an

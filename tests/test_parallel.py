@@ -126,3 +126,36 @@ def test_qrels_file_and_run_file(tmp_path):
     a = evaluate_quietly(str(qpath), path, ["map"], workers=2)
     b = evaluate_quietly(qrels, path, ["map"], workers=1)
     assert a.per_query == b.per_query
+
+
+def test_default_worker_count(tmp_path):
+    # Two processes from PARALLEL_FROM bytes (16 MiB) of plain run file on,
+    # one below it, for gzip files and open files, and with other threads.
+    import gzip
+    import os
+    import threading
+
+    from irmetrics._parallel import PARALLEL_FROM, auto_workers
+
+    assert PARALLEL_FROM == 16 << 20
+    small, big = tmp_path / "small.run", tmp_path / "big.run"
+    for path, size in ((small, PARALLEL_FROM - 1), (big, PARALLEL_FROM)):
+        with open(path, "wb") as f:
+            f.truncate(size)  # sparse: the size without the writing
+    packed = tmp_path / "big.run.gz"
+    packed.write_bytes(gzip.compress(b"q Q0 d 1 1 t\n") + b"\0" * PARALLEL_FROM)
+    expected = min(2, os.cpu_count() or 1)
+    assert auto_workers(str(small)) == 1
+    assert auto_workers(str(big)) == expected
+    assert auto_workers(big) == expected  # a PathLike
+    assert auto_workers(str(packed)) == 1
+    with open(big, "rb") as f:
+        assert auto_workers(f) == 1
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert auto_workers(str(big)) == 1
+    finally:
+        stop.set()
+        other.join()
