@@ -20,7 +20,9 @@ def paused_gc() -> Iterator[None]:
     """Turn the collector off for the block, if it was on; back on after.
 
     Nested uses leave it to the outermost.  A forked worker inherits the
-    paused state, which is what its work wants too.
+    paused state, which is what its work wants too.  The switch is the
+    process's: other threads run without the collector meanwhile (documented
+    in the large-runs guide).
     """
     if not gc.isenabled():
         yield

@@ -226,8 +226,12 @@ def query_data_from_scores(
         raw: List[Any] = list(map(judgments.get, docids))
         judged = [(i, raw[i]) for i in _compress(range(len(raw)), map(_is_not, raw, _repeat(None)))]
     else:
-        index = docids.index
-        judged = [(index(d), v) for d, v in judgments.items() if d in members]
+        hits = [(d, v) for d, v in judgments.items() if d in members]
+        if len(hits) > 8:  # many: one dict beats a scan of the list for each
+            at = dict(zip(docids, range(len(docids)))).__getitem__
+        else:
+            at = docids.index
+        judged = [(at(d), v) for d, v in hits]
     n = len(docids) if depth is None else min(len(docids), depth)
     levels, _ = _levels(judgments)
     placed: List[Tuple[int, int]] = []

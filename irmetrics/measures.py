@@ -418,7 +418,7 @@ def _rbp(q: QueryData, m: Measure, env: Env) -> float:
 
 
 def _num_ret(q: QueryData, m: Measure, env: Env) -> float:
-    return len(q.labels)
+    return q.n
 
 
 def _num_rel(q: QueryData, m: Measure, env: Env) -> float:
@@ -443,11 +443,11 @@ def _utility(q: QueryData, m: Measure, env: Env) -> float:
     # count +1, non-relevant retrieved count -1.
     rel = m.rel(env)
     rr = q.n_relevant_retrieved(rel)
-    return float(rr - (len(q.labels) - rr))
+    return float(rr - (q.n - rr))
 
 
 def _set_p(q: QueryData, m: Measure, env: Env) -> float:
-    n = len(q.labels)
+    n = q.n
     return q.n_relevant_retrieved(m.rel(env)) / n if n else 0.0
 
 
@@ -459,13 +459,13 @@ def _set_recall(q: QueryData, m: Measure, env: Env) -> float:
 
 def _set_relative_p(q: QueryData, m: Measure, env: Env) -> float:
     rel = m.rel(env)
-    d = min(len(q.labels), q.n_relevant(rel))
+    d = min(q.n, q.n_relevant(rel))
     return q.n_relevant_retrieved(rel) / d if d else 0.0
 
 
 def _set_map(q: QueryData, m: Measure, env: Env) -> float:
     rel = m.rel(env)
-    n, r = len(q.labels), q.n_relevant(rel)
+    n, r = q.n, q.n_relevant(rel)
     if not n or not r:
         return 0.0
     rr = q.n_relevant_retrieved(rel)

@@ -182,11 +182,17 @@ def _open_lines(source: PathOrFile) -> Iterator[Tuple[Iterable[bytes], str]]:
 
 
 def _chunks(stream: Any, size: int) -> Iterator[bytes]:
-    """Pieces of a binary stream, or of an iterable of byte lines (re-chunked)."""
-    read = getattr(stream, "read", None)
-    if read is None:  # a text-mode file object's lines
+    """Pieces of at most *size* bytes of a binary stream, or of an iterable of
+    byte lines (re-chunked).
+
+    ``read1`` where the stream has it: what one read of the file or one step
+    of gzip gives, so that a read error (a truncated gzip file) loses little
+    of what came before it, and the error's "after line N" is close.
+    """
+    if getattr(stream, "read", None) is None:  # a text-mode file object's lines
         lines = iter(stream)
-        return iter(lambda: b"".join(islice(lines, 1 << 15)), b"")
+        return iter(lambda: b"".join(islice(lines, 1 << 12)), b"")
+    read = getattr(stream, "read1", None) or stream.read
     return iter(lambda: bytes(read(size)), b"")
 
 
@@ -379,16 +385,18 @@ def _parse_table(
             # the last piece: empty after a final line end, else the file's
             # last line, without one
             last = block_lines.pop()
-            if not block.endswith(b"\n"):
+            unterminated = not block.endswith(b"\n")
+            if unterminated:
                 block_lines.append(last)
-            for line in block_lines:
+            for i, line in enumerate(block_lines):
                 lineno += 1
                 try:
                     line.decode("utf-8")
                 except UnicodeDecodeError:
                     # reported as the line with its line end reads
-                    ended = line if line is last else line + b"\n"
-                    raise _decode_error(source, lineno, _utf8_error(ended)) from None
+                    if not (unterminated and i == len(block_lines) - 1):
+                        line += b"\n"
+                    raise _decode_error(source, lineno, _utf8_error(line)) from None
                 # trec_eval's fields: split on ASCII white space only
                 fields = [f.decode("utf-8") for f in line.split()]
                 if not fields:
@@ -490,6 +498,8 @@ def _qrels_columns(block: bytes) -> Optional[Tuple[List[str], List[str], List[in
     """
     if not block.isascii() or b"#" in block or _MARK in block:
         return None
+    if b"\x1c" in block or b"\x1d" in block or b"\x1e" in block or b"\x1f" in block:
+        return None  # str.split() takes these for white space, trec_eval does not
     n = block.count(b"\n") + (not block.endswith(b"\n"))
     text = (block if block.endswith(b"\n") else block + b"\n").decode("ascii")
     toks = text.replace("\n", " \x01\n").split()

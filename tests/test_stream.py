@@ -442,7 +442,8 @@ def scored_queries(draw):
     scores = draw(st.lists(st.sampled_from(QD_SCORES), min_size=len(docids),
                            max_size=len(docids)))
     pool = st.sampled_from(QD_IDS + ("u1", "u2"))  # some judged ids never retrieved
-    judgments = draw(st.dictionaries(pool, st.integers(-2, 3), max_size=8))
+    # up to every id: more than 8 judged hits take the dict lookup
+    judgments = draw(st.dictionaries(pool, st.integers(-2, 3), max_size=len(QD_IDS) + 2))
     depth = draw(st.one_of(st.none(), st.integers(1, len(QD_IDS) + 3)))
     return judgments, docids, scores, depth, draw(st.booleans()), draw(st.booleans())
 

@@ -523,6 +523,7 @@ ODD_LINES = st.sampled_from([
     "", "  ", "# a comment", "#q1 0 d1 1", "q1 0 d1", "q1", "q1 0 d1 1 extra",
     "q1\t0 d2 1", "q1  0 d2 1", " q2 0 d1 1", "q\u00e9 0 d1 1", "q1 0 \u00e9 2",
     "q1 0 d_5 1", "q1 0 d1 1_0", "q2 0 d2 x", "q3 0 d1 1.5",
+    "q1 0 d1\x1c 1", "q2 0\x1fd3 1",  # white space to str.split(), not to trec_eval
 ])
 
 
@@ -575,3 +576,17 @@ def test_qrels_block_path_by_hand():
         with pytest.raises(DuplicateEntryError) as info:
             read_qrels(io.BytesIO(text + b"q1 0 d2 1\n"))
     assert (info.value.first_line, info.value.line) == (2, 5)
+
+
+def test_qrels_block_path_is_taken_for_plain_blocks_only():
+    from irmetrics.trec import _qrels_columns
+
+    assert _qrels_columns(b"q1 0 d1 1\nq2\t0  d2 -1\r\nq2 0 d3 +2") == (
+        ["q1", "q2", "q2"], ["d1", "d2", "d3"], [1, -1, 2])
+    for odd in (b"q1 0 d1\x1c 1\n", b"q1 0 d1 1\n# c\n", b"q1 0 d\xc3\xa9 1\n",
+                b"q1 0 d1\n", b"q1 0 d1 1_0\n", b"q1 0 d1 x\n", b"q1 0 d1 1\n\n"):
+        assert _qrels_columns(odd) is None, odd
+    # \x1c-\x1f are not white space to trec_eval: part of the docid, or no field break
+    assert read_qrels(io.BytesIO(b"q1 0 d1\x1c 1\n")) == {"q1": {"d1\x1c": 1}}
+    with pytest.raises(TrecFormatError, match="expected 4 columns"):
+        read_qrels(io.BytesIO(b"q1 0\x1fd1 1\n"))
