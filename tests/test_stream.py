@@ -221,6 +221,12 @@ def test_stream_by_hand():
     ]
     for chunk in (1 << 18, 7, 3):
         assert stream_groups(io.BytesIO(data), chunk) == (expected, "bm25", 7)
+    # members and positions describe the query just yielded
+    stream = RunStream(io.BytesIO(data))
+    seen = [(qid, stream.members, stream.positions) for qid, _, _ in stream]
+    assert seen == [("q1", {b"d1", b"d2"}, {b"d1": 0, b"d2": 1}),
+                    ("q2", {"é".encode(), b"d1"}, {"é".encode(): 0, b"d1": 1}),
+                    ("q3", {b"d7"}, {b"d7": 0})]
 
 
 def test_stream_can_be_iterated_again_from_a_path(tmp_path):
