@@ -16,7 +16,6 @@ import warnings
 from typing import Any, Dict, Iterator, List, Optional, Sequence, TextIO, Tuple
 
 from . import __version__
-from ._gc import paused_gc
 from .compare import ROW_KEYS, TESTS, compare
 from .data import Qrels, Run
 from .errors import IrmetricsError, IrmetricsWarning, UnknownMeasureError
@@ -261,13 +260,12 @@ def _run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", IrmetricsWarning)
             try:
-                with paused_gc():
-                    result = _evaluate(
-                        qrels, run, [n for n, _ in pairs], [m for _, m in pairs],
-                        relevance_level=args.level, complete=args.complete,
-                        depth=args.depth, judged_only=args.judged_only, progress=progress,
-                        workers=args.workers or None,
-                    )
+                result = _evaluate(
+                    qrels, run, [n for n, _ in pairs], [m for _, m in pairs],
+                    relevance_level=args.level, complete=args.complete,
+                    depth=args.depth, judged_only=args.judged_only, progress=progress,
+                    workers=args.workers or None,
+                )
             finally:
                 if progress is not None:
                     progress.clear()

@@ -313,12 +313,11 @@ def evaluate(
                 f"measure {name!r} is a text line of trec_eval's report, not a number; "
                 "the command line prints it"
             )
-    with paused_gc():
-        return _evaluate(
-            qrels, run, [n.strip() for n in names], parsed,
-            relevance_level=relevance_level, complete=complete, depth=depth,
-            judged_only=judged_only, stacklevel=4, workers=workers,
-        )
+    return _evaluate(
+        qrels, run, [n.strip() for n in names], parsed,
+        relevance_level=relevance_level, complete=complete, depth=depth,
+        judged_only=judged_only, stacklevel=4, workers=workers,
+    )
 
 
 def _evaluate(
@@ -344,74 +343,76 @@ def _evaluate(
         raise InvalidArgumentError(f"'complete' must be a bool (got {complete!r})")
     if not isinstance(judged_only, bool):
         raise InvalidArgumentError(f"'judged_only' must be a bool (got {judged_only!r})")
-    q = _as_qrels(qrels)
-    unique = list(dict.fromkeys(parsed))
+    # The cyclic collector is off while the tables are built (see _gc).
+    with paused_gc():
+        q = _as_qrels(qrels)
+        unique = list(dict.fromkeys(parsed))
 
-    def new_scorer() -> "_Scorer":
-        return _Scorer(q, unique, level, depth, judged_only)
+        def new_scorer() -> "_Scorer":
+            return _Scorer(q, unique, level, depth, judged_only)
 
-    scorer = new_scorer()
-    in_memory = isinstance(run, (Run, Mapping)) or not _is_source(run)
-    processes = 1
-    if not in_memory:
-        processes = _parallel.auto_workers(run) if workers is None else workers
-    if in_memory:
-        scorer.add_run(_as_run(run))
-    elif processes > 1 and _parallel.parallel_possible(run):
-        got = _parallel.score_in_parallel(os.fspath(run), new_scorer, processes, progress)
-        if got is None:  # not grouped by query: the whole run in memory
-            scorer.add_run(Run.from_trec(run))
+        scorer = new_scorer()
+        in_memory = isinstance(run, (Run, Mapping)) or not _is_source(run)
+        processes = 1
+        if not in_memory:
+            processes = _parallel.auto_workers(run) if workers is None else workers
+        if in_memory:
+            scorer.add_run(_as_run(run))
+        elif processes > 1 and _parallel.parallel_possible(run):
+            got = _parallel.score_in_parallel(os.fspath(run), new_scorer, processes, progress)
+            if got is None:  # not grouped by query: the whole run in memory
+                scorer.add_run(Run.from_trec(run))
+            else:
+                scorer.values, seen, scorer.skipped, scorer.run_name = got
+                scorer.seen = dict.fromkeys(seen)
         else:
-            scorer.values, seen, scorer.skipped, scorer.run_name = got
-            scorer.seen = dict.fromkeys(seen)
-    else:
-        stream = RunStream(run)
-        try:
-            scorer.add_stream(stream, progress)
-        except RunNotGrouped:
-            # The documented slower route: the whole run in memory.
-            scorer = new_scorer()
-            scorer.add_run(Run.from_trec(stream.rewind()))
+            stream = RunStream(run)
+            try:
+                scorer.add_stream(stream, progress)
+            except RunNotGrouped:
+                # The documented slower route: the whole run in memory.
+                scorer = new_scorer()
+                scorer.add_run(Run.from_trec(stream.rewind()))
 
-    skipped = tuple(sorted(scorer.skipped))
-    missing = tuple(sorted(qid for qid in q if qid not in scorer.seen))
-    if skipped:
-        shown = ", ".join(repr(s) for s in skipped[:5]) + (", ..." if len(skipped) > 5 else "")
-        warnings.warn(
-            f"{len(skipped)} run quer{'y has' if len(skipped) == 1 else 'ies have'} no "
-            f"judgments and {'was' if len(skipped) == 1 else 'were'} skipped: {shown}",
-            IrmetricsWarning,
-            stacklevel=stacklevel,
+        skipped = tuple(sorted(scorer.skipped))
+        missing = tuple(sorted(qid for qid in q if qid not in scorer.seen))
+        if skipped:
+            shown = ", ".join(repr(s) for s in skipped[:5]) + (", ..." if len(skipped) > 5 else "")
+            warnings.warn(
+                f"{len(skipped)} run quer{'y has' if len(skipped) == 1 else 'ies have'} no "
+                f"judgments and {'was' if len(skipped) == 1 else 'were'} skipped: {shown}",
+                IrmetricsWarning,
+                stacklevel=stacklevel,
+            )
+        if complete:
+            for qid in missing:
+                scorer.add(qid, [])
+        evaluated = sorted(scorer.values)
+        if not evaluated:
+            raise InvalidArgumentError(
+                "no query is both in the run and in the qrels "
+                f"(run: {_sample(scorer.seen)}; qrels: {_sample(q)})"
+            )
+        # One column per name asked for (a name asked twice counts once).
+        index = {m: i for i, m in enumerate(unique)}
+        keys: List[str] = []
+        cols: List[int] = []
+        for name, m in zip(names, parsed):
+            if name not in keys:
+                keys.append(name)
+                cols.append(index[m])
+        values = scorer.values
+        rows: Dict[str, Sequence[Value]]
+        if cols == list(range(len(unique))):
+            rows = {qid: values[qid] for qid in evaluated}
+        else:
+            rows = {qid: [values[qid][c] for c in cols] for qid in evaluated}
+        columns = list(zip(*rows.values()))
+        aggregate = {key: _aggregate(unique[col], list(column))
+                     for key, col, column in zip(keys, cols, columns)}
+        return Evaluation(
+            names, parsed, keys, rows, aggregate, skipped, missing, scorer.run_name, complete
         )
-    if complete:
-        for qid in missing:
-            scorer.add(qid, [])
-    evaluated = sorted(scorer.values)
-    if not evaluated:
-        raise InvalidArgumentError(
-            "no query is both in the run and in the qrels "
-            f"(run: {_sample(scorer.seen)}; qrels: {_sample(q)})"
-        )
-    # One column per name asked for (a name asked twice counts once).
-    index = {m: i for i, m in enumerate(unique)}
-    keys: List[str] = []
-    cols: List[int] = []
-    for name, m in zip(names, parsed):
-        if name not in keys:
-            keys.append(name)
-            cols.append(index[m])
-    values = scorer.values
-    rows: Dict[str, Sequence[Value]]
-    if cols == list(range(len(unique))):
-        rows = {qid: values[qid] for qid in evaluated}
-    else:
-        rows = {qid: [values[qid][c] for c in cols] for qid in evaluated}
-    columns = list(zip(*rows.values()))
-    aggregate = {key: _aggregate(unique[col], list(column))
-                 for key, col, column in zip(keys, cols, columns)}
-    return Evaluation(
-        names, parsed, keys, rows, aggregate, skipped, missing, scorer.run_name, complete
-    )
 
 
 class _Scorer:

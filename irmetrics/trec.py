@@ -367,7 +367,7 @@ def _parse_table(
     and any block it declines goes line by line.
     """
     out: Dict[str, Dict[str, Any]] = {}
-    blocks: Dict[str, Any] = {}  # see _segments
+    blocks: Dict[str, List[Tuple[int, int]]] = {}
     docs: Dict[str, Any] = {}
     prev: Optional[str] = None
     first: List[str] = []
@@ -412,11 +412,11 @@ def _parse_table(
                         got = out[qid] = {}
                         blocks[qid] = []
                     docs = got
-                    _segments(blocks, qid).append((lineno, len(docs)))
+                    blocks[qid].append((lineno, len(docs)))
                     prev = qid
                 docid, value = entry(fields, lineno, len(docs))
                 if docid in docs:
-                    raise _duplicate(source, docs, _segments(blocks, qid), lineno, qid, docid)
+                    raise _duplicate(source, docs, blocks[qid], lineno, qid, docid)
                 docs[docid] = value
                 if not first:
                     first = fields
@@ -429,15 +429,15 @@ def _parse_table(
 
 def _add_columns(
     out: Dict[str, Dict[str, Any]],
-    blocks: Dict[str, Any],
+    blocks: Dict[str, List[Tuple[int, int]]],
     columns: Tuple[List[str], List[str], List[Any]],
     lineno: int,
 ) -> bool:
     """Add a block's entries (lines ``lineno + 1`` on) to *out*, a query at a
     time; False, with *out* untouched, if a docid repeats within a query or a
     query comes back within the block (the line-by-line loop then reports
-    the first, and takes the second).  A query the block starts gets its
-    first line in *blocks* (see :func:`_segments`)."""
+    the first, and takes the second); *blocks* gets each query's segment
+    (see :func:`_first_line`)."""
     qids, docids, values = columns
     n = len(qids)
     # the lines where the query changes, found in C
@@ -455,20 +455,11 @@ def _add_columns(
         return False
     first = dict(zip(new, [lineno + 1 + a for a in starts]))
     for q in again:  # queries earlier lines began: one more segment
-        _segments(blocks, q).append((first.pop(q), len(out[q])))
+        blocks[q].append((first.pop(q), len(out[q])))
         out[q].update(new.pop(q))
     out.update(new)
-    blocks.update(first)
+    blocks.update((q, [(line, 0)]) for q, line in first.items())
     return True
-
-
-def _segments(blocks: Dict[str, Any], qid: str) -> List[Tuple[int, int]]:
-    """``blocks[qid]`` as a list of ``(line, index)`` (see :func:`_first_line`);
-    the block reader stores a plain line number for a query's first segment."""
-    segments = blocks[qid]
-    if isinstance(segments, int):
-        segments = blocks[qid] = [(segments, 0)]
-    return cast("List[Tuple[int, int]]", segments)
 
 
 def _parse_qrels(lines: Iterable[bytes], source: str) -> Dict[str, Dict[str, int]]:
