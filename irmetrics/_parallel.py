@@ -263,8 +263,7 @@ def score_in_parallel(
         return None
     for i in range(len(ranges)):
         _, vals, qids, skip, tag = replies[i]
-        if i == 0:
-            name = tag or ""
+        name = tag or name  # the last range's: the tag of the file's last line
         for qid in qids:
             if qid in seen_set:
                 return None  # a query in two ranges: not grouped

@@ -488,7 +488,7 @@ class Run(_Table[float]):
     def from_trec(cls, source: PathOrFile, *, name: Optional[str] = None) -> Run:
         """Read a TREC run file (see :func:`irmetrics.trec.read_run`).
 
-        The name is the tag of the first line unless *name* is given.
+        The name is the tag of the last line (trec_eval's runid) unless *name* is given.
 
         >>> import io
         >>> run = Run.from_trec(io.StringIO("q1 Q0 d1 1 0.5 bm25\\nq1 Q0 d2 2 0.5 bm25\\n"))

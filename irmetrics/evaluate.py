@@ -408,7 +408,9 @@ def _evaluate(
         else:
             rows = {qid: [values[qid][c] for c in cols] for qid in evaluated}
         columns = list(zip(*rows.values()))
-        aggregate = {key: _aggregate(unique[col], list(column))
+        filled = set(missing) if complete else set()
+        scored = [qid not in filled for qid in rows]
+        aggregate = {key: _aggregate(unique[col], list(column), scored, scorer.run_name)
                      for key, col, column in zip(keys, cols, columns)}
         return Evaluation(
             names, parsed, keys, rows, aggregate, skipped, missing, scorer.run_name, complete
@@ -486,17 +488,44 @@ class _Scorer:
             done += 1
             if progress is not None:
                 progress(done, stream.lines)
+        self.run_name = stream.tag or ""
 
 
-def _aggregate(m: Measure, vals: List[Value]) -> Value:
+def _aggregate(m: Measure, vals: List[Value], scored: List[bool], run_name: str) -> Value:
+    """The aggregate of one measure over the queries' values (in query order).
+
+    *scored* tells, for each value, whether its query was in the run (False:
+    a judged query that ``complete=True`` scored as an empty ranking).
+    trec_eval's measures add in trec_eval's order, left to right in doubles,
+    so that the printed values are its own: the arithmetic mean adds the
+    queries in query-id order; the geometric mean adds the logarithms of the
+    queries in the run, then the floor's logarithm once for all the others.
+    The measures trec_eval lacks use ``math.fsum``.
+    """
     how = m.family.aggregate
+    if how == "name":
+        return run_name
     if how == "first":
         return vals[0]
     if how == "sum":
         return int(sum(vals))
+    trec = m.family.trec is not None
     if how == "gm":
-        return math.exp(math.fsum(math.log(max(v, MIN_GEO_MEAN)) for v in vals) / len(vals))
-    return math.fsum(vals) / len(vals)
+        logs = [math.log(max(v, MIN_GEO_MEAN)) for v, s in zip(vals, scored) if s]
+        total = _left_to_right(logs) if trec else math.fsum(logs)
+        if len(logs) < len(vals):
+            total += (len(vals) - len(logs)) * math.log(MIN_GEO_MEAN)
+        return math.exp(total / len(vals))
+    return (_left_to_right(vals) if trec else math.fsum(vals)) / len(vals)
+
+
+def _left_to_right(vals: Iterable[Value]) -> float:
+    # C's loop: plain double additions in order.  Not sum(), which Python
+    # 3.12 and later compensate (Neumaier) when adding floats.
+    total = 0.0
+    for v in vals:
+        total += v
+    return total
 
 
 def _max_label(qrels: Qrels) -> int:

@@ -252,7 +252,8 @@ class Family:
         self.param = param
         self.defaults = defaults
         self.options = dict(options or {})
-        self.aggregate = aggregate  # "mean", "sum", "gm" or "first"
+        # "mean", "sum", "gm", "first" (the first query's) or "name" (the run's)
+        self.aggregate = aggregate
         self.count = count
         self.per_query = per_query  # printed in trec_eval's per-query blocks
         self.in_summary = in_summary  # printed in trec_eval's "all" block
@@ -612,8 +613,8 @@ _MULTIPLES = tuple(i / 5 for i in range(1, 11))
 # as AP answers for two families, map (no cutoff) and map_cut (AP@k).
 
 FAMILIES: Tuple[Family, ...] = (
-    Family("runid", _runid, "The run's name (the tag column of its first line).",
-           aggregate="first", per_query=False, text=True),
+    Family("runid", _runid, "The run's name (the tag column of its last line).",
+           aggregate="name", per_query=False, text=True),
     Family("num_q", _num_q, "Number of queries evaluated.", ir="NumQ",
            aggregate="sum", count=True, per_query=False),
     Family("num_ret", _num_ret, "Number of documents retrieved.", ir="NumRet",

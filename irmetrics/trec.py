@@ -313,7 +313,7 @@ def read_run(source: PathOrFile) -> Tuple[Dict[str, Dict[str, float]], str]:
     """Read a run file: ``qid Q0 docid rank score tag`` per line.
 
     Returns ``({qid: {docid: score}}, tag)`` where *tag* is the sixth column
-    of the first entry line (trec_eval's run id).  Columns after the sixth are
+    of the last entry line (trec_eval's run id).  Columns after the sixth are
     ignored, and so is the rank column: like trec_eval, the ranking comes from
     the scores (see :func:`trec_ranking`).  Scores may be infinite, not NaN.
 
@@ -355,7 +355,7 @@ def _parse_table(
 
     *entry* checks one line's fields and returns ``(docid, value)``; it gets
     the fields, the line number and how many entries the query has so far.
-    Returns ``{qid: {docid: value}}`` and the fields of the first entry line.
+    Returns ``{qid: {docid: value}}`` and the fields of the last entry line.
     The query of the previous line is remembered, so that consecutive lines of
     one query (the usual layout) cost one string comparison instead of a dict
     lookup, and a "#" (a comment, never a valid query id) is only looked for
@@ -370,14 +370,13 @@ def _parse_table(
     blocks: Dict[str, List[Tuple[int, int]]] = {}
     docs: Dict[str, Any] = {}
     prev: Optional[str] = None
-    first: List[str] = []
+    last: List[str] = []
     lineno = 0
     try:
         for block in _line_blocks(lines, _TABLE_BLOCK):
             columns = None if fast is None else fast(block)
             if columns is not None and _add_columns(out, blocks, columns, lineno):
-                if not first:
-                    first = block.split(b"\n", 1)[0].decode("ascii").split()
+                last = block.rstrip(b"\n").rsplit(b"\n", 1)[-1].decode("ascii").split()
                 lineno += len(columns[0])
                 prev = None
                 continue
@@ -418,13 +417,12 @@ def _parse_table(
                 if docid in docs:
                     raise _duplicate(source, docs, blocks[qid], lineno, qid, docid)
                 docs[docid] = value
-                if not first:
-                    first = fields
+                last = fields
     except _READ_ERRORS + (UnicodeDecodeError,) as exc:
         raise _read_error(source, lineno, exc) from exc
     if not out:
         raise _empty_error(source, kind, lineno)
-    return out, first
+    return out, last
 
 
 def _add_columns(
@@ -533,8 +531,8 @@ def _parse_run(lines: Iterable[bytes], source: str) -> Tuple[Dict[str, Dict[str,
         score = _run_score(fields, source, lineno)  # checks the columns first
         return fields[2], score
 
-    out, first = _parse_table(lines, source, "run", entry)
-    return out, first[5]
+    out, last = _parse_table(lines, source, "run", entry)
+    return out, last[5]
 
 
 def _parse_ranked_list(lines: Iterable[bytes], source: str) -> Dict[str, Dict[str, float]]:
@@ -621,7 +619,7 @@ class RunStream:
     :class:`RunNotGrouped`, and :meth:`rewind` gives the input again for the
     in-memory route.  All format rules and errors are those of
     :func:`read_run`.  ``lines`` counts the lines read so far, ``tag`` is
-    the run's name once the first entry is read, ``members`` is the set of
+    the run's name (the tag of the last line read, trec_eval's run id), ``members`` is the set of
     docids of the query just yielded, and ``positions`` maps each to its
     index.
 
@@ -790,8 +788,7 @@ class RunStream:
             yield from self._slow_block(block, name, unterminated)
             return
         n, qids, docids, _, tag = columns
-        if self.tag is None:
-            self.tag = tag.decode("ascii")
+        self.tag = tag.decode("ascii")
         self.lines = base + n
         start = 0
         size = self._group_size
@@ -833,8 +830,7 @@ class RunStream:
                 if parsed is None:
                     continue
                 q, docid, score, tag = parsed
-                if self.tag is None:
-                    self.tag = tag.decode("utf-8")
+                self.tag = tag.decode("utf-8")
                 if q != cur_q:
                     if cur_q is not None:
                         yield cur_q, docs, scores, segments
@@ -867,7 +863,7 @@ def _columns(
 ) -> Optional[Tuple[int, List[bytes], List[bytes], List[bytes], bytes]]:
     """The columns of a block of plain run lines, or None for the slow path.
 
-    Returns ``(lines, qids, docids, score texts, tag of the first line)``.
+    Returns ``(lines, qids, docids, score texts, tag of the last line)``.
     Two layouts qualify, both plain ASCII with no comment and exactly six
     fields a line: single spaces between fields and LF or CRLF line ends (the
     usual layout, checked in C without finding the line ends one by one), or
@@ -889,7 +885,7 @@ def _columns(
             toks = block.split()
             if len(toks) != 6 * n:
                 return None
-            return n, toks[0::6], toks[2::6], toks[4::6], toks[5]
+            return n, toks[0::6], toks[2::6], toks[4::6], toks[-1]
     if _MARK in block:
         return None
     # Any other white space: each line end becomes a token of its own, so
@@ -899,7 +895,7 @@ def _columns(
     toks = block.replace(b"\n", b" " + _MARK + b"\n").split()
     if len(toks) != 7 * n or toks[6::7].count(_MARK) != n:
         return None
-    return n, toks[0::7], toks[2::7], toks[4::7], toks[5]
+    return n, toks[0::7], toks[2::7], toks[4::7], toks[-2]
 
 
 def _with_end(chunks: Iterator[bytes]) -> Iterator[Optional[bytes]]:

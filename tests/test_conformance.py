@@ -225,3 +225,37 @@ def test_run_query_absent_from_qrels_is_skipped_not_scored(qrels_test):
         result = evaluate(qrels_test, run, ["num_q"])
     assert result.aggregate["num_q"] == 1
     assert result.skipped == ("999",)
+
+
+# === trec_eval's arithmetic order ===
+
+
+def test_mean_adds_in_trec_evals_order(tmp_path):
+    # Issue 12's reproducer: AP per query 1, 1, (1/2 + 2/3) / 2, (1/2 + 2/3) / 4.
+    # Exactly, the mean is 2.875 / 4 = 0.71875, which %.4f rounds to 0.7188
+    # (half to even); added left to right in doubles, as trec_eval 9.0.8
+    # adds them, the sum falls just below 2.875, and trec_eval prints 0.7187.
+    qrels = tmp_path / "qrels"
+    qrels.write_text("q1 0 a 1\nq2 0 a 1\nq3 0 b 1\nq3 0 c 1\n"
+                     "q4 0 b 1\nq4 0 c 1\nq4 0 d 1\nq4 0 e 1\n")
+    run = tmp_path / "run"
+    lines = ["q1 Q0 a 1 1 r", "q2 Q0 a 1 1 r"]
+    for q in ("q3", "q4"):
+        lines += [f"{q} Q0 x 1 3 r", f"{q} Q0 b 2 2 r", f"{q} Q0 c 3 1 r"]
+    run.write_text("\n".join(lines) + "\n")
+    code, out, _ = run_cli(["-m", "map", qrels, run])
+    assert (code, out) == (0, "map                   \tall\t0.7187\n")
+    ap = [1.0, 1.0, (1 / 2 + 2 / 3) / 2, (1 / 2 + 2 / 3) / 4]
+    total = 0.0
+    for v in ap:
+        total += v
+    result = evaluate(str(qrels), str(run), ["map"])
+    assert result.aggregate["map"] == total / 4 != math.fsum(ap) / 4
+
+
+def test_runid_is_the_tag_of_the_last_line(tmp_path):
+    # get_trec_results.c keeps the run_id of the last content line.
+    (tmp_path / "q").write_text("q1 0 a 1\n")
+    (tmp_path / "r").write_text("q1 Q0 a 1 1 first\nq1 Q0 b 2 0 last\n# a comment\n")
+    code, out, _ = run_cli(["-m", "runid", tmp_path / "q", tmp_path / "r"])
+    assert (code, out) == (0, "runid                 \tall\tlast\n")

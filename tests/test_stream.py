@@ -137,6 +137,7 @@ def run_texts(draw, *, max_queries=6):
     lines = []
     expected = []
     first_entry = True
+    last_tag = tag
     for qid in qids:
         docids = draw(st.lists(DOCIDS, min_size=1, max_size=12, unique=True))
         scores = []
@@ -148,6 +149,7 @@ def run_texts(draw, *, max_queries=6):
             q0 = draw(st.sampled_from(("Q0", "Q0", "Q0", "0")))
             line_tag = tag if first_entry else draw(st.sampled_from((tag, tag, tag, other_tag)))
             first_entry = False
+            last_tag = line_tag  # the run's name is the last entry line's tag (trec_eval's runid)
             fields = [qid, q0, docid, str(draw(st.integers(0, 999))), score, line_tag]
             if draw(st.integers(0, 7)) == 7:  # extra columns
                 fields += draw(st.lists(st.sampled_from(("x", "1", "#", "Q0")), min_size=1,
@@ -160,7 +162,7 @@ def run_texts(draw, *, max_queries=6):
     text = eol.join(lines)
     if draw(st.booleans()):
         text += eol
-    return text, (expected, tag)
+    return text, (expected, last_tag)
 
 
 @given(run_texts(), st.sampled_from(CHUNKS), st.booleans())
@@ -333,7 +335,7 @@ def test_tag_and_lines():
     stream = RunStream(io.BytesIO(b"# c\n\nq1 Q0 d1 1 1 first\nq1 Q0 d2 2 1 second\n\n"))
     assert (stream.tag, stream.lines) == (None, 0)
     assert [q for q, _, _ in stream] == ["q1"]
-    assert (stream.tag, stream.lines) == ("first", 5)  # tag of the first entry line
+    assert (stream.tag, stream.lines) == ("second", 5)  # tag of the last entry line
 
 
 # === 3. Errors: the same as read_run's ===
