@@ -16,16 +16,14 @@ from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 from .errors import DuplicateEntryError, IrmetricsError, TrecFormatError
 from .trec import RunNotGrouped, RunStream
 
-__all__ = ["split_at_queries", "score_in_parallel", "parallel_possible", "auto_workers"]
+__all__ = [
+    "split_at_queries", "score_in_parallel", "parallel_possible", "auto_workers", "WorkerError",
+]
 
 #: Run files this large (bytes) are scored in parallel by default.
 PARALLEL_FROM = 16 << 20
 
 _GZIP_MAGIC = b"\x1f\x8b"
-
-# What the forked workers need, set by the parent just before forking so that
-# nothing has to be pickled: (scorer factory, path).
-_STATE: Optional[Tuple[Callable[[], Any], str]] = None
 
 
 def parallel_possible(source: Any) -> bool:
@@ -173,21 +171,45 @@ def _shift(exc: TrecFormatError, lines: int) -> TrecFormatError:
     return TrecFormatError(exc.reason, exc.source, line)
 
 
-def _work(start: int, end: int, conn: Any, counter: Any) -> None:
-    if _STATE is None:  # pragma: no cover - set by the parent before forking
-        conn.send(("failed", "no state"))
-        return
-    make_scorer, path = _STATE
+class WorkerError(RuntimeError):
+    """A worker process ended without an answer (killed, for instance by the
+    out-of-memory killer, or crashed).  Not an error of the input."""
+
+
+def _work(
+    make_scorer: Callable[[], Any],
+    path: str,
+    start: int,
+    end: int,
+    conn: Any,
+    counter: Any,
+    others: List[Any],
+    parent: int,
+) -> None:
+    """A forked worker: score the queries of ``path[start:end]``, send the values."""
+    import signal
+
+    # The parent handles Ctrl-C and SIGTERM and stops the workers itself.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    for other in others:  # the other workers' pipe ends, inherited by the fork
+        other.close()
     scorer = make_scorer()
-    stream = RunStream(_Slice(path, start, end))
+    stream = RunStream(_Slice(path, start, end), keep_duplicates=True)
 
     def progress(queries: int, lines: int) -> None:
         counter[0] = queries
         counter[1] = lines
+        if os.getppid() != parent:  # the parent is gone: nobody wants the answer
+            os._exit(1)
 
     try:
         scorer.add_stream(stream, progress)
-        conn.send(("ok", scorer.values, list(scorer.seen), scorer.skipped, stream.tag))
+        ignored = scorer.ignored_duplicates
+        if ignored:  # their line numbers, counted from the start of the file
+            before = _lines_before(path, start)
+            ignored = [(_shift(e, before), why) for e, why in ignored]
+        conn.send(("ok", scorer.values, list(scorer.seen), scorer.skipped, stream.tag, ignored))
     except RunNotGrouped:
         conn.send(("not grouped",))
     except TrecFormatError as exc:
@@ -200,39 +222,83 @@ def _work(start: int, end: int, conn: Any, counter: Any) -> None:
         conn.close()
 
 
+class _Terminated(BaseException):
+    """SIGTERM arrived while the workers ran: unwind, stop them, then die of it."""
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    raise _Terminated()
+
+
+def _describe_death(exitcode: Optional[int]) -> str:
+    if exitcode is not None and exitcode < 0:
+        import signal
+
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = f"signal {-exitcode}"
+        hint = " (out of memory?)" if -exitcode == signal.SIGKILL else ""
+        return f"was killed by {name}{hint}"
+    return f"ended with exit code {exitcode} without an answer"
+
+
+def _stop(procs: List[Any]) -> None:
+    """End every worker still running, promptly; none outlives the call."""
+    for p in procs:
+        if p.exitcode is None:
+            p.terminate()
+    for p in procs:
+        p.join(timeout=2.0)
+        if p.exitcode is None:  # pragma: no cover - a worker ignoring SIGTERM
+            p.kill()
+            p.join()
+
+
 def score_in_parallel(
     path: str,
     make_scorer: Callable[[], Any],
     workers: int,
     progress: Optional[Callable[[int, int], None]] = None,
-) -> Optional[Tuple[Dict[str, Any], List[str], List[str], str]]:
+) -> Optional[Tuple[Dict[str, Any], List[str], List[str], str, List[Any]]]:
     """Score the queries of *path* in up to *workers* processes.
 
-    Returns ``(values, seen, skipped, run name)``, or None when the run is not
-    grouped by query (the caller then takes the in-memory route).
+    Returns ``(values, seen, skipped, run name, ignored duplicates)``, or None when the run is not
+    grouped by query (the caller then takes the in-memory route).  Nothing is
+    shared between calls: concurrent calls from threads are independent.
+    Ctrl-C or SIGTERM while the workers run stops them before the exception
+    (or the signal) goes on; a worker that dies is a :class:`WorkerError`.
     """
     import multiprocessing
+    import signal
+    import threading
     from multiprocessing.connection import wait
 
-    global _STATE
     ranges = split_at_queries(path, workers)
     ctx = multiprocessing.get_context("fork")
-    _STATE = (make_scorer, path)
-    procs = []
-    conns = []
+    pipes = [ctx.Pipe(duplex=False) for _ in ranges]
+    ends = [end for pair in pipes for end in pair]
+    procs: List[Any] = []
     counters = []
+    replies: Dict[int, Any] = {}
+    on_main = threading.current_thread() is threading.main_thread()
+    old_sigterm: Any = signal.signal(signal.SIGTERM, _on_sigterm) if on_main else None
+    terminated = False
     try:
-        for start, end in ranges:
-            recv, send = ctx.Pipe(duplex=False)
+        for i, (start, end) in enumerate(ranges):
+            recv, send = pipes[i]
             counter = ctx.Array("q", 2, lock=False)
-            p = ctx.Process(target=_work, args=(start, end, send, counter), daemon=True)
+            others = [e for e in ends if e is not send]
+            p = ctx.Process(
+                target=_work,
+                args=(make_scorer, path, start, end, send, counter, others, os.getpid()),
+                daemon=True,
+            )
             p.start()
             send.close()
             procs.append(p)
-            conns.append(recv)
             counters.append(counter)
-        replies: Dict[int, Any] = {}
-        pending = dict(enumerate(conns))
+        pending = {i: pipes[i][0] for i in range(len(ranges))}
         while pending:
             ready = wait(list(pending.values()), timeout=0.25)
             for i, conn in list(pending.items()):
@@ -240,29 +306,46 @@ def score_in_parallel(
                     try:
                         replies[i] = conn.recv()
                     except EOFError:
-                        replies[i] = ("failed", "worker process ended without an answer")
+                        procs[i].join(timeout=1.0)
+                        replies[i] = ("died", procs[i].exitcode)
+                    del pending[i]
+                elif procs[i].exitcode is not None and not conn.poll():
+                    replies[i] = ("died", procs[i].exitcode)
                     del pending[i]
             if progress is not None:
                 progress(sum(c[0] for c in counters), sum(c[1] for c in counters))
+    except _Terminated:
+        terminated = True
     finally:
-        _STATE = None
-        for p in procs:
-            p.join()
+        _stop(procs)
+        for recv, _ in pipes:
+            recv.close()
+        if on_main:
+            signal.signal(signal.SIGTERM, old_sigterm)
+    if terminated:  # die of the signal as the process would have, now that it is alone
+        os.kill(os.getpid(), signal.SIGTERM)
+        raise KeyboardInterrupt  # pragma: no cover - a handler that returned
     values: Dict[str, Any] = {}
     seen: List[str] = []
     seen_set: Set[str] = set()
     skipped: List[str] = []
+    ignored: List[Any] = []
     name = ""
-    for i in range(len(ranges)):
+    for i, (start, end) in enumerate(ranges):
         reply = replies[i]
         if reply[0] == "error":
             raise reply[1]
+        if reply[0] == "died":
+            raise WorkerError(
+                f"the worker process scoring bytes {start}-{end} of {path} "
+                f"{_describe_death(reply[1])}"
+            )
         if reply[0] == "failed":
-            raise RuntimeError(f"irmetrics worker failed: {reply[1]}")
+            raise WorkerError(f"a worker process failed: {reply[1]}")
     if any(replies[i][0] == "not grouped" for i in range(len(ranges))):
         return None
     for i in range(len(ranges)):
-        _, vals, qids, skip, tag = replies[i]
+        _, vals, qids, skip, tag, dups = replies[i]
         name = tag or name  # the last range's: the tag of the file's last line
         for qid in qids:
             if qid in seen_set:
@@ -271,5 +354,5 @@ def score_in_parallel(
         values.update(vals)
         seen.extend(qids)
         skipped.extend(skip)
-    return values, seen, skipped, name
-
+        ignored.extend(dups)
+    return values, seen, skipped, name, ignored

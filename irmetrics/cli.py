@@ -16,6 +16,7 @@ import warnings
 from typing import Any, Dict, Iterator, List, Optional, Sequence, TextIO, Tuple
 
 from . import __version__
+from ._parallel import WorkerError
 from .compare import ROW_KEYS, TESTS, compare
 from .data import Qrels, Run
 from .errors import IrmetricsError, IrmetricsWarning, UnknownMeasureError
@@ -84,6 +85,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="output format (default: trec, byte-identical to trec_eval)")
     p.add_argument("--workers", type=int, default=0, metavar="N",
                    help="processes for a large run file (default: automatic, up to 2)")
+    p.add_argument("--float32-scores", action="store_true",
+                   help="round scores to single precision first, as pytrec_eval and "
+                   "trec_eval's float build (tag v9.0.8) store them")
     p.add_argument("--quiet", action="store_true",
                    help="no progress line on standard error (shown only on a terminal)")
     p.add_argument("--ranked-list", action="store_true",
@@ -265,6 +269,7 @@ def _run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
                     relevance_level=args.level, complete=args.complete,
                     depth=args.depth, judged_only=args.judged_only, progress=progress,
                     workers=args.workers or None,
+                    scores="float32" if args.float32_scores else "float64",
                 )
             finally:
                 if progress is not None:
@@ -388,6 +393,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("irmetrics: interrupted\n")
         return 130
+    except WorkerError as exc:  # not the input's fault: a worker was killed
+        sys.stderr.write(f"irmetrics: error: {exc}\n")
+        return 1
     except BrokenPipeError:
         # the reader went away (e.g. `| head`): not an error of ours
         try:

@@ -44,6 +44,8 @@ from typing import (
 
 from .errors import DuplicateEntryError, InvalidArgumentError, TrecFormatError
 from .trec import (
+    MAX_LABEL,
+    MIN_LABEL,
     _first_line,
     read_qrels,
     read_ranked_list,
@@ -96,15 +98,17 @@ def _as_id(value: Any) -> str:
 
 def _as_relevance(value: Any) -> int:
     if type(value) is int:
+        if not MIN_LABEL <= value <= MAX_LABEL:
+            raise ValueError(f"must be between {MIN_LABEL} and {MAX_LABEL} (got {value!r})")
         return value
     if _is_bool(value):
         raise TypeError(f"must be an int, not a bool (got {value!r})")
     if isinstance(value, Integral):
-        return int(value)
+        return _as_relevance(int(value))
     if isinstance(value, Real):
         f = float(value)
         if math.isfinite(f) and f.is_integer():
-            return int(f)
+            return _as_relevance(int(f))
         raise ValueError(f"must be an int (got {_kind(value)} {value!r})")
     raise TypeError(f"must be an int (got {_kind(value)} {value!r})")
 

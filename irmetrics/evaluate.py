@@ -10,7 +10,7 @@ the aggregate is the mean over the queries evaluated (counts are summed,
 
 import math
 import os
-import warnings
+from array import array
 from bisect import bisect_left as _bisect_left
 from bisect import bisect_right as _bisect_right
 from itertools import compress as _compress
@@ -34,8 +34,9 @@ from typing import (
 from . import _parallel
 from ._checks import check_int
 from ._gc import paused_gc
+from ._warn import warn
 from .data import Qrels, Run
-from .errors import InvalidArgumentError, IrmetricsWarning
+from .errors import DuplicateEntryError, InvalidArgumentError
 from .measures import MIN_GEO_MEAN, Env, Measure, QueryData, parse_measures
 from .trec import RunNotGrouped, RunStream
 
@@ -262,6 +263,7 @@ def evaluate(
     depth: Optional[int] = None,
     judged_only: bool = False,
     workers: Optional[int] = None,
+    scores: str = "float64",
 ) -> Evaluation:
     """Score *run* against *qrels* with trec_eval's semantics.
 
@@ -293,6 +295,13 @@ def evaluate(
         are the same as with one.  ``None`` (the default): two for a plain
         run file of 16 MB or more when the calling process runs no other
         threads, else one.
+    scores:
+        ``"float64"`` (the default): scores are compared as doubles, as
+        trec_eval 9.0.8 (tag ``trec_eval-9.0.8``) stores them.
+        ``"float32"``: scores are first rounded to single precision, as the
+        float builds store them (tag ``v9.0.8``, and the copy inside
+        pytrec-eval-terrier), so that scores equal in single precision tie;
+        this reproduces pytrec_eval's numbers exactly.
 
     Run queries that have no judgments are skipped, with an
     :class:`~irmetrics.errors.IrmetricsWarning` naming them.
@@ -316,7 +325,7 @@ def evaluate(
     return _evaluate(
         qrels, run, [n.strip() for n in names], parsed,
         relevance_level=relevance_level, complete=complete, depth=depth,
-        judged_only=judged_only, stacklevel=4, workers=workers,
+        judged_only=judged_only, workers=workers, scores=scores,
     )
 
 
@@ -330,11 +339,16 @@ def _evaluate(
     complete: bool,
     depth: Optional[int],
     judged_only: bool,
-    stacklevel: int = 2,
     progress: Optional[Callable[[int, int], None]] = None,
     workers: Optional[int] = None,
+    scores: str = "float64",
 ) -> Evaluation:
     level = check_int(relevance_level, "relevance_level", 1)
+    if scores not in ("float64", "float32"):
+        raise InvalidArgumentError(
+            f"'scores' must be 'float64' or 'float32' (got {scores!r})"
+        )
+    float32 = scores == "float32"
     if workers is not None:
         workers = check_int(workers, "workers", 1)
     if depth is not None:
@@ -349,7 +363,7 @@ def _evaluate(
         unique = list(dict.fromkeys(parsed))
 
         def new_scorer() -> "_Scorer":
-            return _Scorer(q, unique, level, depth, judged_only)
+            return _Scorer(q, unique, level, depth, judged_only, float32)
 
         scorer = new_scorer()
         in_memory = isinstance(run, (Run, Mapping)) or not _is_source(run)
@@ -361,28 +375,36 @@ def _evaluate(
         elif processes > 1 and _parallel.parallel_possible(run):
             got = _parallel.score_in_parallel(os.fspath(run), new_scorer, processes, progress)
             if got is None:  # not grouped by query: the whole run in memory
-                scorer.add_run(Run.from_trec(run))
+                scorer.add_stream(RunStream(run, grouped=False, keep_duplicates=True), progress)
             else:
-                scorer.values, seen, scorer.skipped, scorer.run_name = got
+                scorer.values, seen, scorer.skipped, scorer.run_name, ignored = got
                 scorer.seen = dict.fromkeys(seen)
+                scorer.ignored_duplicates = ignored
         else:
-            stream = RunStream(run)
+            stream = RunStream(run, keep_duplicates=True)
             try:
                 scorer.add_stream(stream, progress)
             except RunNotGrouped:
-                # The documented slower route: the whole run in memory.
+                # The documented slower route: the whole run in memory,
+                # read again from a copy where the input cannot be re-read.
                 scorer = new_scorer()
-                scorer.add_run(Run.from_trec(stream.rewind()))
+                again = stream.regrouped()
+                try:
+                    scorer.add_stream(again, progress)
+                finally:
+                    again.close()
+            finally:
+                stream.close()
 
+        for error, why in scorer.ignored_duplicates:
+            warn(f"{error}; trec_eval does not look at it, and neither does irmetrics: {why}")
         skipped = tuple(sorted(scorer.skipped))
         missing = tuple(sorted(qid for qid in q if qid not in scorer.seen))
         if skipped:
             shown = ", ".join(repr(s) for s in skipped[:5]) + (", ..." if len(skipped) > 5 else "")
-            warnings.warn(
+            warn(
                 f"{len(skipped)} run quer{'y has' if len(skipped) == 1 else 'ies have'} no "
-                f"judgments and {'was' if len(skipped) == 1 else 'were'} skipped: {shown}",
-                IrmetricsWarning,
-                stacklevel=stacklevel,
+                f"judgments and {'was' if len(skipped) == 1 else 'were'} skipped: {shown}"
             )
         if complete:
             for qid in missing:
@@ -427,8 +449,10 @@ class _Scorer:
         level: int,
         depth: Optional[int],
         judged_only: bool,
+        float32: bool = False,
     ) -> None:
         self.qrels = qrels
+        self.float32 = float32
         self.measures = measures
         # each measure's function, found once
         self._computes = [(m.family.compute, m) for m in measures]
@@ -443,6 +467,9 @@ class _Scorer:
         self.values: Dict[str, List[Value]] = {}
         self.seen: Dict[str, None] = {}
         self.skipped: List[str] = []
+        # duplicates trec_eval never looks at (below the depth cut, or in a
+        # query without judgments): (error, why it is harmless), warned about
+        self.ignored_duplicates: List[Tuple[DuplicateEntryError, str]] = []
         self._env: Optional[Env] = None
 
     def add(self, qid: str, ranking: Sequence[Any]) -> None:
@@ -456,9 +483,23 @@ class _Scorer:
                                     judged_only=self.judged_only))
 
     def add_run(self, run: Run) -> None:
+        """Score every query of an in-memory run, as :meth:`add_stream` does a stream's."""
         self.run_name = run.name
+        judgments_of = self.qrels._data.get
         for qid in sorted(run):
-            self.add(qid, run.ranking(qid))
+            judged = judgments_of(qid)
+            if judged is None:
+                self.seen[qid] = None
+                self.skipped.append(qid)
+                continue
+            docs = run._data[qid]
+            scores = list(docs.values())
+            if self.float32:
+                scores = _as_float32(scores)
+            self._score(qid, query_data_from_scores(
+                judged, list(docs), scores, depth=self.depth, judged_only=self.judged_only,
+                members=docs,
+            ))
 
     def _score(self, qid: str, data: QueryData) -> None:
         self.seen[qid] = None
@@ -473,17 +514,27 @@ class _Scorer:
         judgments_of = self.qrels._data.get  # the plain dict under the read-only views
         depth, judged_only = self.depth, self.judged_only
         done = 0
+        members: Optional[Container[Any]]
         for qid, docids, scores in stream:
             self.run_name = stream.tag or ""
             judged = judgments_of(qid)
             if judged is None:
                 self.seen[qid] = None
                 self.skipped.append(qid)
+                self.ignored_duplicates.extend(
+                    (d, "its query has no judgments") for d in stream.duplicates
+                )
                 continue
+            if self.float32:
+                scores = _as_float32(scores)
+            members = stream.members
+            if stream.duplicates:
+                docids, scores = self._cut_duplicates(docids, scores, stream.duplicates)
+                members = None
             encoded = {d.encode("utf-8"): v for d, v in judged.items()}
             self._score(qid, query_data_from_scores(
                 encoded, docids, scores, depth=depth, judged_only=judged_only,
-                members=stream.members,
+                members=members,
             ))
             done += 1
             if progress is not None:
@@ -491,7 +542,39 @@ class _Scorer:
         self.run_name = stream.tag or ""
 
 
-def _aggregate(m: Measure, vals: List[Value], scored: List[bool], run_name: str) -> Value:
+    def _cut_duplicates(
+        self, docids: List[bytes], scores: List[float], found: List[DuplicateEntryError]
+    ) -> Tuple[List[bytes], List[float]]:
+        """One query's ranking cut at the depth, where some documents repeat.
+
+        trec_eval sorts a query's documents, keeps the top ``-M`` and only
+        then looks for duplicates: a repeat within the documents evaluated is
+        an error (raised as the stream reported it), one below the cut is
+        never seen (noted for a warning).  Returns the documents kept.
+        """
+        depth = self.depth
+        if depth is None:
+            raise found[0]
+        order = sorted(range(len(docids)), key=lambda i: (scores[i], docids[i]), reverse=True)
+        top = order[:depth]
+        kept = [docids[i] for i in top]
+        if len(set(kept)) != len(kept):
+            counts: Dict[bytes, int] = {}
+            for d in kept:
+                counts[d] = counts.get(d, 0) + 1
+            for error in found:
+                if counts.get(error.docid.encode("utf-8"), 0) > 1:
+                    raise error
+        self.ignored_duplicates.extend((e, f"below the depth cut ({depth})") for e in found)
+        return kept, [scores[i] for i in top]
+
+
+def _as_float32(scores: List[float]) -> List[float]:
+    """The scores rounded to single precision, as trec_eval's float builds store them."""
+    return array("f", scores).tolist()
+
+
+def _aggregate(m: Measure, vals: List[Value], scored: List[bool], run_name: str) -> Any:
     """The aggregate of one measure over the queries' values (in query order).
 
     *scored* tells, for each value, whether its query was in the run (False:

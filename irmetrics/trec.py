@@ -60,6 +60,7 @@ from typing import (
 )
 
 from ._gc import paused_gc
+from ._warn import warn
 from .errors import DuplicateEntryError, InvalidArgumentError, TrecFormatError
 
 if TYPE_CHECKING:
@@ -126,9 +127,28 @@ def _probe_binary(fileobj: Any) -> Tuple[Any, bytes]:
         head = fileobj.read(2)
         fileobj.seek(pos)
         return fileobj, bytes(head)
-    # Neither peekable nor seekable (rare): read it all so nothing is lost.
-    data = bytes(fileobj.read())
-    return io.BytesIO(data), data[:2]
+    # Neither peekable nor seekable: a buffer in front of it gives a peek,
+    # and the stream is still read once, in constant memory.
+    buffered = io.BufferedReader(_RawReader(fileobj))
+    return buffered, bytes(buffered.peek(2)[:2])
+
+
+class _RawReader(io.RawIOBase):
+    """Any object with ``read(n) -> bytes``, as a raw stream (for a buffer)."""
+
+    def __init__(self, fileobj: Any) -> None:
+        super().__init__()
+        self._read = fileobj.read
+        self.name = getattr(fileobj, "name", None)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buf: Any) -> int:
+        data = self._read(len(buf))
+        n = len(data)
+        buf[:n] = data
+        return n
 
 
 def _encode_text_line(line: str) -> bytes:
@@ -199,26 +219,82 @@ def _chunks(stream: Any, size: int) -> Iterator[bytes]:
 #: Bytes read at a time by the readers of whole files (the tests make it tiny).
 _TABLE_BLOCK = 1 << 20
 
+#: The longest line the readers take (bytes).  No TREC line comes near it; a
+#: file whose lines end in CR alone, or that has no line ends, would otherwise
+#: be read whole as one line.
+MAX_LINE = 16 << 20
+
+
+class _LineTooLong(Exception):
+    """Raised by :class:`_Lines`; the reader adds the file and the line."""
+
+
+def _too_long(source: str, lineno: int) -> TrecFormatError:
+    return TrecFormatError(
+        f"line is longer than {MAX_LINE >> 20} MiB (a file without line ends, or with "
+        "CR alone as the line end?)",
+        source,
+        lineno,
+    )
+
+
+class _Lines:
+    """Blocks of whole lines from pieces of a stream, in linear time.
+
+    Iterating yields ``(block, unterminated)``: *block* ends with a line end;
+    the file's last line, if it has none, comes last with one added and
+    *unterminated* true.  A UTF-8 byte order mark at the start is taken off
+    (``bom`` tells whether there was one).  A line longer than
+    :data:`MAX_LINE` raises :class:`_LineTooLong`; the pieces of a long line
+    are kept in a list and joined once, never re-copied piece by piece.
+    """
+
+    def __init__(self, pieces: Iterable[bytes]) -> None:
+        self._pieces = pieces
+        self.bom = False
+
+    def __iter__(self) -> Iterator[Tuple[bytes, bool]]:
+        partial: List[bytes] = []  # pieces of the line being read
+        size = 0
+        head = True  # the BOM is looked for in the first three bytes
+        for piece in self._pieces:
+            cut = piece.rfind(b"\n") + 1
+            if cut == 0:
+                partial.append(piece)
+                size += len(piece)
+                if size > MAX_LINE:
+                    raise _LineTooLong()
+                continue
+            if partial:
+                if size + piece.find(b"\n") > MAX_LINE:
+                    raise _LineTooLong()
+                partial.append(piece)
+                piece = b"".join(partial)
+                cut += size
+                partial = []
+                size = 0
+            if cut < len(piece):
+                partial = [piece[cut:]]
+                size = len(piece) - cut
+            if head:
+                head = False
+                if piece.startswith(_BOM):
+                    self.bom = True
+                    yield piece[len(_BOM) : cut], False
+                    continue
+            yield piece[:cut] if cut < len(piece) else piece, False
+        if partial:
+            last = b"".join(partial)
+            if head and last.startswith(_BOM):
+                self.bom = True
+                last = last[len(_BOM) :]
+            yield last + b"\n", True  # (a BOM alone: one empty line)
+
 
 def _line_blocks(stream: Any, size: int) -> Iterator[bytes]:
     """Blocks of whole lines, the BOM taken off; the last may lack its line end."""
-    leftover = b""
-    head = True
-    for piece in _chunks(stream, size):
-        data = leftover + piece if leftover else piece
-        cut = data.rfind(b"\n") + 1
-        if cut == 0:
-            leftover = data
-            continue
-        leftover = data[cut:]
-        if head:
-            head = False
-            if data.startswith(_BOM):
-                yield data[len(_BOM) : cut]
-                continue
-        yield data[:cut]
-    if leftover:
-        yield leftover[len(_BOM) :] if head and leftover.startswith(_BOM) else leftover
+    for block, unterminated in _Lines(_chunks(stream, size)):
+        yield block[:-1] if unterminated else block
 
 
 # === Line-level helpers (only called on the slow or failing path) ===
@@ -370,13 +446,14 @@ def _parse_table(
     blocks: Dict[str, List[Tuple[int, int]]] = {}
     docs: Dict[str, Any] = {}
     prev: Optional[str] = None
-    last: List[str] = []
+    last_fields: List[str] = []
     lineno = 0
     try:
         for block in _line_blocks(lines, _TABLE_BLOCK):
             columns = None if fast is None else fast(block)
             if columns is not None and _add_columns(out, blocks, columns, lineno):
-                last = block.rstrip(b"\n").rsplit(b"\n", 1)[-1].decode("ascii").split()
+                last_line = block.rstrip(b"\n").rsplit(b"\n", 1)[-1]
+                last_fields = last_line.decode("ascii").split()
                 lineno += len(columns[0])
                 prev = None
                 continue
@@ -417,12 +494,14 @@ def _parse_table(
                 if docid in docs:
                     raise _duplicate(source, docs, blocks[qid], lineno, qid, docid)
                 docs[docid] = value
-                last = fields
+                last_fields = fields
     except _READ_ERRORS + (UnicodeDecodeError,) as exc:
         raise _read_error(source, lineno, exc) from exc
+    except _LineTooLong:
+        raise _too_long(source, lineno + 1) from None
     if not out:
         raise _empty_error(source, kind, lineno)
-    return out, last
+    return out, last_fields
 
 
 def _add_columns(
@@ -469,13 +548,40 @@ def _parse_qrels(lines: Iterable[bytes], source: str) -> Dict[str, Dict[str, int
                 lineno,
             )
         try:
-            return fields[2], _number(fields[3], int)
+            value = _relevance(fields[3])
         except ValueError:
             raise TrecFormatError(
                 f"relevance must be an integer (got {fields[3]!r})", source, lineno
             ) from None
+        if not MIN_LABEL <= value <= MAX_LABEL:
+            raise TrecFormatError(
+                f"relevance must be between {MIN_LABEL} and {MAX_LABEL} (got {fields[3]!r})",
+                source,
+                lineno,
+            )
+        return fields[2], value
 
     return _parse_table(lines, source, "qrels", entry, _qrels_columns)[0]
+
+
+#: The range of relevance labels (a C int's, as trec_eval sizes arrays by the
+#: largest label): beyond it, gains overflow doubles and trec_eval's arrays
+#: would not fit in memory, so a larger label is an error at reading time.
+MIN_LABEL = -(2**31)
+MAX_LABEL = 2**31 - 1
+
+
+def _relevance(text: str) -> int:
+    """An integer label; one written with a decimal point and zeros (``1.0``,
+    as pandas writes integers stored as floats) is that integer, as C's atol
+    reads it.  ``1.5`` or ``0,9`` (which atol would read as 1 and 0) are errors."""
+    try:
+        return int(_number(text, int))
+    except ValueError:
+        whole, point, zeros = text.partition(".")
+        if point and whole.lstrip("+-").isdigit() and zeros.strip("0") == "":
+            return int(_number(whole, int))
+        raise
 
 
 def _qrels_columns(block: bytes) -> Optional[Tuple[List[str], List[str], List[int]]]:
@@ -501,6 +607,8 @@ def _qrels_columns(block: bytes) -> Optional[Tuple[List[str], List[str], List[in
         values = list(map(int, column))
     except ValueError:
         return None
+    if values and (max(values) > MAX_LABEL or min(values) < MIN_LABEL):
+        return None  # the slow path names the line
     return toks[0::5], toks[2::5], values
 
 
@@ -527,8 +635,13 @@ def _run_score(fields: Sequence[Any], source: str, lineno: int) -> float:
 
 
 def _parse_run(lines: Iterable[bytes], source: str) -> Tuple[Dict[str, Dict[str, float]], str]:
+    wide: List[int] = []
+
     def entry(fields: List[str], lineno: int, _: int) -> Tuple[str, float]:
         score = _run_score(fields, source, lineno)  # checks the columns first
+        if len(fields) > _MANY_FIELDS and not wide:
+            wide.append(lineno)
+            _many_fields_warning(source, lineno, len(fields))
         return fields[2], score
 
     out, last = _parse_table(lines, source, "run", entry)
@@ -554,8 +667,8 @@ def _parse_ranked_list(lines: Iterable[bytes], source: str) -> Dict[str, Dict[st
 class RunNotGrouped(Exception):
     """Raised by :class:`RunStream` when a query's lines are not contiguous.
 
-    Not an error of the input: the caller falls back to reading the whole
-    run into memory (:meth:`RunStream.rewind` gives the input again).
+    Not an error of the input: the caller reads the run again with
+    :meth:`RunStream.regrouped`, which holds it in memory.
     """
 
     def __init__(self, qid: str, line: int) -> None:
@@ -565,13 +678,15 @@ class RunNotGrouped(Exception):
 
 
 class _Tee:
-    """A binary reader that keeps a copy of what it reads in a spool file."""
+    """A binary reader that keeps a copy of what it reads in a spool file
+    (in memory up to 4 MiB, then on disk), so that a stream that cannot be
+    read twice (a pipe, standard input) can be given again."""
 
     def __init__(self, raw: Any) -> None:
         import tempfile
 
         self.raw = raw
-        self.spool = tempfile.SpooledTemporaryFile(max_size=32 << 20)  # noqa: SIM115
+        self.spool = tempfile.SpooledTemporaryFile(max_size=4 << 20)  # noqa: SIM115
         self.name = getattr(raw, "name", None)
 
     def read(self, n: int = -1) -> bytes:
@@ -609,6 +724,27 @@ class _Chain(io.RawIOBase):
         return 0
 
 
+def _is_regular_file(path: Any) -> bool:
+    import stat
+
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return True  # opening it will report the problem, with the file's name
+
+
+#: A run line with more fields than this is probably two lines run together
+#: (a file without a final line end, concatenated with another): a warning.
+_MANY_FIELDS = 10
+
+
+def _many_fields_warning(source: str, lineno: int, n: int) -> None:
+    warn(
+        f"{source}, line {lineno}: {n} fields, of which only the first 6 are read; two lines "
+        "run together (a file without a final line end, concatenated with another)?"
+    )
+
+
 class RunStream:
     r"""Read a TREC run one query at a time, in constant memory.
 
@@ -616,12 +752,14 @@ class RunStream:
     lines of one query, in file order: *docids* are ``bytes`` (the file's
     UTF-8, validated), *scores* floats.  TREC runs are grouped by query; if a
     query comes back after another one started, iteration raises
-    :class:`RunNotGrouped`, and :meth:`rewind` gives the input again for the
-    in-memory route.  All format rules and errors are those of
-    :func:`read_run`.  ``lines`` counts the lines read so far, ``tag`` is
-    the run's name (the tag of the last line read, trec_eval's run id), ``members`` is the set of
-    docids of the query just yielded, and ``positions`` maps each to its
-    index.
+    :class:`RunNotGrouped`, and :meth:`regrouped` reads the run again, whole,
+    in memory.  A source that cannot be read twice (a pipe, a FIFO, standard
+    input) is copied to a spool file as it is read, so that the second
+    reading sees all of it; a regular file is simply opened again.  All
+    format rules and errors are those of :func:`read_run`.  ``lines`` counts
+    the lines read so far, ``tag`` is the run's name (the tag of the last line
+    read, trec_eval's run id), ``members`` is the set of docids of the query
+    just yielded, and ``positions`` maps each to its index.
 
     >>> import io
     >>> stream = RunStream(io.BytesIO(b"q1 Q0 d1 1 2.5 bm25\nq1 Q0 d2 2 1.0 bm25\n"))
@@ -631,18 +769,37 @@ class RunStream:
     'bm25'
     """
 
-    def __init__(self, source: PathOrFile, *, chunk_size: int = 1 << 18) -> None:
+    def __init__(
+        self,
+        source: PathOrFile,
+        *,
+        chunk_size: int = 1 << 18,
+        grouped: bool = True,
+        keep_duplicates: bool = False,
+    ) -> None:
         self.name = _source_name(source)
+        # With keep_duplicates, a document given twice for a query is not an
+        # error of the stream: the query is yielded with both entries, and
+        # ``duplicates`` lists the errors the caller may raise (trec_eval
+        # looks only at the documents it evaluates).
+        self.keep_duplicates = keep_duplicates
+        self.duplicates: List[DuplicateEntryError] = []
         self.tag: Optional[str] = None
         self.lines = 0
         self.members: Set[bytes] = set()
         self._docs: List[bytes] = []
         self._group_size = 1
         self.chunk_size = chunk_size
+        self.grouped = grouped
         self._source: Any = source
         self._start: Optional[int] = None
         self._tee: Optional[_Tee] = None
-        if not isinstance(source, (str, bytes, os.PathLike)):
+        self._opened: Optional[Any] = None  # a non-regular file we opened
+        self._wide = False  # a line with many fields was warned about
+        if isinstance(source, (str, bytes, os.PathLike)):
+            if not _is_regular_file(source):
+                self._open_path = True  # opened (and copied) when first read
+        else:
             seekable = getattr(source, "seekable", None)
             if seekable is not None and seekable():
                 self._start = source.tell()
@@ -652,23 +809,52 @@ class RunStream:
                     self._tee = _Tee(source)
                     self._source = self._tee
 
+    _open_path = False
+
     @property
     def positions(self) -> Dict[bytes, int]:
         """``{docid: index}`` of the query just yielded."""
         return dict(zip(self._docs, range(len(self._docs))))
 
-    def rewind(self) -> Any:
-        """The input again, from its start, for a second reading."""
+    def regrouped(self) -> RunStream:
+        """The run again, from its start, each query's lines gathered from
+        wherever they are (the whole run is held in memory)."""
         if self._tee is not None:
-            return self._tee.replay()
-        if self._start is not None:
+            source: Any = self._tee.replay()
+        elif self._start is not None:
             self._source.seek(self._start)
-        return self._source
+            source = self._source
+        else:
+            source = self._source
+        again = RunStream(
+            source, chunk_size=self.chunk_size, grouped=False,
+            keep_duplicates=self.keep_duplicates,
+        )
+        again.name = self.name
+        again._opened = self._opened
+        self._opened = None
+        return again
+
+    def close(self) -> None:
+        """Close what the stream opened itself (a FIFO or a device given by path)."""
+        if self._opened is not None:
+            self._opened.close()
+            self._opened = None
 
     def __iter__(self) -> Iterator[Tuple[str, List[bytes], List[float]]]:
         self.lines = 0
         self.tag = None
+        if self._open_path and self._tee is None:
+            try:
+                raw = open(self._source, "rb")  # noqa: SIM115 - closed by close()
+            except OSError as exc:
+                reason = exc.strerror or str(exc)
+                raise TrecFormatError(f"cannot open file ({reason})", self.name) from exc
+            self._opened = raw
+            self._tee = _Tee(raw)
+            self._source = self._tee
         with _open_lines(self._source) as (stream, name):
+            name = self.name if self._tee is not None else name
             yield from self._groups(_chunks(stream, self.chunk_size), name)
 
     # The state of the query being read: its id, the docids and scores so far,
@@ -678,44 +864,31 @@ class RunStream:
         self, chunks: Iterator[bytes], name: str
     ) -> Iterator[Tuple[str, List[bytes], List[float]]]:
         done: Dict[bytes, int] = {}
-        # the query being read: its id, docids and scores so far, and (index,
-        # line) of each run of consecutive lines, to report duplicates
+        # queries held back when the run is read ungrouped: {qid: (docids,
+        # scores, segments)}, yielded at the end in order of first appearance
+        held: Dict[bytes, Tuple[List[bytes], List[float], List[Tuple[int, int]]]] = {}
         cur_q: Optional[bytes] = None
         cur_docs: List[bytes] = []
         cur_scores: List[float] = []
         cur_segments: List[Tuple[int, int]] = []
-        leftover = b""
-        head = True  # the BOM is looked for in the first three bytes
-        bom = False
+        lines = _Lines(chunks)
         try:
-            for piece in _with_end(chunks):
-                at_end = piece is None
-                if piece is None:
-                    if not leftover:
-                        break
-                    piece = b"\n"
-                data: bytes = piece
-                if leftover:
-                    data = leftover + data
-                if head:
-                    if len(data) < len(_BOM) and not at_end:
-                        leftover = data
-                        continue
-                    if data.startswith(_BOM):
-                        data = data[len(_BOM) :]
-                        bom = True
-                    head = False
-                cut = data.rfind(b"\n") + 1
-                if cut == 0:
-                    leftover = data
-                    continue
-                leftover = data[cut:]
-                # at the end, the last line had no line end of its own
-                for q, docs, scores, segments in self._block(data[:cut], name, at_end):
+            for data, unterminated in lines:
+                for q, docs, scores, segments in self._block(data, name, unterminated):
                     if q is None:  # an error in the block: report a duplicate first
-                        if cur_q is not None:
+                        if cur_q is not None and self.grouped:
                             self._finish(cur_q, cur_docs, cur_scores, cur_segments, name)
                         raise cast(TrecFormatError, docs)
+                    if not self.grouped:
+                        got = held.get(q)
+                        if got is None:
+                            held[q] = (docs, scores, list(segments))
+                        else:
+                            base = len(got[0])
+                            got[0].extend(docs)
+                            got[1].extend(scores)
+                            got[2].extend((base + i, ln) for i, ln in segments)
+                        continue
                     if q == cur_q:
                         base = len(cur_docs)
                         cur_docs.extend(docs)
@@ -730,10 +903,14 @@ class RunStream:
                     cur_q, cur_docs, cur_scores, cur_segments = q, docs, scores, list(segments)
         except _READ_ERRORS as exc:
             raise _read_error(name, self.lines, exc) from exc
+        except _LineTooLong:
+            raise _too_long(name, self.lines + 1) from None
         if cur_q is not None:
             yield self._finish(cur_q, cur_docs, cur_scores, cur_segments, name)
+        for q, (docs, scores, segments) in held.items():
+            yield self._finish(q, docs, scores, segments, name)
         if self.tag is None:
-            raise _empty_error(name, "run", max(self.lines, int(bom)))
+            raise _empty_error(name, "run", max(self.lines, int(lines.bom)))
 
     def _finish(
         self,
@@ -748,14 +925,20 @@ class RunStream:
         # judged documents up in it without hashing every docid again
         self.members = set(docs)
         self._docs = docs
+        if self.duplicates:
+            self.duplicates = []
         if len(self.members) != len(docs):
             seen: Dict[bytes, int] = {}
             for i, d in enumerate(docs):
                 if d in seen:
                     first_line = _segment_line(segments, seen[d])
                     line = _segment_line(segments, i)
-                    raise DuplicateEntryError(name, first_line, line, qid, d.decode("utf-8"))
-                seen[d] = i
+                    error = DuplicateEntryError(name, first_line, line, qid, d.decode("utf-8"))
+                    if not self.keep_duplicates:
+                        raise error
+                    self.duplicates.append(error)
+                else:
+                    seen[d] = i
         return qid, docs, scores
 
     def _block(
@@ -829,7 +1012,10 @@ class RunStream:
                 parsed = _parse_run_line(line, name, lineno, unterminated and i == last)
                 if parsed is None:
                     continue
-                q, docid, score, tag = parsed
+                q, docid, score, tag, n_fields = parsed
+                if n_fields > _MANY_FIELDS and not self._wide:
+                    self._wide = True
+                    _many_fields_warning(name, lineno, n_fields)
                 self.tag = tag.decode("utf-8")
                 if q != cur_q:
                     if cur_q is not None:
@@ -905,8 +1091,9 @@ def _with_end(chunks: Iterator[bytes]) -> Iterator[Optional[bytes]]:
 
 def _parse_run_line(
     line: bytes, name: str, lineno: int, unterminated: bool = False
-) -> Optional[Tuple[bytes, bytes, float, bytes]]:
-    """One run line: (qid, docid, score, tag), or None for a blank or comment line.
+) -> Optional[Tuple[bytes, bytes, float, bytes, int]]:
+    """One run line: (qid, docid, score, tag, number of fields), or None for a
+    blank or comment line.
 
     The line is checked as UTF-8 with its line end, as :func:`read_run` reads
     it, unless it was the file's last and had none.
@@ -918,7 +1105,8 @@ def _parse_run_line(
     fields = line.split()
     if not fields or fields[0].startswith(b"#"):
         return None
-    return fields[0], fields[2], _run_score(fields, name, lineno), fields[5]
+    score = _run_score(fields, name, lineno)  # checks the number of fields first
+    return fields[0], fields[2], score, fields[5], len(fields)
 
 
 def _segment_line(segments: List[Tuple[int, int]], index: int) -> int:

@@ -159,3 +159,133 @@ def test_default_worker_count(tmp_path):
     finally:
         stop.set()
         other.join()
+
+
+# === Safety: threads, signals, dead workers ===
+
+import os  # noqa: E402
+import signal  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.filterwarnings("ignore::irmetrics.errors.IrmetricsWarning")
+def test_threads_calling_with_workers_are_independent(tmp_path):
+    # Before: module-level state shared by concurrent calls gave other files'
+    # values, errors naming another thread's file, or "worker failed: no state".
+    cases = []
+    for seed in range(4):
+        qrels, lines = make_data(100 + seed, n_queries=12, depth=15)
+        path = write_run(tmp_path / f"run{seed}.txt", lines)
+        expected = evaluate_quietly(qrels, path, MEASURES, workers=1)
+        cases.append((qrels, path, expected))
+    results = {}
+    errors = []
+
+    def work(i):
+        qrels, path, _ = cases[i % 4]
+        try:
+            for _ in range(3):
+                got = evaluate(qrels, path, MEASURES, workers=2)  # (filters are not thread-safe)
+                results.setdefault(i, []).append(got)
+        except BaseException as exc:  # recorded, the assertion below names it
+            errors.append(repr(exc))
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    for i in range(8):
+        expected = cases[i % 4][2]
+        for got in results[i]:
+            assert got.per_query == expected.per_query
+            assert got.aggregate == expected.aggregate
+
+
+@pytest.fixture(scope="module")
+def big_files(tmp_path_factory):
+    """A run file large enough (about 90 MB) that two workers take a while."""
+    folder = tmp_path_factory.mktemp("big")
+    block = "".join(f"Q0 d{d} {d} {1000 - d}.25 big\n" for d in range(1000))
+    with open(folder / "run", "w") as f:
+        for q in range(3000):
+            f.write(block.replace("Q0", f"q{q} Q0"))
+    with open(folder / "qrels", "w") as f:
+        for q in range(3000):
+            f.write(f"q{q} 0 d7 1\nq{q} 0 d500 2\n")
+    return str(folder / "qrels"), str(folder / "run")
+
+
+def children(pid):
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(c) for c in f.read().split()]
+    except OSError:
+        return []
+
+
+def alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split()[2] != "Z"
+    except OSError:
+        return False
+
+
+def start_cli(qrels, run):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "irmetrics", "--workers", "2", "-m", "map", qrels, run],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=ROOT,
+    )
+    deadline = time.monotonic() + 30
+    while len(children(proc.pid)) < 2:
+        if time.monotonic() > deadline or proc.poll() is not None:
+            proc.kill()
+            pytest.fail("the workers did not start")
+        time.sleep(0.01)
+    return proc, children(proc.pid)
+
+
+needs_proc = pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="needs Linux /proc")
+
+
+@needs_proc
+@pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, -signal.SIGTERM)])
+def test_a_signal_to_the_parent_alone_ends_the_workers(big_files, sig, code):
+    # Before: SIGINT to the parent alone (Jupyter's interrupt) hung forever,
+    # SIGTERM left the workers blocked forever.
+    proc, workers = start_cli(*big_files)
+    os.kill(proc.pid, sig)  # the parent only, not its process group
+    try:
+        _, err = proc.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        for w in workers:
+            os.kill(w, signal.SIGKILL)
+        pytest.fail("the command line did not end after the signal")
+    assert proc.returncode == code
+    if sig == signal.SIGINT:
+        assert err.decode().splitlines() == ["irmetrics: interrupted"]
+    time.sleep(0.2)
+    assert [w for w in workers if alive(w)] == []
+
+
+@needs_proc
+def test_a_killed_worker_is_a_one_line_error(big_files):
+    proc, workers = start_cli(*big_files)
+    os.kill(workers[0], signal.SIGKILL)  # as the out-of-memory killer would
+    _, err = proc.communicate(timeout=30)
+    lines = err.decode().splitlines()
+    assert proc.returncode == 1
+    assert len(lines) == 1
+    assert lines[0].startswith("irmetrics: error: the worker process scoring bytes 0-")
+    assert lines[0].endswith("was killed by SIGKILL (out of memory?)")
+    assert [w for w in workers if alive(w)] == []
