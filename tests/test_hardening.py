@@ -318,9 +318,9 @@ TEXTS = st.builds(lambda lines, end: end.join(lines), st.lists(LINE, max_size=8)
                   st.sampled_from(["\n", "\r\n", "\r"]))
 
 
-def _only_library_errors(call):
+def _only_library_errors(call, *args, **kwargs):
     try:
-        call()
+        call(*args, **kwargs)
     except IrmetricsError:
         pass
 
@@ -342,8 +342,8 @@ def test_fuzzed_input_raises_only_library_errors(data, encoding, compressed):
         if text is not None:
             sources.append(lambda: io.StringIO(text))
     for make in sources:
-        _only_library_errors(lambda: read_qrels(make()))
-        _only_library_errors(lambda: read_run(make()))
-        _only_library_errors(lambda: list(RunStream(make(), chunk_size=5)))
-        _only_library_errors(lambda: evaluate(qrels, make(), ["map", "P_5", "ndcg"]))
-        _only_library_errors(lambda: evaluate(make(), {"q1": {"d1": 1.0}}, ["map"]))
+        _only_library_errors(read_qrels, make())
+        _only_library_errors(read_run, make())
+        _only_library_errors(list, RunStream(make(), chunk_size=5))
+        _only_library_errors(evaluate, qrels, make(), ["map", "P_5", "ndcg"])
+        _only_library_errors(evaluate, make(), {"q1": {"d1": 1.0}}, ["map"])
