@@ -257,7 +257,7 @@ def _run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
         return 1
     try:
         pairs = _measures(args.measure)
-        qrels = Qrels.from_trec(args.qrels)
+        qrels: Any = args.qrels  # read by evaluate(), which looks at duplicates as trec_eval does
         source: Any = sys.stdin.buffer if args.run == "-" else args.run
         run: Any = Run.from_ranked_list(source) if args.ranked_list else source
         progress = None if args.quiet or not _isatty(stderr) else _Progress(stderr)

@@ -38,7 +38,7 @@ from ._warn import warn
 from .data import Qrels, Run
 from .errors import DuplicateEntryError, InvalidArgumentError
 from .measures import MIN_GEO_MEAN, Env, Measure, QueryData, parse_measures
-from .trec import RunNotGrouped, RunStream
+from .trec import RunNotGrouped, RunStream, _read_qrels_keeping_duplicates
 
 if TYPE_CHECKING:
     from .trec import PathOrFile
@@ -135,12 +135,19 @@ class Evaluation:
 
 
 def _as_qrels(qrels: Any) -> Qrels:
+    return _as_qrels_keeping_duplicates(qrels)[0]
+
+
+def _as_qrels_keeping_duplicates(qrels: Any) -> Tuple[Qrels, List[DuplicateEntryError]]:
+    """The qrels, and the repeated documents of a qrels file (see
+    :func:`~irmetrics.trec._read_qrels_keeping_duplicates`)."""
     if isinstance(qrels, Qrels):
-        return qrels
+        return qrels, []
     if isinstance(qrels, Mapping):
-        return Qrels.from_dict(qrels)
+        return Qrels.from_dict(qrels), []
     if _is_source(qrels):
-        return Qrels.from_trec(qrels)
+        table, duplicates = _read_qrels_keeping_duplicates(qrels)
+        return Qrels._trusted(table), duplicates
     raise InvalidArgumentError(
         f"'qrels' must be a Qrels, a dict of dicts or a TREC file (got {type(qrels).__name__})"
     )
@@ -359,7 +366,7 @@ def _evaluate(
         raise InvalidArgumentError(f"'judged_only' must be a bool (got {judged_only!r})")
     # The cyclic collector is off while the tables are built (see _gc).
     with paused_gc():
-        q = _as_qrels(qrels)
+        q, qrels_duplicates = _as_qrels_keeping_duplicates(qrels)
         unique = list(dict.fromkeys(parsed))
 
         def new_scorer() -> "_Scorer":
@@ -409,6 +416,11 @@ def _evaluate(
         if complete:
             for qid in missing:
                 scorer.add(qid, [])
+        for error in qrels_duplicates:
+            if error.qid in scorer.values:  # a judgment that would count twice
+                raise error
+            warn(f"{error}; trec_eval does not look at it, and neither does irmetrics: "
+                 "its query is not evaluated")
         evaluated = sorted(scorer.values)
         if not evaluated:
             raise InvalidArgumentError(

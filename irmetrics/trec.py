@@ -385,6 +385,17 @@ def read_qrels(source: PathOrFile) -> Dict[str, Dict[str, int]]:
         return _parse_qrels(lines, name)
 
 
+def _read_qrels_keeping_duplicates(
+    source: PathOrFile,
+) -> Tuple[Dict[str, Dict[str, int]], List[DuplicateEntryError]]:
+    """:func:`read_qrels`, but a repeated document is listed, not raised (its
+    first judgment kept): evaluate() raises it only for a query it evaluates,
+    as trec_eval looks only at those."""
+    duplicates: List[DuplicateEntryError] = []
+    with _open_lines(source) as (lines, name), paused_gc():
+        return _parse_qrels(lines, name, duplicates), duplicates
+
+
 def read_run(source: PathOrFile) -> Tuple[Dict[str, Dict[str, float]], str]:
     """Read a run file: ``qid Q0 docid rank score tag`` per line.
 
@@ -426,8 +437,12 @@ def _parse_table(
     kind: str,
     entry: Callable[[List[str], int, int], Tuple[str, Any]],
     fast: Optional[Callable[[bytes], Optional[Tuple[List[str], List[str], List[Any]]]]] = None,
+    duplicates: Optional[List[DuplicateEntryError]] = None,
 ) -> Tuple[Dict[str, Dict[str, Any]], List[str]]:
     """The loop the three readers share.
+
+    A document given twice for a query is an error; with a *duplicates*
+    list, it is appended there instead and the first entry kept.
 
     *entry* checks one line's fields and returns ``(docid, value)``; it gets
     the fields, the line number and how many entries the query has so far.
@@ -492,7 +507,11 @@ def _parse_table(
                     prev = qid
                 docid, value = entry(fields, lineno, len(docs))
                 if docid in docs:
-                    raise _duplicate(source, docs, blocks[qid], lineno, qid, docid)
+                    error = _duplicate(source, docs, blocks[qid], lineno, qid, docid)
+                    if duplicates is None:
+                        raise error
+                    duplicates.append(error)
+                    continue
                 docs[docid] = value
                 last_fields = fields
     except _READ_ERRORS + (UnicodeDecodeError,) as exc:
@@ -539,7 +558,9 @@ def _add_columns(
     return True
 
 
-def _parse_qrels(lines: Iterable[bytes], source: str) -> Dict[str, Dict[str, int]]:
+def _parse_qrels(
+    lines: Iterable[bytes], source: str, duplicates: Optional[List[DuplicateEntryError]] = None
+) -> Dict[str, Dict[str, int]]:
     def entry(fields: List[str], lineno: int, _: int) -> Tuple[str, int]:
         if len(fields) != 4:
             raise TrecFormatError(
@@ -561,7 +582,7 @@ def _parse_qrels(lines: Iterable[bytes], source: str) -> Dict[str, Dict[str, int
             )
         return fields[2], value
 
-    return _parse_table(lines, source, "qrels", entry, _qrels_columns)[0]
+    return _parse_table(lines, source, "qrels", entry, _qrels_columns, duplicates)[0]
 
 
 #: The range of relevance labels (a C int's, as trec_eval sizes arrays by the

@@ -347,3 +347,25 @@ def test_fuzzed_input_raises_only_library_errors(data, encoding, compressed):
         _only_library_errors(list, RunStream(make(), chunk_size=5))
         _only_library_errors(evaluate, qrels, make(), ["map", "P_5", "ndcg"])
         _only_library_errors(evaluate, make(), {"q1": {"d1": 1.0}}, ["map"])
+
+
+def test_a_qrels_duplicate_in_a_query_not_evaluated_is_a_warning(tmp_path):
+    # trec_eval checks the judgments of the queries it evaluates only
+    qrels = tmp_path / "qrels"
+    qrels.write_text("q1 0 a 1\nq2 0 b 1\nq2 0 b 0\n")
+    run = tmp_path / "run"
+    run.write_text("q1 Q0 a 1 3 r\n")
+    code, out, err = run_cli(["-m", "map", qrels, run])
+    assert (code, out) == (0, "map                   \tall\t1.0000\n")
+    assert err == (f"irmetrics: warning: {qrels}, line 3: document 'b' appears twice for query "
+                   "'q2' (lines 2 and 3); trec_eval does not look at it, and neither does "
+                   "irmetrics: its query is not evaluated\n")
+    # evaluated (in the run, or scored as missing with -c): an error
+    code, out, err = run_cli(["-c", "-m", "map", qrels, run])
+    assert (code, out) == (2, "")
+    assert "line 3: document 'b' appears twice for query 'q2' (lines 2 and 3)" in err
+    run.write_text("q1 Q0 a 1 3 r\nq2 Q0 b 1 3 r\n")
+    with pytest.raises(DuplicateEntryError):
+        evaluate(str(qrels), str(run), ["map"])
+    with pytest.raises(DuplicateEntryError):  # a Qrels object holds no duplicates
+        Qrels.from_trec(str(qrels))
