@@ -1228,10 +1228,10 @@ def write_qrels(qrels: Mapping[str, Mapping[str, int]], dest: PathOrFile) -> Non
             chunk = []
             for docid, rel in docs.items():
                 _check_id(docid, "document id", qid)
-                if type(rel) is not int:
+                if type(rel) is not int or not MIN_LABEL <= rel <= MAX_LABEL:
                     raise InvalidArgumentError(
                         f"cannot write relevance {rel!r} (query {qid!r}, document {docid!r}): "
-                        "relevance must be an int"
+                        f"relevance must be an int between {MIN_LABEL} and {MAX_LABEL}"
                     )
                 chunk.append(f"{qid} 0 {docid} {rel}\n")
             write("".join(chunk))
