@@ -242,7 +242,9 @@ def alive(pid):
 def start_cli(qrels, run):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "irmetrics", "--workers", "2", "-m", "map", qrels, run],
+        # all_trec: long enough to be interrupted, and answers larger than a
+        # pipe's buffer (a worker blocks sending them until the parent reads)
+        [sys.executable, "-m", "irmetrics", "--workers", "2", "-m", "all_trec", qrels, run],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=ROOT,
     )
     deadline = time.monotonic() + 30
@@ -264,14 +266,16 @@ def test_a_signal_to_the_parent_alone_ends_the_workers(big_files, sig, code):
     # SIGTERM left the workers blocked forever.
     proc, workers = start_cli(*big_files)
     os.kill(proc.pid, sig)  # the parent only, not its process group
+    sent = time.monotonic()
     try:
-        _, err = proc.communicate(timeout=20)
+        _, err = proc.communicate(timeout=30)
     except subprocess.TimeoutExpired:
         proc.kill()
         for w in workers:
             os.kill(w, signal.SIGKILL)
         pytest.fail("the command line did not end after the signal")
     assert proc.returncode == code
+    assert time.monotonic() - sent < 3  # promptly: not after the workers' work
     if sig == signal.SIGINT:
         assert err.decode().splitlines() == ["irmetrics: interrupted"]
     time.sleep(0.2)
