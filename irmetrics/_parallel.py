@@ -2,8 +2,8 @@
 
 A run file grouped by query is cut into byte ranges at query boundaries; each
 range is read and scored by a forked worker process with the same code as
-the single-process route (:class:`~irmetrics.trec.RunStream` and the scorer of
-:mod:`irmetrics.evaluate`), and the per-query values come back to the parent.
+the single-process route (a :class:`~irmetrics.sources.RunSource` and the
+scorer of :mod:`irmetrics.evaluate`), and the per-query values come back to the parent.
 Only plain, uncompressed files on platforms with ``fork`` qualify; anything
 else, and any run whose queries turn out not to be grouped, goes the
 single-process way.  ``multiprocessing`` is imported only when used.
@@ -14,7 +14,8 @@ import os
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from .errors import DuplicateEntryError, IrmetricsError, TrecFormatError
-from .trec import RunNotGrouped, RunStream
+from .sources import open_run
+from .trec import RunNotGrouped
 
 __all__ = [
     "split_at_queries", "score_in_parallel", "parallel_possible", "auto_workers", "WorkerError",
@@ -195,7 +196,9 @@ def _work(
     for other in others:  # the other workers' pipe ends, inherited by the fork
         other.close()
     scorer = make_scorer()
-    stream = RunStream(_Slice(path, start, end), keep_duplicates=True)
+    # the same road as one process: a source (of this slice) and the scorer;
+    # a query split between slices is for the parent to notice
+    source = open_run(_Slice(path, start, end), keep_duplicates=True, regroup=False)
 
     def progress(queries: int, lines: int) -> None:
         counter[0] = queries
@@ -204,12 +207,13 @@ def _work(
             os._exit(1)
 
     try:
-        scorer.add_stream(stream, progress)
+        scorer.consume(source, progress)
         ignored = scorer.ignored_duplicates
         if ignored:  # their line numbers, counted from the start of the file
             before = _lines_before(path, start)
             ignored = [(_shift(e, before), why) for e, why in ignored]
-        conn.send(("ok", scorer.values, list(scorer.seen), scorer.skipped, stream.tag, ignored))
+        conn.send(("ok", scorer.values, list(scorer.seen), list(scorer.skipped), source.name,
+                   ignored))
     except RunNotGrouped:
         conn.send(("not grouped",))
     except TrecFormatError as exc:

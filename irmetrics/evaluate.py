@@ -38,7 +38,7 @@ from ._warn import warn
 from .data import Qrels, Run
 from .errors import DuplicateEntryError, InvalidArgumentError
 from .measures import MIN_GEO_MEAN, Env, Measure, QueryData, parse_measures
-from .trec import RunNotGrouped, RunStream, _read_qrels_keeping_duplicates
+from .sources import RunSource, is_file_source, open_qrels, open_run
 
 if TYPE_CHECKING:
     from .trec import PathOrFile
@@ -135,36 +135,7 @@ class Evaluation:
 
 
 def _as_qrels(qrels: Any) -> Qrels:
-    return _as_qrels_keeping_duplicates(qrels)[0]
-
-
-def _as_qrels_keeping_duplicates(qrels: Any) -> Tuple[Qrels, List[DuplicateEntryError]]:
-    """The qrels, and the repeated documents of a qrels file (see
-    :func:`~irmetrics.trec._read_qrels_keeping_duplicates`)."""
-    if isinstance(qrels, Qrels):
-        return qrels, []
-    if isinstance(qrels, Mapping):
-        return Qrels.from_dict(qrels), []
-    if _is_source(qrels):
-        table, duplicates = _read_qrels_keeping_duplicates(qrels)
-        return Qrels._trusted(table), duplicates
-    raise InvalidArgumentError(
-        f"'qrels' must be a Qrels, a dict of dicts or a TREC file (got {type(qrels).__name__})"
-    )
-
-
-def _is_source(x: Any) -> bool:
-    return isinstance(x, (str, os.PathLike)) or callable(getattr(x, "read", None))
-
-
-def _as_run(run: Any) -> Run:
-    if isinstance(run, Run):
-        return run
-    if isinstance(run, Mapping):
-        return Run.from_dict(run)
-    raise InvalidArgumentError(
-        f"'run' must be a Run, a dict of dicts or a TREC file (got {type(run).__name__})"
-    )
+    return open_qrels(qrels)[0]
 
 
 def _levels(judgments: Mapping[Any, int]) -> Tuple[Dict[int, int], bool]:
@@ -366,42 +337,26 @@ def _evaluate(
         raise InvalidArgumentError(f"'judged_only' must be a bool (got {judged_only!r})")
     # The cyclic collector is off while the tables are built (see _gc).
     with paused_gc():
-        q, qrels_duplicates = _as_qrels_keeping_duplicates(qrels)
+        q, qrels_duplicates = open_qrels(qrels)
         unique = list(dict.fromkeys(parsed))
 
         def new_scorer() -> "_Scorer":
             return _Scorer(q, unique, level, depth, judged_only, float32)
 
         scorer = new_scorer()
-        in_memory = isinstance(run, (Run, Mapping)) or not _is_source(run)
-        processes = 1
-        if not in_memory:
+        source = open_run(run, keep_duplicates=True)
+        got = None
+        if is_file_source(run):
             processes = _parallel.auto_workers(run) if workers is None else workers
-        if in_memory:
-            scorer.add_run(_as_run(run))
-        elif processes > 1 and _parallel.parallel_possible(run):
-            got = _parallel.score_in_parallel(os.fspath(run), new_scorer, processes, progress)
-            if got is None:  # not grouped by query: the whole run in memory
-                scorer.add_stream(RunStream(run, grouped=False, keep_duplicates=True), progress)
-            else:
-                scorer.values, seen, scorer.skipped, scorer.run_name, ignored = got
-                scorer.seen = dict.fromkeys(seen)
-                scorer.ignored_duplicates = ignored
+            if processes > 1 and _parallel.parallel_possible(run):
+                got = _parallel.score_in_parallel(os.fspath(run), new_scorer, processes, progress)
+        if got is None:  # one process (or a run not grouped by query)
+            scorer.consume(source, progress)
         else:
-            stream = RunStream(run, keep_duplicates=True)
-            try:
-                scorer.add_stream(stream, progress)
-            except RunNotGrouped:
-                # The documented slower route: the whole run in memory,
-                # read again from a copy where the input cannot be re-read.
-                scorer = new_scorer()
-                again = stream.regrouped()
-                try:
-                    scorer.add_stream(again, progress)
-                finally:
-                    again.close()
-            finally:
-                stream.close()
+            scorer.values, seen, skipped_, scorer.run_name, ignored = got
+            scorer.seen = dict.fromkeys(seen)
+            scorer.skipped = dict.fromkeys(skipped_)
+            scorer.ignored_duplicates = ignored
 
         for error, why in scorer.ignored_duplicates:
             warn(f"{error}; trec_eval does not look at it, and neither does irmetrics: {why}")
@@ -478,7 +433,7 @@ class _Scorer:
         self.run_name = ""
         self.values: Dict[str, List[Value]] = {}
         self.seen: Dict[str, None] = {}
-        self.skipped: List[str] = []
+        self.skipped: Dict[str, None] = {}  # (a dict: ordered, and a query counts once)
         # duplicates trec_eval never looks at (below the depth cut, or in a
         # query without judgments): (error, why it is harmless), warned about
         self.ignored_duplicates: List[Tuple[DuplicateEntryError, str]] = []
@@ -489,29 +444,10 @@ class _Scorer:
         judged = self.qrels.get(qid)
         if judged is None:
             self.seen[qid] = None
-            self.skipped.append(qid)
+            self.skipped[qid] = None
             return
         self._score(qid, query_data(judged, ranking, depth=self.depth,
                                     judged_only=self.judged_only))
-
-    def add_run(self, run: Run) -> None:
-        """Score every query of an in-memory run, as :meth:`add_stream` does a stream's."""
-        self.run_name = run.name
-        judgments_of = self.qrels._data.get
-        for qid in sorted(run):
-            judged = judgments_of(qid)
-            if judged is None:
-                self.seen[qid] = None
-                self.skipped.append(qid)
-                continue
-            docs = run._data[qid]
-            scores = list(docs.values())
-            if self.float32:
-                scores = _as_float32(scores)
-            self._score(qid, query_data_from_scores(
-                judged, list(docs), scores, depth=self.depth, judged_only=self.judged_only,
-                members=docs,
-            ))
 
     def _score(self, qid: str, data: QueryData) -> None:
         self.seen[qid] = None
@@ -520,39 +456,49 @@ class _Scorer:
             env = self._env = Env(self.level, self.max_label, self.run_name)
         self.values[qid] = [f(data, m, env) for f, m in self._computes]
 
-    def add_stream(
-        self, stream: RunStream, progress: Optional[Callable[[int, int], None]]
+    def consume(
+        self, source: RunSource, progress: Optional[Callable[[int, int], None]] = None
     ) -> None:
+        """Score every query of *source*, one group at a time (the one road)."""
         judgments_of = self.qrels._data.get  # the plain dict under the read-only views
         depth, judged_only = self.depth, self.judged_only
+        encoded = source.encoded
         done = 0
+        restarted = False
         members: Optional[Container[Any]]
-        for qid, docids, scores in stream:
-            self.run_name = stream.tag or ""
-            judged = judgments_of(qid)
+        for qid, docids, scores in source:
+            if source.restarted and not restarted:  # the run again, regrouped
+                restarted = True
+                self.values.clear()
+                self.seen.clear()
+                self.skipped.clear()
+                self.ignored_duplicates.clear()
+                done = 0
+            judged: Optional[Mapping[Any, int]] = judgments_of(qid)
             if judged is None:
                 self.seen[qid] = None
-                self.skipped.append(qid)
+                self.skipped[qid] = None
                 self.ignored_duplicates.extend(
-                    (d, "its query has no judgments") for d in stream.duplicates
+                    (d, "its query has no judgments") for d in source.duplicates
                 )
                 continue
             if self.float32:
                 scores = _as_float32(scores)
-            members = stream.members
-            if stream.duplicates:
-                docids, scores = self._cut_duplicates(docids, scores, stream.duplicates)
+            members = source.members
+            if source.duplicates:
+                docids, scores = self._cut_duplicates(docids, scores, source.duplicates)
                 members = None
-            encoded = {d.encode("utf-8"): v for d, v in judged.items()}
+            if encoded:
+                judged = {d.encode("utf-8"): v for d, v in judged.items()}
+            self.run_name = source.name
             self._score(qid, query_data_from_scores(
-                encoded, docids, scores, depth=depth, judged_only=judged_only,
+                judged, docids, scores, depth=depth, judged_only=judged_only,
                 members=members,
             ))
             done += 1
             if progress is not None:
-                progress(done, stream.lines)
-        self.run_name = stream.tag or ""
-
+                progress(done, source.lines)
+        self.run_name = source.name
 
     def _cut_duplicates(
         self, docids: List[bytes], scores: List[float], found: List[DuplicateEntryError]
