@@ -31,7 +31,7 @@ from typing import (
     Union,
 )
 
-from . import _parallel
+from . import _parallel, frames
 from ._checks import check_int
 from ._gc import paused_gc
 from .data import Qrels, Run
@@ -127,10 +127,32 @@ class Evaluation:
         }
 
     def __repr__(self) -> str:
+        items = list(self._aggregate.items())
         shown = ", ".join(f"{k}={v:.4f}" if isinstance(v, float) else f"{k}={v}"
-                          for k, v in list(self._aggregate.items())[:4])
-        more = ", ..." if len(self._aggregate) > 4 else ""
+                          for k, v in items[:_REPR_MEASURES])
+        hidden = len(items) - _REPR_MEASURES
+        more = f", ... and {hidden} more measure{'s' if hidden > 1 else ''}" if hidden > 0 else ""
         return f"Evaluation({len(self._rows)} queries: {shown}{more})"
+
+    # === DataFrames and notebooks (bodies in irmetrics.frames) ===
+
+    def to_dataframe(self, *, backend: str = "pandas", aggregate: bool = False) -> Any:
+        """The per-query values as a DataFrame: a ``query_id`` column, one column per measure.
+
+        *backend*: ``"pandas"`` or ``"polars"`` (``pip install irmetrics[pandas]``
+        or ``[polars]``).  ``aggregate=True``: the aggregate instead, one row
+        whose ``query_id`` is ``"all"``.  See
+        :func:`irmetrics.frames.evaluation_frame`.
+        """
+        return frames.evaluation_frame(self, backend=backend, aggregate=aggregate)
+
+    def _repr_html_(self) -> str:
+        """What Jupyter shows: the aggregate values to four places, and the number of queries."""
+        return frames.evaluation_html(self)
+
+
+#: How many measures ``repr(Evaluation)`` shows before saying how many more there are.
+_REPR_MEASURES = 8
 
 
 def _as_qrels(qrels: Any) -> Qrels:
@@ -138,6 +160,8 @@ def _as_qrels(qrels: Any) -> Qrels:
         return qrels
     if isinstance(qrels, Mapping):
         return Qrels.from_dict(qrels)
+    if frames.is_frame(qrels):
+        return Qrels.from_dataframe(qrels)
     if _is_source(qrels):
         return Qrels.from_trec(qrels)
     raise InvalidArgumentError(
@@ -154,6 +178,8 @@ def _as_run(run: Any) -> Run:
         return run
     if isinstance(run, Mapping):
         return Run.from_dict(run)
+    if frames.is_frame(run):
+        return Run.from_dataframe(run)
     raise InvalidArgumentError(
         f"'run' must be a Run, a dict of dicts or a TREC file (got {type(run).__name__})"
     )
