@@ -293,8 +293,9 @@ def evaluate(
 
     qrels, run:
         :class:`~irmetrics.Qrels` and :class:`~irmetrics.Run` objects,
-        dicts of dicts (pytrec_eval's form), or TREC files (paths or open
-        files, gzip or not).  A run file is evaluated while it is read, one
+        dicts of dicts (pytrec_eval's form), DataFrames (pandas, polars,
+        pyarrow; columns by name, see :mod:`irmetrics.frames`), or TREC
+        files (paths or open files, gzip or not).  A run file is evaluated while it is read, one
         query at a time, in constant memory; a run whose queries are not
         grouped (a query's lines interrupted by another query's) is read
         whole into memory instead, with the same result.

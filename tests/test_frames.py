@@ -450,15 +450,43 @@ def test_importing_frames_and_plot_imports_nothing_outside_the_standard_library(
         from irmetrics import Qrels, Run, evaluate, frames
         frames.is_frame({}); frames.is_frame([("q", "d", 1)])
         Qrels({"q": {"d": 1}}); Run.from_records([("q", "d", 1.0)])
-        evaluate(%r, %r, ["map", "nDCG@10"])._repr_html_()
+        evaluate(sys.argv[1], sys.argv[2], ["map", "nDCG@10"])._repr_html_()
         heavy = {"pandas", "polars", "pyarrow", "matplotlib", "numpy", "scipy"}
         new = {m.split(".")[0] for m in set(sys.modules) - before}
         stdlib = getattr(sys, "stdlib_module_names", None)
         bad = sorted(new & heavy) if stdlib is None else sorted(
             m for m in new if m not in stdlib and m != "irmetrics")
         print(bad)
-    """ % (QRELS, BM25))
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    """)
+    proc = subprocess.run([sys.executable, "-c", code, QRELS, BM25], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"
 
+
+
+# === The guide's examples that are not code ===================================
+
+
+def guide():
+    return (ROOT / "docs" / "guides" / "notebooks.md").read_text(encoding="utf-8")
+
+
+def test_guide_error_messages_are_the_real_ones(pd):
+    shown = re.findall(r"<!-- example: frame errors -->\n```text\n(.*?)```", guide(), re.S)
+    assert len(shown) == 2
+    lines = "".join(shown).splitlines()
+    got = []
+    for make in (lambda: Run(pd.DataFrame({"qid": ["1"], "docno": ["a"], "sim": [0.5]})),
+                 lambda: Run(pd.DataFrame({"qid": ["1", "1", "2", "1"], "docno": ["a", "b", "a", "a"],
+                                           "score": [1.0, 2.0, 3.0, 4.0]})),
+                 lambda: Qrels(pd.DataFrame({"qid": ["1", "1"], "docno": ["a", "b"], "label": [1.0, 0.5]}))):
+        with pytest.raises(ValueError) as info:
+            make()
+        got.append(str(info.value))
+    assert lines == got
+
+
+def test_guide_html_table_is_what_jupyter_shows():
+    m = re.search(r'<!-- example: evaluation html -->\n<div class="notebook-output">\n(.*?)\n</div>', guide(), re.S)
+    assert m, "docs/guides/notebooks.md has no evaluation html block"
+    assert evaluate(QRELS, BM25, ["map", "P@5", "nDCG@10"])._repr_html_() == m.group(1)
