@@ -57,7 +57,6 @@ rows are still right, only slower.
 from __future__ import annotations
 
 import html
-import importlib
 import math
 from itertools import groupby
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Tuple, TypeVar
@@ -93,7 +92,6 @@ SCORE_COLUMNS = ("score",)
 BACKENDS = ("pandas", "polars")
 
 _LIBRARIES = ("pandas", "polars", "pyarrow")
-_EXTRAS = {"pandas": "pandas", "polars": "polars", "pyarrow": "pandas"}
 
 V = TypeVar("V", int, float)
 
@@ -348,14 +346,11 @@ def run_table(
 # === Frames out ===
 
 
-def _import(name: str, extra: str, purpose: str) -> Any:
-    try:
-        return importlib.import_module(name)
-    except ImportError:
-        raise ImportError(
-            f"{purpose} needs {name}, which is not installed: pip install irmetrics[{extra}]",
-            name=name,
-        ) from None
+def _missing(name: str, purpose: str) -> ImportError:
+    return ImportError(
+        f"{purpose} needs {name}, which is not installed: pip install irmetrics[{name}]",
+        name=name,
+    )
 
 
 def _check_backend(backend: Any) -> str:
@@ -369,12 +364,18 @@ def _check_backend(backend: Any) -> str:
 def _build(columns: Dict[str, List[Any]], kinds: Dict[str, str], backend: str, purpose: str) -> Any:
     """A frame of *backend* from {name: values}; kinds: 'str', 'int', 'float' or 'bool'."""
     if backend == "polars":
-        pl = _import("polars", "polars", purpose)
+        try:
+            import polars as pl  # type: ignore[import-not-found, unused-ignore]
+        except ImportError:
+            raise _missing("polars", purpose) from None
         types = {"str": pl.String, "int": pl.Int64, "float": pl.Float64, "bool": pl.Boolean}
         return pl.DataFrame(
             [pl.Series(name, values, dtype=types[kinds[name]]) for name, values in columns.items()]
         )
-    pd = _import("pandas", "pandas", purpose)
+    try:
+        import pandas as pd  # type: ignore[import-untyped, import-not-found, unused-ignore]
+    except ImportError:
+        raise _missing("pandas", purpose) from None
     series = {}
     for name, values in columns.items():
         kind = kinds[name]

@@ -51,7 +51,7 @@ TIE_COLOR = "#7f7f7f"
 
 def _pyplot() -> Any:
     try:
-        import matplotlib.pyplot as plt
+        import matplotlib.pyplot as plt  # type: ignore[import-not-found, unused-ignore]
     except ImportError:
         raise ImportError(
             "irmetrics.plot needs matplotlib, which is not installed: "
@@ -123,7 +123,7 @@ def differences(
     deltas = [d for d, _ in pairs]
     colors = [WIN_COLOR if d > 0 else LOSS_COLOR if d < 0 else TIE_COLOR for d in deltas]
     ax = _axes(ax)
-    from matplotlib.patches import Patch
+    from matplotlib.patches import Patch  # type: ignore[import-not-found, unused-ignore]
 
     positions = list(range(len(pairs)))
     ax.bar(positions, deltas, color=colors, width=0.8)
