@@ -12,6 +12,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from oracles import require
 
 import irmetrics
@@ -490,3 +492,38 @@ def test_guide_html_table_is_what_jupyter_shows():
     m = re.search(r'<!-- example: evaluation html -->\n<div class="notebook-output">\n(.*?)\n</div>', guide(), re.S)
     assert m, "docs/guides/notebooks.md has no evaluation html block"
     assert evaluate(QRELS, BM25, ["map", "P@5", "nDCG@10"])._repr_html_() == m.group(1)
+
+
+# === Property: a frame is read as its rows are, as records =====================
+
+ID = st.one_of(st.sampled_from(["q1", "q2", "007", "7", " x"]), st.integers(0, 9))
+ROWS = st.lists(st.tuples(st.sampled_from(["1", "2", "3"]), st.sampled_from(["a", "b", "c", "d"]),
+                          st.integers(-1, 3)), max_size=12)
+
+
+def outcome(build):
+    try:
+        return ("ok", build())
+    except DuplicateEntryError as exc:
+        return ("duplicate", exc.first_line, exc.line, exc.qid, exc.docid)
+
+
+@given(rows=ROWS)
+def test_frame_equals_records_or_fails_on_the_same_rows(rows):
+    pd = require("pandas")
+    df = pd.DataFrame(rows, columns=["query_id", "doc_id", "relevance"])
+    if not rows:
+        df = df.astype({"query_id": str, "doc_id": str, "relevance": int})
+    by_frame = outcome(lambda: Qrels(df))
+    by_records = outcome(lambda: Qrels.from_records(rows))
+    assert by_frame == by_records
+
+
+@given(rows=st.lists(st.tuples(ID, ID, st.floats(allow_nan=False)), max_size=10))
+def test_polars_run_equals_records_or_fails_on_the_same_rows(rows):
+    pl = require("polars")
+    # polars wants one type per column: the ids as str, as a TREC file gives them
+    rows = [(str(q), str(d), s) for q, d, s in rows]
+    frame = pl.DataFrame(rows, schema=[("query_id", pl.String), ("doc_id", pl.String), ("score", pl.Float64)],
+                         orient="row")
+    assert outcome(lambda: Run(frame)) == outcome(lambda: Run.from_records(rows))

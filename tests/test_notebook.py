@@ -42,6 +42,7 @@ def test_notebook_runs_in_a_jupyter_kernel(tmp_path, monkeypatch):
     spec_dir = tmp_path / "kernels" / "python3"
     write_kernel_spec(path=str(spec_dir))
     monkeypatch.setenv("JUPYTER_PATH", str(tmp_path))
+    monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "ipython"))   # no profile of the machine
     monkeypatch.setenv("MPLBACKEND", "module://matplotlib_inline.backend_inline")
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
         [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
