@@ -203,6 +203,7 @@ def precision_recall(results: Any, *, ax: Any = None) -> Any:
         ax.plot(RECALL_LEVELS, values, marker="o", label=name)
     ax.set_xlabel("recall")
     ax.set_ylabel("interpolated precision")
+    ax.set_title("11-point interpolated precision-recall")
     ax.set_xlim(0.0, 1.0)
     ax.set_ylim(0.0, 1.05)
     ax.grid(True, alpha=0.3)
