@@ -248,6 +248,31 @@ class Comparison:
             f"queries={len(self.queries)})"
         )
 
+    # === DataFrames and plots (bodies in irmetrics.frames and irmetrics.plot) ===
+
+    def to_dataframe(self, *, backend: str = "pandas") -> Any:
+        """:attr:`rows` as a DataFrame, one row per measure and run (columns :data:`ROW_KEYS`).
+
+        *backend*: ``"pandas"`` or ``"polars"``.  See
+        :func:`irmetrics.frames.comparison_frame`.
+        """
+        from . import frames
+
+        return frames.comparison_frame(self, backend=backend)
+
+    def plot(
+        self, measure: Optional[str] = None, *, run: Optional[str] = None, ax: Any = None
+    ) -> Any:
+        """Per-query differences of *run* from the baseline, as sorted bars (matplotlib).
+
+        *measure* defaults to the first measure, *run* to the first run that
+        is not the baseline.  Returns the matplotlib Axes.  See
+        :func:`irmetrics.plot.differences`.
+        """
+        from . import plot
+
+        return plot.differences(self, measure, run=run, ax=ax)
+
 
 def _fmt_p(p: Optional[float]) -> str:
     if p is None:

@@ -15,7 +15,8 @@ the caller's data is never shared or mutated.
 Catalogue
 ---------
 Constructing: ``Qrels(mapping)`` / :meth:`Qrels.from_dict`,
-:meth:`Qrels.from_records`, :meth:`Qrels.from_trec`; the same for
+:meth:`Qrels.from_records`, :meth:`Qrels.from_dataframe`,
+:meth:`Qrels.from_trec`; the same for
 :class:`Run`, plus :meth:`Run.from_ranked_list`.
 
 Using: the mapping protocol, ``n_entries``, :meth:`Run.ranking`,
@@ -65,7 +66,7 @@ DEFAULT_RUN_NAME = "irmetrics"
 
 _RECORDS = "<records>"
 _QID_KEYS = ("query_id", "qid")
-_DOCID_KEYS = ("doc_id", "docid", "docno")
+_DOCID_KEYS = ("doc_id", "docno", "docid")  # docno first: PyTerrier's docid is an internal number
 _REL_KEYS = ("relevance", "rel", "label")
 _SCORE_KEYS = ("score",)
 
@@ -263,6 +264,17 @@ def _from_records(
     return out
 
 
+def _frames() -> Any:
+    # irmetrics.frames imports this module: fetched when a frame is given.
+    from . import frames
+
+    return frames
+
+
+def _is_frame(data: Any) -> bool:
+    return not isinstance(data, Mapping) and _frames().is_frame(data)
+
+
 def _check_name(name: Any) -> str:
     if not isinstance(name, str) or name.split() != [name]:
         raise InvalidArgumentError(
@@ -347,6 +359,9 @@ class Qrels(_Table[int]):
     __slots__ = ()
 
     def __init__(self, qrels: Mapping[Any, Mapping[Any, Any]]) -> None:
+        if _is_frame(qrels):
+            self._set(_frames().qrels_table(qrels))
+            return
         self._set(_from_dict(qrels, "qrels", _as_relevance))
 
     @classmethod
@@ -388,7 +403,23 @@ class Qrels(_Table[int]):
         irmetrics.errors.DuplicateEntryError: <records>, line 2: document 'd1' appears twice
         for query 'q1' (lines 1 and 2)
         """
+        if _is_frame(records):
+            return cls.from_dataframe(records)
         return cls._trusted(_from_records(records, "qrels", _REL_KEYS, "relevance", _as_relevance))
+
+    @classmethod
+    def from_dataframe(cls, frame: Any, *, columns: Optional[Mapping[str, Any]] = None) -> Qrels:
+        """Build from a pandas or polars DataFrame or a pyarrow Table.
+
+        Columns are found by name, in any order: ``query_id``/``qid``,
+        ``doc_id``/``docno``/``docid`` and ``relevance``/``label``/``rel``;
+        others are ignored.  *columns* names them otherwise, by role:
+        ``{"query_id": ..., "doc_id": ..., "relevance": ...}`` (any subset).
+        An integer id column becomes decimal strings; a string column is kept
+        as it is.  ``Qrels(frame)`` and ``Qrels.from_records(frame)`` do the
+        same with the usual names.  See :mod:`irmetrics.frames`.
+        """
+        return cls._trusted(_frames().qrels_table(frame, columns=columns))
 
     @classmethod
     def from_trec(cls, source: PathOrFile) -> Qrels:
@@ -443,6 +474,9 @@ class Run(_Table[float]):
         self, run: Mapping[Any, Mapping[Any, Any]], *, name: str = DEFAULT_RUN_NAME
     ) -> None:
         self._name = _check_name(name)
+        if _is_frame(run):
+            self._set(_frames().run_table(run))
+            return
         self._set(_from_dict(run, "run", _as_score))
 
     @classmethod
@@ -486,7 +520,30 @@ class Run(_Table[float]):
         Run(1 query, 2 documents, name='irmetrics')
         """
         name = _check_name(name)
+        if _is_frame(records):
+            return cls._trusted(_frames().run_table(records), name)
         return cls._trusted(_from_records(records, "run", _SCORE_KEYS, "score", _as_score), name)
+
+    @classmethod
+    def from_dataframe(
+        cls,
+        frame: Any,
+        *,
+        name: str = DEFAULT_RUN_NAME,
+        columns: Optional[Mapping[str, Any]] = None,
+    ) -> Run:
+        """Build from a pandas or polars DataFrame or a pyarrow Table.
+
+        Columns are found by name, in any order: ``query_id``/``qid``,
+        ``doc_id``/``docno``/``docid`` and ``score``; others (``rank``,
+        ``Q0``, ``iteration``, ...) are ignored, as trec_eval ignores the rank
+        column.  *columns* names them otherwise, by role:
+        ``{"query_id": ..., "doc_id": ..., "score": ...}`` (any subset).
+        ``Run(frame, name=...)`` and ``Run.from_records(frame, name=...)`` do
+        the same with the usual names.  See :mod:`irmetrics.frames`.
+        """
+        name = _check_name(name)
+        return cls._trusted(_frames().run_table(frame, columns=columns), name)
 
     @classmethod
     def from_trec(cls, source: PathOrFile, *, name: Optional[str] = None) -> Run:

@@ -31,7 +31,7 @@ from typing import (
     Union,
 )
 
-from . import _parallel
+from . import _parallel, frames
 from ._checks import check_int
 from ._gc import paused_gc
 from ._warn import warn
@@ -128,10 +128,32 @@ class Evaluation:
         }
 
     def __repr__(self) -> str:
+        items = list(self._aggregate.items())
         shown = ", ".join(f"{k}={v:.4f}" if isinstance(v, float) else f"{k}={v}"
-                          for k, v in list(self._aggregate.items())[:4])
-        more = ", ..." if len(self._aggregate) > 4 else ""
+                          for k, v in items[:_REPR_MEASURES])
+        hidden = len(items) - _REPR_MEASURES
+        more = f", ... and {hidden} more measure{'s' if hidden > 1 else ''}" if hidden > 0 else ""
         return f"Evaluation({len(self._rows)} queries: {shown}{more})"
+
+    # === DataFrames and notebooks (bodies in irmetrics.frames) ===
+
+    def to_dataframe(self, *, backend: str = "pandas", aggregate: bool = False) -> Any:
+        """The per-query values as a DataFrame: a ``query_id`` column, one column per measure.
+
+        *backend*: ``"pandas"`` or ``"polars"`` (``pip install irmetrics[pandas]``
+        or ``[polars]``).  ``aggregate=True``: the aggregate instead, one row
+        whose ``query_id`` is ``"all"``.  See
+        :func:`irmetrics.frames.evaluation_frame`.
+        """
+        return frames.evaluation_frame(self, backend=backend, aggregate=aggregate)
+
+    def _repr_html_(self) -> str:
+        """What Jupyter shows: the aggregate values to four places, and the number of queries."""
+        return frames.evaluation_html(self)
+
+
+#: How many measures ``repr(Evaluation)`` shows before saying how many more there are.
+_REPR_MEASURES = 8
 
 
 def _as_qrels(qrels: Any) -> Qrels:
@@ -247,8 +269,9 @@ def evaluate(
 
     qrels, run:
         :class:`~irmetrics.Qrels` and :class:`~irmetrics.Run` objects,
-        dicts of dicts (pytrec_eval's form), or TREC files (paths or open
-        files, gzip or not).  A run file is evaluated while it is read, one
+        dicts of dicts (pytrec_eval's form), DataFrames (pandas, polars,
+        pyarrow; columns by name, see :mod:`irmetrics.frames`), or TREC
+        files (paths or open files, gzip or not).  A run file is evaluated while it is read, one
         query at a time, in constant memory; a run whose queries are not
         grouped (a query's lines interrupted by another query's) is read
         whole into memory instead, with the same result.

@@ -2,11 +2,12 @@
 
 The first stage of the road from input to number (see docs/architecture.md):
 
-* :func:`open_qrels` turns a :class:`~irmetrics.Qrels`, a dict of dicts or a
-  qrels file into a ``Qrels`` (and the repeated judgments of a file, which
+* :func:`open_qrels` turns a :class:`~irmetrics.Qrels`, a dict of dicts, a
+  DataFrame or a qrels file into a ``Qrels`` (and the repeated judgments of a file, which
   the evaluation raises or warns about as trec_eval would);
 * :func:`open_run` turns a :class:`~irmetrics.Run`, a dict of dicts, records,
-  or a run file (a path, ``-``'s standard input, a gzip file, an open file
+  a DataFrame (pandas, polars, pyarrow; see :mod:`irmetrics.frames`), or a
+  run file (a path, ``-``'s standard input, a gzip file, an open file
   object, a pipe) into a :class:`RunSource`: an iterable of groups
   ``(qid, docids, scores)``, one per query, in constant memory for files.
 
@@ -20,6 +21,7 @@ input error is raised here, naming the file and line.
 import os
 from typing import Any, Container, Iterator, List, Mapping, Optional, Tuple
 
+from . import frames
 from .data import Qrels, Run
 from .errors import DuplicateEntryError, InvalidArgumentError
 from .trec import RunNotGrouped, RunStream, _read_qrels_keeping_duplicates
@@ -42,6 +44,8 @@ def open_qrels(qrels: Any) -> Tuple[Qrels, List[DuplicateEntryError]]:
         return qrels, []
     if isinstance(qrels, Mapping):
         return Qrels.from_dict(qrels), []
+    if frames.is_frame(qrels):
+        return Qrels.from_dataframe(qrels), []
     if is_file_source(qrels):
         table, duplicates = _read_qrels_keeping_duplicates(qrels)
         return Qrels._trusted(table), duplicates
@@ -56,6 +60,8 @@ def as_run(run: Any) -> Run:
         return run
     if isinstance(run, Mapping):
         return Run.from_dict(run)
+    if frames.is_frame(run):
+        return Run.from_dataframe(run)
     if not isinstance(run, (str, bytes)) and hasattr(run, "__iter__"):
         return Run.from_records(run)
     raise InvalidArgumentError(

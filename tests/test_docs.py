@@ -162,7 +162,8 @@ NEEDS = re.compile(r"^<!--\s*needs:\s*([\w.]+(?:\s*,\s*[\w.]+)*)\s*-->$")
 # Packages that the `test` and `docs` extras install, hence present on CI: a
 # block that needs one of them must run there.
 ON_CI_FROM_EXTRAS = {"pandas": "pandas", "numpy": "numpy", "scipy": "scipy",
-                     "pytrec_eval": "pytrec-eval-terrier"}
+                     "pytrec_eval": "pytrec-eval-terrier", "polars": "polars",
+                     "matplotlib": "matplotlib"}
 
 
 class PythonBlock(NamedTuple):
