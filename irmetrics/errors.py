@@ -5,12 +5,17 @@ Every error is a subclass of :class:`IrmetricsError`, which is a
 do not care which kind of bad input they gave.
 """
 
-from typing import Any, Optional, Sequence, Tuple
+import os
+import sys
+import warnings
+from types import FrameType
+from typing import Any, Optional, Sequence, Tuple, Type
 
 __all__ = [
     "IrmetricsError",
     "InvalidArgumentError",
     "InvalidLabelError",
+    "UnorderedRankingError",
     "UnknownMeasureError",
     "TrecFormatError",
     "DuplicateEntryError",
@@ -39,6 +44,17 @@ class InvalidLabelError(InvalidArgumentError):
 
     def __reduce__(self) -> Tuple[Any, ...]:  # picklable, e.g. across processes
         return (type(self), (str(self), self.position))
+
+
+class UnorderedRankingError(InvalidArgumentError, TypeError):
+    """A ranking given as something without a rank order: a set, a dict (or
+    other mapping, a dict view, a Counter) or a DataFrame.
+
+    Iterating a set gives hash order and iterating a dict or a DataFrame gives
+    its keys, so the value computed would silently be that of another ranking.
+    Both a :class:`TypeError` and an :class:`InvalidArgumentError` (a
+    :class:`ValueError`), so either ``except`` clause catches it.
+    """
 
 
 class UnknownMeasureError(IrmetricsError):

@@ -492,3 +492,39 @@ def test_weighted_tau_errors() -> None:
         weighted_tau([1, 2], [1, 2], rank=[0.5, 1])  # type: ignore[list-item]
     with pytest.raises(InvalidArgumentError, match=r"'rank' must be True, False, None"):
         weighted_tau([1, 2], [1, 2], rank="01")  # type: ignore[arg-type]
+
+
+# === Rankings are ordered; bools are no RC labels (issue 18, finding 9) ======
+
+
+def test_kendall_tau_weighted_refuses_bools_as_its_docs_say():
+    # It used to return 1.0 for [True, False]; docs/correlation.md says bools raise.
+    with pytest.raises(InvalidLabelError, match=r"^labels\[0\] \(rank 1\) must be a number or "
+                       r"None, not a bool \(got True\)"):
+        kendall_tau_weighted([True, False])
+    with pytest.raises(InvalidLabelError, match=r"labels\[1\] \(rank 2\) .*not a bool"):
+        kendall_tau_weighted([1, False], weights="dcg")
+
+
+def test_kendall_tau_weighted_refuses_sets_and_dicts():
+    from irmetrics.errors import UnorderedRankingError
+
+    for given in ({2, 0, 1}, frozenset({2, 0, 1}), {0: 2, 1: 0}, {"a": 1}.values()):
+        with pytest.raises(UnorderedRankingError, match=r"^'labels' must be a sequence of "
+                           r"relevance labels in rank order") as info:
+            kendall_tau_weighted(given)
+        assert isinstance(info.value, TypeError)
+
+
+def test_weighted_tau_refuses_unordered_scores_and_ranks():
+    from irmetrics.errors import UnorderedRankingError
+
+    with pytest.raises(UnorderedRankingError, match=r"^'x' must be a sequence of scores, one per "
+                       r"element \(a list or tuple\), not a set"):
+        weighted_tau({1, 2, 3}, [1, 2, 3])
+    with pytest.raises(UnorderedRankingError, match=r"^'y' must be .* not a dict "):
+        weighted_tau([1, 2, 3], {0: 1, 1: 2, 2: 3})
+    with pytest.raises(UnorderedRankingError, match=r"^'rank' must be a sequence of ranks"):
+        weighted_tau([1, 2, 3], [1, 2, 3], rank=frozenset({0, 1, 2}))
+    # Generators keep working: x and y agree, tau = 1.
+    assert weighted_tau((v for v in [1, 2, 3]), iter([10, 20, 30])) == 1.0
