@@ -13,6 +13,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 from . import stats
 from .errors import InvalidArgumentError, UndefinedStatisticError
 from .evaluate import Evaluation, _as_qrels, evaluate
+from .measures import measure_names as _measure_list
 from .measures import parse_measures
 
 __all__ = ["compare", "Comparison", "TESTS"]
@@ -373,11 +374,7 @@ def compare(
             f"baseline {baseline!r} is not one of the runs ({', '.join(map(repr, names))})"
         )
     ordered = [baseline] + [n for n in names if n != baseline]
-    measure_names = [measures] if isinstance(measures, str) else list(measures)
-    if not measure_names:
-        raise InvalidArgumentError("'measures' must name at least one measure")
-    measure_names = list(dict.fromkeys(m.strip() if isinstance(m, str) else m
-                                       for m in measure_names))
+    measure_names = list(dict.fromkeys(m.strip() for m in _measure_list(measures)))
 
     tables: Dict[str, Table] = {}
     if qrels is None:

@@ -124,5 +124,26 @@ class UndefinedStatisticError(InvalidArgumentError):
 
 
 class IrmetricsWarning(UserWarning):
-    """Something was left out of an evaluation (for example, run queries
-    without judgments); the result is still correct for what was evaluated."""
+    """Base class of every warning irmetrics emits: something was left out of
+    an evaluation (for example, run queries without judgments); the result is
+    still correct for what was evaluated.
+
+    Filter them all with ``warnings.simplefilter("ignore", IrmetricsWarning)``
+    (or ``"error"`` to make them fail a test run).
+    """
+
+
+def _warn(message: str, category: Type[IrmetricsWarning] = IrmetricsWarning) -> None:
+    """Emit *message* as a warning attributed to the caller's line.
+
+    The line shown is the first frame outside the irmetrics package, whichever
+    public entry point (evaluate(), compare(), ...) and however many internal
+    calls led here: a fixed ``stacklevel`` is right for one call path only.
+    """
+    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    level = 2  # warnings.warn's count: 1 is this function, 2 its caller
+    frame: Optional[FrameType] = sys._getframe(1)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame = frame.f_back
+        level += 1
+    warnings.warn(message, category, stacklevel=level)

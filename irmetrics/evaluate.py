@@ -10,7 +10,6 @@ the aggregate is the mean over the queries evaluated (counts are summed,
 
 import math
 import os
-import warnings
 from bisect import bisect_left as _bisect_left
 from bisect import bisect_right as _bisect_right
 from itertools import compress as _compress
@@ -35,8 +34,8 @@ from . import _parallel
 from ._checks import check_int
 from ._gc import paused_gc
 from .data import Qrels, Run
-from .errors import InvalidArgumentError, IrmetricsWarning
-from .measures import MIN_GEO_MEAN, Env, Measure, QueryData, parse_measures
+from .errors import InvalidArgumentError, IrmetricsWarning, _warn
+from .measures import MIN_GEO_MEAN, Env, Measure, QueryData, measure_names, parse_measures
 from .trec import RunNotGrouped, RunStream
 
 if TYPE_CHECKING:
@@ -305,7 +304,7 @@ def evaluate(
     >>> round(result.aggregate["map"], 4)   # (1/1) / 2 relevant
     0.5
     """
-    names = [measures] if isinstance(measures, str) else list(measures)
+    names = measure_names(measures)
     parsed = parse_measures(names)
     for name, m in zip(names, parsed):
         if m.family.text:
@@ -316,7 +315,7 @@ def evaluate(
     return _evaluate(
         qrels, run, [n.strip() for n in names], parsed,
         relevance_level=relevance_level, complete=complete, depth=depth,
-        judged_only=judged_only, stacklevel=4, workers=workers,
+        judged_only=judged_only, workers=workers,
     )
 
 
@@ -330,7 +329,6 @@ def _evaluate(
     complete: bool,
     depth: Optional[int],
     judged_only: bool,
-    stacklevel: int = 2,
     progress: Optional[Callable[[int, int], None]] = None,
     workers: Optional[int] = None,
 ) -> Evaluation:
@@ -378,11 +376,10 @@ def _evaluate(
         missing = tuple(sorted(qid for qid in q if qid not in scorer.seen))
         if skipped:
             shown = ", ".join(repr(s) for s in skipped[:5]) + (", ..." if len(skipped) > 5 else "")
-            warnings.warn(
+            _warn(
                 f"{len(skipped)} run quer{'y has' if len(skipped) == 1 else 'ies have'} no "
                 f"judgments and {'was' if len(skipped) == 1 else 'were'} skipped: {shown}",
                 IrmetricsWarning,
-                stacklevel=stacklevel,
             )
         if complete:
             for qid in missing:

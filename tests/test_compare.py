@@ -384,3 +384,86 @@ def test_comparing_imports_only_the_standard_library():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+# === Warnings point at the caller's line (issue 18, finding 11) ==============
+
+import warnings  # noqa: E402
+
+from irmetrics import IrmetricsWarning  # noqa: E402
+
+_EXTRA_QUERY_QRELS = {"q1": {"d1": 1}, "q2": {"d2": 1}}
+_EXTRA_QUERY_RUN = {"q1": {"d1": 1.0}, "q2": {"d2": 1.0}, "q9": {"d1": 1.0}}  # q9 is unjudged
+
+
+def test_evaluate_warning_points_at_the_callers_line():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        line = sys._getframe().f_lineno + 1
+        evaluate(_EXTRA_QUERY_QRELS, _EXTRA_QUERY_RUN, "map")
+    [w] = caught
+    assert issubclass(w.category, IrmetricsWarning)
+    assert str(w.message) == "1 run query has no judgments and was skipped: 'q9'"
+    # stacklevel=4 used to name the frame above the caller (sys:1 at top level).
+    assert (w.filename, w.lineno) == (__file__, line)
+
+
+def test_evaluate_warning_from_a_top_level_call_names_the_script(tmp_path):
+    script = tmp_path / "top.py"
+    script.write_text(
+        "import irmetrics\n"
+        f"irmetrics.evaluate({_EXTRA_QUERY_QRELS!r}, {_EXTRA_QUERY_RUN!r}, 'map')\n",
+        encoding="utf-8",
+    )
+    proc = subprocess.run([sys.executable, "-W", "always", str(script)], capture_output=True,
+                          text=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.startswith(f"{script}:2: IrmetricsWarning: 1 run query has no judgments")
+
+
+def test_compare_warning_points_at_the_callers_line():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        line = sys._getframe().f_lineno + 1
+        compare(_EXTRA_QUERY_QRELS, {"a": _EXTRA_QUERY_RUN, "b": _EXTRA_QUERY_RUN}, "map")
+    assert len(caught) == 2  # one per run evaluated
+    for w in caught:
+        assert issubclass(w.category, IrmetricsWarning)
+        assert (w.filename, w.lineno) == (__file__, line)
+
+
+def test_irmetrics_warnings_can_be_filtered_as_errors():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", IrmetricsWarning)
+        with pytest.raises(IrmetricsWarning):
+            evaluate(_EXTRA_QUERY_QRELS, _EXTRA_QUERY_RUN, "map")
+
+
+def test_every_warning_irmetrics_emits_is_an_irmetrics_warning():
+    # Every call of warnings.warn (or of errors._warn) in the package passes
+    # IrmetricsWarning or a subclass of it, so one filter covers them all.
+    import ast
+
+    import irmetrics.errors as errors
+
+    calls = 0
+    for path in sorted((ROOT / "irmetrics").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            f = node.func
+            name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+            if name not in ("warn", "_warn"):
+                continue
+            calls += 1
+            category = node.args[1] if len(node.args) > 1 else next(
+                (k.value for k in node.keywords if k.arg == "category"), None)
+            if category is None and name == "_warn":
+                continue  # its default is IrmetricsWarning
+            assert isinstance(category, ast.Name), (path.name, node.lineno)
+            if (path.name, category.id) == ("errors.py", "category"):
+                continue  # _warn passes on its argument, typed Type[IrmetricsWarning]
+            cls = getattr(errors, category.id, None)
+            assert isinstance(cls, type) and issubclass(cls, IrmetricsWarning), (
+                path.name, node.lineno, category.id)
+    assert calls >= 2  # errors._warn itself and evaluate's

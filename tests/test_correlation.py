@@ -509,10 +509,10 @@ def test_kendall_tau_weighted_refuses_bools_as_its_docs_say():
 def test_kendall_tau_weighted_refuses_sets_and_dicts():
     from irmetrics.errors import UnorderedRankingError
 
-    for given in ({2, 0, 1}, frozenset({2, 0, 1}), {0: 2, 1: 0}, {"a": 1}.values()):
+    for labels in ({2, 0, 1}, frozenset({2, 0, 1}), {0: 2, 1: 0}, {"a": 1}.values()):
         with pytest.raises(UnorderedRankingError, match=r"^'labels' must be a sequence of "
                            r"relevance labels in rank order") as info:
-            kendall_tau_weighted(given)
+            kendall_tau_weighted(labels)
         assert isinstance(info.value, TypeError)
 
 

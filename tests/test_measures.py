@@ -357,3 +357,39 @@ def test_trec_dotted_forms_and_ir_measures_spellings():
         parse_measure("P.5,10")
     with pytest.raises(UnknownMeasureError):
         parse_measure("P_avgjg")
+
+
+# === The measures argument (issue 18, finding 10) ============================
+
+
+@pytest.mark.parametrize(
+    "given, message",
+    [
+        (None, r"^'measures' must be a measure name or an iterable of measure names, "
+               r"e\.g\. \['map', 'nDCG@10'\] \(got NoneType None\)$"),
+        (5, r"^'measures' must be a measure name .* \(got int 5\)$"),
+        (b"map", r"^'measures' must be a measure name .* \(got bytes b'map'\)$"),
+        ([], r"^'measures' must name at least one measure \(got none\)$"),
+        (iter(()), r"^'measures' must name at least one measure \(got none\)$"),
+        (["map", 5], r"^'measures' must hold measure names \(str\); measures\[1\] is int 5$"),
+        (["map", None], r"measures\[1\] is NoneType None$"),
+    ],
+)
+def test_a_bad_measures_argument_names_measures(given, message):
+    from irmetrics import compare, evaluate
+
+    qrels = {"q1": {"d1": 1}, "q2": {"d1": 1}}
+    run = {"q1": {"d1": 1.0}, "q2": {"d1": 1.0}}
+    # evaluate(q, r, None) used to raise TypeError: 'NoneType' object is not iterable.
+    with pytest.raises(InvalidArgumentError, match=message):
+        evaluate(qrels, run, given)
+    with pytest.raises(InvalidArgumentError, match=message):
+        compare(qrels, {"a": run, "b": run}, given)
+    with pytest.raises(InvalidArgumentError, match=message):
+        M.parse_measures(given)
+
+
+def test_measures_may_be_any_iterable_of_names():
+    assert M.measure_names("map") == ["map"]
+    assert M.measure_names(("map", "P@5")) == ["map", "P@5"]
+    assert M.measure_names(n for n in ["map"]) == ["map"]
