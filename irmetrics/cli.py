@@ -1,8 +1,10 @@
 """The command line: ``irmetrics QRELS RUN``, trec_eval's output from pure Python,
 and ``irmetrics compare QRELS RUN1 RUN2 ...``, significance tests between runs.
 
-Exit codes: 0 success, 1 usage error, 2 bad input (a file, a measure name),
-130 interrupted.  Errors are one line on standard error, never a traceback.
+Exit codes (:data:`EXIT_CODES`): 0 success; 2 a usage or input error (argparse's
+convention); 130 interrupted (Ctrl-C); 1 only for an internal error (a bug).
+Errors are one line on standard error, never a traceback; a closed output
+pipe (``irmetrics ... | head -1``) ends quietly.
 """
 
 import argparse
@@ -28,7 +30,7 @@ from .measures import (
 )
 from .stats import CORRECTIONS
 
-__all__ = ["main", "format_trec"]
+__all__ = ["main", "format_trec", "EXIT_CODES"]
 
 _ORDER = {f.key: i for i, f in enumerate(FAMILIES)}
 
@@ -43,9 +45,39 @@ To compare runs with significance tests: irmetrics compare QRELS RUN1 RUN2 ...
 (see 'irmetrics compare --help').
 """
 
+USAGE_ERROR = 2
+INTERRUPTED = 130
+INTERNAL_ERROR = 1
+
+#: The exit codes of both commands, and what each means (also in ``--help``).
+EXIT_CODES = (
+    (0, "success (warnings, if any, go to standard error)"),
+    (2, "usage or input error: an unknown option, a missing or bad argument, a "
+        "file that cannot be read or parsed, an unknown measure"),
+    (130, "interrupted (Ctrl-C)"),
+    (1, "internal error: a bug in irmetrics (please report it)"),
+)
+
+_EPILOG = (
+    "exit status:\n"
+    + "".join(f"  {code:<5}{text}\n" for code, text in EXIT_CODES)
+    + "Errors are one line on standard error, 'PROG: error: ...', never a traceback.\n"
+    "A closed output pipe (PROG ... | head -1) ends quietly, with status 0.\n"
+)
+
 
 class _UsageError(Exception):
     pass
+
+
+def _epilog(prog: str) -> str:
+    import textwrap
+
+    lines = []
+    for line in _EPILOG.replace("PROG", prog).splitlines():
+        lines += textwrap.wrap(line, 79, subsequent_indent=" " * 7 if line[:2] == "  " else "",
+                               drop_whitespace=True) or [""]
+    return "\n".join(lines) + "\n"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -64,10 +96,20 @@ def _evaluation_options(p: argparse.ArgumentParser, complete_help: str) -> None:
                    help="drop unjudged documents before evaluating")
 
 
+def _bad_evaluation_option(args: argparse.Namespace) -> str:
+    """What is wrong with -l or -M, in words; "" when nothing is."""
+    if args.level < 1:
+        return f"-l must be a relevance level >= 1 (got {args.level})"
+    if args.depth is not None and args.depth < 1:
+        return f"-M must be a positive depth (got {args.depth})"
+    return ""
+
+
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="irmetrics",
         description=_DESCRIPTION,
+        epilog=_epilog("irmetrics"),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("qrels", metavar="QRELS", help="TREC qrels file (4 columns; .gz read too)")
@@ -241,16 +283,13 @@ def _run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
         args = _parser().parse_args(list(argv))
     except _UsageError as exc:
         stderr.write(f"irmetrics: error: {exc} (see 'irmetrics --help')\n")
-        return 1
-    if args.level < 1:
-        stderr.write(f"irmetrics: error: -l must be a relevance level >= 1 (got {args.level})\n")
-        return 1
+        return USAGE_ERROR
+    problem = _bad_evaluation_option(args)
     if args.workers < 0:
-        stderr.write(f"irmetrics: error: --workers must be >= 1 (got {args.workers})\n")
-        return 1
-    if args.depth is not None and args.depth < 1:
-        stderr.write(f"irmetrics: error: -M must be a positive depth (got {args.depth})\n")
-        return 1
+        problem = f"--workers must be >= 1 (got {args.workers})"
+    if problem:
+        stderr.write(f"irmetrics: error: {problem}\n")
+        return USAGE_ERROR
     try:
         pairs = _measures(args.measure)
         qrels = Qrels.from_trec(args.qrels)
@@ -271,9 +310,9 @@ def _run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
                     progress.clear()
         for w in caught:
             stderr.write(f"irmetrics: warning: {w.message}\n")
-    except IrmetricsError as exc:
-        stderr.write(f"irmetrics: error: {exc}\n")
-        return 2
+    except (IrmetricsError, OSError) as exc:
+        stderr.write(f"irmetrics: error: {_one_line(exc)}\n")
+        return USAGE_ERROR
     if args.format == "trec":  # written as it is made: no copy of it all in memory
         for block in _trec_blocks(result, per_query=args.query, summary=not args.nosummary):
             stdout.write(block)
@@ -297,6 +336,7 @@ def _compare_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="irmetrics compare",
         description=_COMPARE_DESCRIPTION,
+        epilog=_epilog("irmetrics compare"),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("qrels", metavar="QRELS", help="TREC qrels file")
@@ -335,16 +375,20 @@ def _run_compare(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
         args = _compare_parser().parse_args(list(argv))
     except _UsageError as exc:
         stderr.write(f"irmetrics compare: error: {exc} (see 'irmetrics compare --help')\n")
-        return 1
+        return USAGE_ERROR
+    problem = _bad_evaluation_option(args)
+    if problem:
+        stderr.write(f"irmetrics compare: error: {problem}\n")
+        return USAGE_ERROR
     if len(args.runs) < 2:
         stderr.write(
             f"irmetrics compare: error: needs at least two runs (got {len(args.runs)})\n"
         )
-        return 1
+        return USAGE_ERROR
     names = _run_names(args.runs)
     if len(set(names)) != len(names):
         stderr.write("irmetrics compare: error: a run file is given twice\n")
-        return 1
+        return USAGE_ERROR
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", IrmetricsWarning)
@@ -358,11 +402,8 @@ def _run_compare(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
         for w in caught:
             stderr.write(f"irmetrics compare: warning: {w.message}\n")
     except (IrmetricsError, OSError) as exc:
-        message = str(exc) if isinstance(exc, IrmetricsError) else (
-            f"{exc.strerror or exc}: {exc.filename}" if exc.filename else str(exc)
-        )
-        stderr.write(f"irmetrics compare: error: {message}\n")
-        return 2
+        stderr.write(f"irmetrics compare: error: {_one_line(exc)}\n")
+        return USAGE_ERROR
     if args.format == "json":
         stdout.write(json.dumps(result.to_dict(), indent=2) + "\n")
     elif args.format == "csv":
@@ -378,21 +419,47 @@ def _run_compare(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
     return 0
 
 
+def _one_line(exc: BaseException) -> str:
+    """The message of *exc* on one line (an OSError as 'file: reason')."""
+    if isinstance(exc, OSError) and not isinstance(exc, IrmetricsError):
+        reason = exc.strerror or str(exc) or type(exc).__name__
+        message = f"{exc.filename}: {reason}" if exc.filename is not None else reason
+    else:
+        message = str(exc) or type(exc).__name__
+    return " ".join(message.split("\n"))
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Entry point of ``irmetrics`` and ``python -m irmetrics``."""
+    """Entry point of ``irmetrics`` and ``python -m irmetrics``; returns the exit code.
+
+    0 success, 2 a usage or input error, 130 interrupted (see :data:`EXIT_CODES`).
+    """
     if argv is None:
         argv = sys.argv[1:]
+    prog = "irmetrics compare" if argv and argv[0] == "compare" else "irmetrics"
     try:
         code = _run(argv, sys.stdout, sys.stderr)
         sys.stdout.flush()
     except KeyboardInterrupt:
-        sys.stderr.write("irmetrics: interrupted\n")
-        return 130
+        sys.stderr.write(f"{prog}: interrupted\n")
+        return INTERRUPTED
     except BrokenPipeError:
-        # the reader went away (e.g. `| head`): not an error of ours
+        # The reader went away (`| head -1`): not an error of ours.  Point
+        # standard output at /dev/null so that the flush at exit cannot fail
+        # and print "Exception ignored ..." (as the Python docs advise).
         try:
-            sys.stdout = open("/dev/null", "w")  # noqa: SIM115
-        except OSError:
-            pass
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass  # not a real file (main() called from Python)
         return 0
+    except OSError as exc:  # e.g. writing to a full disk
+        sys.stderr.write(f"{prog}: error: {_one_line(exc)}\n")
+        return USAGE_ERROR
+    except Exception as exc:  # a bug: one line all the same, never a traceback
+        sys.stderr.write(
+            f"{prog}: internal error (please report it): {type(exc).__name__}: "
+            f"{_one_line(exc)}\n"
+        )
+        return INTERNAL_ERROR
     return code

@@ -48,9 +48,9 @@ def run_cli(*argv):
 
 
 def docs_block(title):
-    """The ```text block that follows the HTML comment naming it in docs/compare.md."""
+    """The ```text (or ```console) block after the HTML comment naming it in docs/compare.md."""
     page = (ROOT / "docs" / "compare.md").read_text(encoding="utf-8")
-    m = re.search(rf"<!-- {re.escape(title)} -->\n```text\n(.*?)```", page, re.S)
+    m = re.search(rf"<!-- {re.escape(title)} -->\n```(?:text|console)\n(.*?)```", page, re.S)
     assert m, f"docs/compare.md has no block {title!r}"
     return m.group(1)
 
@@ -341,9 +341,12 @@ def test_cli_formats():
 @pytest.mark.parametrize(
     "argv, code, message",
     [
-        (["compare", QRELS, BM25, "-m", "map"], 1, "needs at least two runs (got 1)"),
-        (["compare", QRELS, BM25, RERANK], 1, "the following arguments are required: -m/--measure"),
-        (["compare", QRELS, BM25, RERANK, "-m", "map", "--test", "z"], 1, "invalid choice: 'z'"),
+        (["compare", QRELS, BM25, "-m", "map"], 2, "needs at least two runs (got 1)"),
+        (["compare", QRELS, BM25, RERANK], 2, "the following arguments are required: -m/--measure"),
+        (["compare", QRELS, BM25, RERANK, "-m", "map", "--test", "z"], 2, "invalid choice: 'z'"),
+        (["compare", QRELS, BM25, BM25, "-m", "map"], 2, "a run file is given twice"),
+        (["compare", QRELS, BM25, str(ROOT / "docs"), "-m", "map"], 2, "docs"),
+        (["compare", QRELS, BM25, RERANK, "-m", "map", "-l", "0"], 2, "-l"),
         (["compare", QRELS, BM25, RERANK, "-m", "mpa"], 2, "unknown measure 'mpa'"),
         (["compare", QRELS, BM25, "nope.run", "-m", "map"], 2, "nope.run"),
         (["compare", QRELS, BM25, RERANK, "-m", "map", "--baseline", "x"], 2,
