@@ -8,14 +8,12 @@ pipe (``irmetrics ... | head -1``) ends quietly.
 """
 
 import argparse
-import csv
-import io
 import json
 import os
 import sys
 import time
 import warnings
-from typing import Any, Dict, Iterator, List, Optional, Sequence, TextIO, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, TextIO, Tuple
 
 from . import __version__
 from .compare import ROW_KEYS, TESTS, compare
@@ -227,18 +225,36 @@ def _format_json(result: Evaluation, *, per_query: bool, summary: bool) -> str:
     return json.dumps(data, indent=2, sort_keys=False) + "\n"
 
 
+def _csv_cell(value: Any) -> str:
+    """One CSV field: RFC 4180 quoting, and text that a spreadsheet would run
+    as a formula (a leading ``= + - @``, tab or carriage return) prefixed with
+    ``'``.  Numbers are written as Python writes them; ``None`` is empty."""
+    if value is None:
+        return ""
+    if isinstance(value, (bool, int, float)):
+        return repr(value) if isinstance(value, float) else str(value)
+    text = str(value)
+    if text[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        text = "'" + text
+    if any(c in text for c in ',"\r\n'):
+        text = '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def _csv_lines(rows: Iterable[Sequence[Any]]) -> str:
+    return "".join(",".join(map(_csv_cell, row)) + "\n" for row in rows)
+
+
 def _format_csv(result: Evaluation, *, per_query: bool, summary: bool) -> str:
-    out = io.StringIO()
-    w = csv.writer(out, lineterminator="\n")
-    w.writerow(["query", "measure", "value"])
+    rows: List[Sequence[Any]] = [["query", "measure", "value"]]
     if per_query:
         for qid, values in result._per_query.items():
             for name in result.names:
-                w.writerow([qid, name, values[name]])
+                rows.append([qid, name, values[name]])
     if summary:
         for name, v in result._aggregate.items():
-            w.writerow(["all", name, v])
-    return out.getvalue()
+            rows.append(["all", name, v])
+    return _csv_lines(rows)
 
 
 def _isatty(stream: TextIO) -> bool:
@@ -407,11 +423,8 @@ def _run_compare(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
     if args.format == "json":
         stdout.write(json.dumps(result.to_dict(), indent=2) + "\n")
     elif args.format == "csv":
-        out = io.StringIO()
-        writer = csv.DictWriter(out, fieldnames=list(ROW_KEYS), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(result.rows)
-        stdout.write(out.getvalue())
+        rows = [[r[k] for k in ROW_KEYS] for r in result.rows]
+        stdout.write(_csv_lines([list(ROW_KEYS)] + rows))
     else:
         render = {"text": result.to_text, "markdown": result.to_markdown,
                   "latex": result.to_latex}[args.format]
