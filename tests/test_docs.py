@@ -504,3 +504,17 @@ def test_shell_command_runs_as_shown(cmd, tmp_path):
     assert proc.returncode == expected, f"{cmd.name}: {proc.stdout}"
     if cmd.output is not None:
         assert _matches(list(shown), proc.stdout.splitlines()), f"{cmd.name}:\n{proc.stdout}"
+
+
+# === The packaging metadata ==================================================
+
+
+def test_license_is_an_spdx_expression():
+    # PEP 639: `license = "MIT"` (setuptools >= 77). The old table form and a
+    # License classifier make every build print a SetuptoolsDeprecationWarning.
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert re.search(r'^license = "MIT"$', text, re.M)
+    assert re.search(r'^license-files = \["LICENSE"\]$', text, re.M)
+    assert "License ::" not in text
+    m = re.search(r'^requires = \["setuptools>=(\d+)"\]$', text, re.M)
+    assert m and int(m.group(1)) >= 77
