@@ -4,6 +4,7 @@ import itertools
 import math
 import random
 import warnings
+from collections import Counter
 from fractions import Fraction
 from typing import Any, Callable, Dict, List, Optional, Sequence
 from unittest import mock
@@ -196,6 +197,12 @@ def test_range_and_perfect(scheme: Optional[str], labels: List[int]) -> None:
         if len(set(labels)) > 1:
             # The worst ranking has every label-distinct pair discordant.
             assert kendall_tau_weighted(sorted(labels), weights=scheme) < 1.0
+        if scheme is None and len(labels) > 1:
+            # Exactly: with unit weights the worst ranking keeps only the tied
+            # pairs, RC = (pairs tied in label) / (all pairs), one rounding.
+            n = len(labels)
+            tied = sum(c * (c - 1) // 2 for c in Counter(labels).values())
+            assert kendall_tau_weighted(sorted(labels)) == tied / (n * (n - 1) // 2)
 
 
 @given(labels=st.lists(st.one_of(st.integers(0, 4), st.none()), max_size=20))
@@ -528,3 +535,18 @@ def test_weighted_tau_refuses_unordered_scores_and_ranks():
         weighted_tau([1, 2, 3], [1, 2, 3], rank=frozenset({0, 1, 2}))
     # Generators keep working: x and y agree, tau = 1.
     assert weighted_tau((v for v in [1, 2, 3]), iter([10, 20, 30])) == 1.0
+
+
+def test_range_and_perfect_exact_values() -> None:
+    # labels 1, 0, 2, 0: pairs (1-based ranks) and whether discordant
+    # (l_u < l_v): (1,2) no, (1,3) yes, (1,4) no, (2,3) yes, (2,4) no (tie),
+    # (3,4) no.  Unit weights: 1 - 2/6 = 2/3.
+    assert kendall_tau_weighted([1, 0, 2, 0]) == 4 / 6
+    # reciprocal w = 1/(ij): total 1/2 + 1/3 + 1/4 + 1/6 + 1/8 + 1/12 = 35/24;
+    # discordant 1/3 + 1/6 = 1/2 = 12/24; RC = 23/35.
+    assert kendall_tau_weighted([1, 0, 2, 0], weights="reciprocal") == pytest.approx(23 / 35, rel=1e-15)
+    # hyperbolic w = 1/i + 1/j: total (n - 1)(1 + 1/2 + 1/3 + 1/4) = 3 * 25/12 = 25/4;
+    # discordant (1 + 1/3) + (1/2 + 1/3) = 13/6; RC = 1 - (13/6)/(25/4) = 1 - 26/75 = 49/75.
+    assert kendall_tau_weighted([1, 0, 2, 0], weights="hyperbolic") == pytest.approx(49 / 75, rel=1e-15)
+    assert kendall_tau_weighted([2, 1, 0, 0], weights="dcg") == 1.0
+    assert kendall_tau_weighted([0, 1]) == 0.0   # the one pair discordant
