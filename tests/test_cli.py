@@ -576,3 +576,16 @@ def test_a_closed_output_pipe_ends_quietly(tmp_path, fmt):
     proc.stderr.close()
     assert proc.wait(timeout=120) == 0
     assert first and err == b""
+
+
+@pytest.mark.parametrize("command", [[], ["compare"]])
+def test_row_2_an_unreadable_file_is_one_line(files, tmp_path, monkeypatch, command):
+    # As root a chmod 000 file stays readable, so the OSError is raised for it.
+    def unreadable(path, *args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(Qrels, "from_trec", unreadable)
+    argv = [*command, files[0], files[1]] + ([write(tmp_path, "r2.txt", RUN), "-m", "map"] if command else [])
+    code, out, err = run_cli(*argv)
+    prog = "irmetrics compare" if command else "irmetrics"
+    assert (code, out, err) == (2, "", f"{prog}: error: {files[0]}: Permission denied\n")
