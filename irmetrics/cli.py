@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import sys
+import textwrap
 import time
 import warnings
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, TextIO, Tuple
@@ -69,9 +70,8 @@ class _UsageError(Exception):
 
 
 def _epilog(prog: str) -> str:
-    import textwrap
-
-    lines = []
+    """The exit-code table of ``--help``, wrapped to 79 columns."""
+    lines: List[str] = []
     for line in _EPILOG.replace("PROG", prog).splitlines():
         lines += textwrap.wrap(line, 79, subsequent_indent=" " * 7 if line[:2] == "  " else "",
                                drop_whitespace=True) or [""]
