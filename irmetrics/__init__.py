@@ -51,6 +51,7 @@ from .errors import (
     TrecFormatError,
     UndefinedStatisticError,
     UnknownMeasureError,
+    UnorderedRankingError,
 )
 from .evaluate import Evaluation, evaluate
 from .metrics import (
@@ -132,6 +133,7 @@ __all__ = [
     "IrmetricsError",
     "InvalidArgumentError",
     "InvalidLabelError",
+    "UnorderedRankingError",
     "UnknownMeasureError",
     "TrecFormatError",
     "DuplicateEntryError",

@@ -6,10 +6,11 @@ modules trust what these functions hand them.
 
 import math
 import sys
+from collections.abc import Mapping, Set, ValuesView
 from numbers import Integral, Real
 from typing import Any, Iterable, List, Optional, Union
 
-from .errors import InvalidArgumentError, InvalidLabelError
+from .errors import InvalidArgumentError, InvalidLabelError, UnorderedRankingError
 
 Label = Optional[Union[int, float]]
 _FLOAT_MAX = sys.float_info.max
@@ -19,18 +20,69 @@ def _kind(value: Any) -> str:
     return type(value).__name__
 
 
-def check_labels(labels: Iterable[Any], name: str = "labels") -> List[Label]:
+# === Rankings are ordered ===
+
+# DataFrames iterate over their column names, as a dict over its keys.
+_TABLES = {("pandas", "DataFrame"), ("polars", "DataFrame"), ("polars", "LazyFrame")}
+
+
+def check_ordered(
+    values: Any,
+    name: str,
+    what: str = "a sequence of relevance labels in rank order (a list or tuple, rank 1 first)",
+) -> None:
+    """Refuse a container without a rank order: a set, a mapping, a dict view
+    or a DataFrame, whose iteration order is not the ranking the caller means
+    (hash order, or the keys).  Sequences, generators and other iterables
+    pass: their order is taken as the rank order.
+    """
+    t = type(values)
+    root = t.__module__.partition(".")[0]
+    start = f"{name!r} must be {what}, not a"
+    if (root, t.__name__) in _TABLES:
+        raise UnorderedRankingError(
+            f"{start} {root} {t.__name__} (iterating it gives its column names); pass "
+            f"one column in rank order, e.g. df.sort_values('rank')['label'].tolist() "
+            f"(pandas) or df.sort('rank')['label'].to_list() (polars)"
+        )
+    if isinstance(values, Mapping) or t.__name__ == "mappingproxy":
+        raise UnorderedRankingError(
+            f"{start} {_kind(values)} (iterating it gives its keys); pass the values in "
+            f"rank order, e.g. [d[doc] for doc in ranking], or list(d.values()) if the "
+            f"mapping is in rank order"
+        )
+    if isinstance(values, ValuesView):
+        raise UnorderedRankingError(
+            f"{start} {_kind(values)} view (its order is the mapping's, not necessarily "
+            f"a ranking's); pass [d[doc] for doc in ranking], or list(d.values()) if the "
+            f"mapping is in rank order"
+        )
+    if isinstance(values, Set):
+        raise UnorderedRankingError(
+            f"{start} {_kind(values)}, which has no order (and holds each value once); "
+            f"pass a list in rank order, e.g. list(...) of the ranking or sorted(...) "
+            f"by rank"
+        )
+
+
+def check_labels(
+    labels: Iterable[Any], name: str = "labels", *, allow_bool: bool = True
+) -> List[Label]:
     """Return *labels* as a new list of ints, floats and ``None``.
 
-    Accepts any iterable (lists, tuples, generators, numpy arrays without
-    importing numpy).  Rejects negative, NaN and infinite values and
+    Accepts any iterable in rank order (lists, tuples, generators, numpy
+    arrays without importing numpy); refuses sets, mappings and DataFrames
+    (:func:`check_ordered`).  Rejects negative, NaN and infinite values and
     anything that is not a real number, naming the position.  Bools (also
-    numpy's) are numbers here: a relevance mask, True counting as 1.
+    numpy's) are numbers here: a relevance mask, True counting as 1; with
+    ``allow_bool=False`` they are refused.
     """
-    if isinstance(labels, (str, bytes)):
-        raise InvalidArgumentError(
-            f"{name!r} must be an iterable of relevance labels (got {_kind(labels)})"
-        )
+    if type(labels) is not list:
+        if isinstance(labels, (str, bytes)):
+            raise InvalidArgumentError(
+                f"{name!r} must be an iterable of relevance labels (got {_kind(labels)})"
+            )
+        check_ordered(labels, name)
     try:
         items = list(labels)
     except TypeError:
@@ -58,13 +110,19 @@ def check_labels(labels: Iterable[Any], name: str = "labels") -> List[Label]:
             continue
         if x is None:
             continue
-        out[i] = _coerce_label(x, name, i)
+        out[i] = _coerce_label(x, name, i, allow_bool)
     return out
 
 
-def _coerce_label(x: Any, name: str, i: int) -> Union[int, float]:
+def _coerce_label(x: Any, name: str, i: int, allow_bool: bool = True) -> Union[int, float]:
     where = f"{name}[{i}] (rank {i + 1})"
     if isinstance(x, bool) or _kind(x) in ("bool_", "bool"):
+        if not allow_bool:
+            raise InvalidLabelError(
+                f"{where} must be a number or None, not a bool (got {x!r}); give graded "
+                f"labels, e.g. int(x)",
+                i,
+            )
         return int(x)  # a relevance mask: True is 1, False is 0
     if isinstance(x, Integral):
         value: Union[int, float] = int(x)

@@ -1,19 +1,20 @@
 """The command line: ``irmetrics QRELS RUN``, trec_eval's output from pure Python,
 and ``irmetrics compare QRELS RUN1 RUN2 ...``, significance tests between runs.
 
-Exit codes: 0 success, 1 usage error, 2 bad input (a file, a measure name),
-130 interrupted.  Errors are one line on standard error, never a traceback.
+Exit codes (:data:`EXIT_CODES`): 0 success; 2 a usage or input error (argparse's
+convention); 130 interrupted (Ctrl-C); 1 only for an internal error (a bug).
+Errors are one line on standard error, never a traceback; a closed output
+pipe (``irmetrics ... | head -1``) ends quietly.
 """
 
 import argparse
-import csv
-import io
 import json
 import os
 import sys
+import textwrap
 import time
 import warnings
-from typing import Any, Dict, Iterator, List, Optional, Sequence, TextIO, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, TextIO, Tuple
 
 from . import __version__
 from ._parallel import WorkerError
@@ -29,7 +30,7 @@ from .measures import (
 )
 from .stats import CORRECTIONS
 
-__all__ = ["main", "format_trec"]
+__all__ = ["main", "format_trec", "EXIT_CODES"]
 
 _ORDER = {f.key: i for i, f in enumerate(FAMILIES)}
 
@@ -44,9 +45,41 @@ To compare runs with significance tests: irmetrics compare QRELS RUN1 RUN2 ...
 (see 'irmetrics compare --help').
 """
 
+USAGE_ERROR = 2
+INTERRUPTED = 130
+FAILED = 1
+INTERNAL_ERROR = 1
+
+#: The exit codes of both commands, and what each means (also in ``--help``).
+EXIT_CODES = (
+    (0, "success (warnings, if any, go to standard error)"),
+    (2, "usage or input error: an unknown option, a missing or bad argument, a "
+        "file that cannot be read or parsed, an unknown measure"),
+    (130, "interrupted (Ctrl-C)"),
+    (1, "the evaluation failed for a reason other than its input: a worker process "
+        "died (killed by the out-of-memory killer, say), or a bug in irmetrics (please "
+        "report it)"),
+)
+
+_EPILOG = (
+    "exit status:\n"
+    + "".join(f"  {code:<5}{text}\n" for code, text in EXIT_CODES)
+    + "Errors are one line on standard error, 'PROG: error: ...', never a traceback.\n"
+    "A closed output pipe (PROG ... | head -1) ends quietly, with status 0.\n"
+)
+
 
 class _UsageError(Exception):
     pass
+
+
+def _epilog(prog: str) -> str:
+    """The exit-code table of ``--help``, wrapped to 79 columns."""
+    lines: List[str] = []
+    for line in _EPILOG.replace("PROG", prog).splitlines():
+        lines += textwrap.wrap(line, 79, subsequent_indent=" " * 7 if line[:2] == "  " else "",
+                               drop_whitespace=True) or [""]
+    return "\n".join(lines) + "\n"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -65,10 +98,20 @@ def _evaluation_options(p: argparse.ArgumentParser, complete_help: str) -> None:
                    help="drop unjudged documents before evaluating")
 
 
+def _bad_evaluation_option(args: argparse.Namespace) -> str:
+    """What is wrong with -l or -M, in words; "" when nothing is."""
+    if args.level < 1:
+        return f"-l must be a relevance level >= 1 (got {args.level})"
+    if args.depth is not None and args.depth < 1:
+        return f"-M must be a positive depth (got {args.depth})"
+    return ""
+
+
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="irmetrics",
         description=_DESCRIPTION,
+        epilog=_epilog("irmetrics"),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("qrels", metavar="QRELS", help="TREC qrels file (4 columns; .gz read too)")
@@ -189,18 +232,36 @@ def _format_json(result: Evaluation, *, per_query: bool, summary: bool) -> str:
     return json.dumps(data, indent=2, sort_keys=False) + "\n"
 
 
+def _csv_cell(value: Any) -> str:
+    """One CSV field: RFC 4180 quoting, and text that a spreadsheet would run
+    as a formula (a leading ``= + - @``, tab or carriage return) prefixed with
+    ``'``.  Numbers are written as Python writes them; ``None`` is empty."""
+    if value is None:
+        return ""
+    if isinstance(value, (bool, int, float)):
+        return repr(value) if isinstance(value, float) else str(value)
+    text = str(value)
+    if text[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        text = "'" + text
+    if any(c in text for c in ',"\r\n'):
+        text = '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def _csv_lines(rows: Iterable[Sequence[Any]]) -> str:
+    return "".join(",".join(map(_csv_cell, row)) + "\n" for row in rows)
+
+
 def _format_csv(result: Evaluation, *, per_query: bool, summary: bool) -> str:
-    out = io.StringIO()
-    w = csv.writer(out, lineterminator="\n")
-    w.writerow(["query", "measure", "value"])
+    rows: List[Sequence[Any]] = [["query", "measure", "value"]]
     if per_query:
         for qid, values in result._per_query.items():
             for name in result.names:
-                w.writerow([qid, name, values[name]])
+                rows.append([qid, name, values[name]])
     if summary:
         for name, v in result._aggregate.items():
-            w.writerow(["all", name, v])
-    return out.getvalue()
+            rows.append(["all", name, v])
+    return _csv_lines(rows)
 
 
 def _isatty(stream: TextIO) -> bool:
@@ -245,16 +306,13 @@ def _run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
         args = _parser().parse_args(list(argv))
     except _UsageError as exc:
         stderr.write(f"irmetrics: error: {exc} (see 'irmetrics --help')\n")
-        return 1
-    if args.level < 1:
-        stderr.write(f"irmetrics: error: -l must be a relevance level >= 1 (got {args.level})\n")
-        return 1
+        return USAGE_ERROR
+    problem = _bad_evaluation_option(args)
     if args.workers < 0:
-        stderr.write(f"irmetrics: error: --workers must be >= 1 (got {args.workers})\n")
-        return 1
-    if args.depth is not None and args.depth < 1:
-        stderr.write(f"irmetrics: error: -M must be a positive depth (got {args.depth})\n")
-        return 1
+        problem = f"--workers must be >= 1 (got {args.workers})"
+    if problem:
+        stderr.write(f"irmetrics: error: {problem}\n")
+        return USAGE_ERROR
     try:
         pairs = _measures(args.measure)
         qrels: Any = args.qrels  # read by evaluate(), which looks at duplicates as trec_eval does
@@ -276,9 +334,9 @@ def _run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
                     progress.clear()
         for w in caught:
             stderr.write(f"irmetrics: warning: {w.message}\n")
-    except IrmetricsError as exc:
-        stderr.write(f"irmetrics: error: {exc}\n")
-        return 2
+    except (IrmetricsError, OSError) as exc:
+        stderr.write(f"irmetrics: error: {_one_line(exc)}\n")
+        return USAGE_ERROR
     if args.format == "trec":  # written as it is made: no copy of it all in memory
         for block in _trec_blocks(result, per_query=args.query, summary=not args.nosummary):
             stdout.write(block)
@@ -302,6 +360,7 @@ def _compare_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="irmetrics compare",
         description=_COMPARE_DESCRIPTION,
+        epilog=_epilog("irmetrics compare"),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("qrels", metavar="QRELS", help="TREC qrels file")
@@ -340,16 +399,20 @@ def _run_compare(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
         args = _compare_parser().parse_args(list(argv))
     except _UsageError as exc:
         stderr.write(f"irmetrics compare: error: {exc} (see 'irmetrics compare --help')\n")
-        return 1
+        return USAGE_ERROR
+    problem = _bad_evaluation_option(args)
+    if problem:
+        stderr.write(f"irmetrics compare: error: {problem}\n")
+        return USAGE_ERROR
     if len(args.runs) < 2:
         stderr.write(
             f"irmetrics compare: error: needs at least two runs (got {len(args.runs)})\n"
         )
-        return 1
+        return USAGE_ERROR
     names = _run_names(args.runs)
     if len(set(names)) != len(names):
         stderr.write("irmetrics compare: error: a run file is given twice\n")
-        return 1
+        return USAGE_ERROR
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", IrmetricsWarning)
@@ -363,19 +426,13 @@ def _run_compare(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
         for w in caught:
             stderr.write(f"irmetrics compare: warning: {w.message}\n")
     except (IrmetricsError, OSError) as exc:
-        message = str(exc) if isinstance(exc, IrmetricsError) else (
-            f"{exc.strerror or exc}: {exc.filename}" if exc.filename else str(exc)
-        )
-        stderr.write(f"irmetrics compare: error: {message}\n")
-        return 2
+        stderr.write(f"irmetrics compare: error: {_one_line(exc)}\n")
+        return USAGE_ERROR
     if args.format == "json":
         stdout.write(json.dumps(result.to_dict(), indent=2) + "\n")
     elif args.format == "csv":
-        out = io.StringIO()
-        writer = csv.DictWriter(out, fieldnames=list(ROW_KEYS), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(result.rows)
-        stdout.write(out.getvalue())
+        rows = [[r[k] for k in ROW_KEYS] for r in result.rows]
+        stdout.write(_csv_lines([list(ROW_KEYS)] + rows))
     else:
         render = {"text": result.to_text, "markdown": result.to_markdown,
                   "latex": result.to_latex}[args.format]
@@ -383,24 +440,50 @@ def _run_compare(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
     return 0
 
 
+def _one_line(exc: BaseException) -> str:
+    """The message of *exc* on one line (an OSError as 'file: reason')."""
+    if isinstance(exc, OSError) and not isinstance(exc, IrmetricsError):
+        reason = exc.strerror or str(exc) or type(exc).__name__
+        message = f"{exc.filename}: {reason}" if exc.filename is not None else reason
+    else:
+        message = str(exc) or type(exc).__name__
+    return " ".join(message.split("\n"))
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Entry point of ``irmetrics`` and ``python -m irmetrics``."""
+    """Entry point of ``irmetrics`` and ``python -m irmetrics``; returns the exit code.
+
+    0 success, 2 a usage or input error, 130 interrupted (see :data:`EXIT_CODES`).
+    """
     if argv is None:
         argv = sys.argv[1:]
+    prog = "irmetrics compare" if argv and argv[0] == "compare" else "irmetrics"
     try:
         code = _run(argv, sys.stdout, sys.stderr)
         sys.stdout.flush()
     except KeyboardInterrupt:
-        sys.stderr.write("irmetrics: interrupted\n")
-        return 130
-    except WorkerError as exc:  # not the input's fault: a worker was killed
-        sys.stderr.write(f"irmetrics: error: {exc}\n")
-        return 1
+        sys.stderr.write(f"{prog}: interrupted\n")
+        return INTERRUPTED
+    except WorkerError as exc:  # not the input's fault: a worker process died
+        sys.stderr.write(f"{prog}: error: {_one_line(exc)}\n")
+        return FAILED
     except BrokenPipeError:
-        # the reader went away (e.g. `| head`): not an error of ours
+        # The reader went away (`| head -1`): not an error of ours.  Point
+        # standard output at /dev/null so that the flush at exit cannot fail
+        # and print "Exception ignored ..." (as the Python docs advise).
         try:
-            sys.stdout = open("/dev/null", "w")  # noqa: SIM115
-        except OSError:
-            pass
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass  # not a real file (main() called from Python)
         return 0
+    except OSError as exc:  # e.g. writing to a full disk
+        sys.stderr.write(f"{prog}: error: {_one_line(exc)}\n")
+        return USAGE_ERROR
+    except Exception as exc:  # a bug: one line all the same, never a traceback
+        sys.stderr.write(
+            f"{prog}: internal error (please report it): {type(exc).__name__}: "
+            f"{_one_line(exc)}\n"
+        )
+        return INTERNAL_ERROR
     return code

@@ -7,12 +7,14 @@ corrected for the number of runs compared with the baseline.
 """
 
 import math
+import re
 from numbers import Real
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import stats
 from .errors import InvalidArgumentError, UndefinedStatisticError
 from .evaluate import Evaluation, _as_qrels, evaluate
+from .measures import measure_names as _measure_list
 from .measures import parse_measures
 
 __all__ = ["compare", "Comparison", "TESTS"]
@@ -174,7 +176,7 @@ class Comparison:
     def to_text(self) -> str:
         """A plain-text table, one line per measure and run, with a footer."""
         header = self._columns()
-        body = [self._cells(r) for r in self._rows]
+        body = [[_one_line(c) for c in self._cells(r)] for r in self._rows]
         widths = [max(len(row[i]) for row in [header] + body) for i in range(len(header))]
         left = {0, 1}
 
@@ -183,9 +185,9 @@ class Comparison:
                      for i, (c, w) in enumerate(zip(cells, widths))]
             return "  ".join(parts).rstrip()
 
-        out = [self._header(), "", line(header), line(["-" * w for w in widths])]
+        out = [_one_line(self._header()), "", line(header), line(["-" * w for w in widths])]
         out += [line(cells) for cells in body]
-        out += [""] + self._footer()
+        out += [""] + [_one_line(note) for note in self._footer()]
         return "\n".join(out) + "\n"
 
     def __str__(self) -> str:
@@ -194,7 +196,7 @@ class Comparison:
     def to_markdown(self) -> str:
         """A Markdown (GitHub) table with the same columns as :meth:`to_text`."""
         header = self._columns()
-        out = [self._header(), ""]
+        out = [_md_escape(self._header()), ""]
         out.append("| " + " | ".join(header) + " |")
         out.append("|" + "|".join(["---", "---"] + ["---:"] * (len(header) - 2)) + "|")
         for r in self._rows:
@@ -218,7 +220,13 @@ class Comparison:
                 cells.append(f"{r['mean']:.4f}" + ("$^{*}$" if r["significant"] else ""))
             out.append(" & ".join(cells) + " \\\\")
         out.append("\\bottomrule")
-        note = _tex_escape(self._footer()[0][len(_MARK) + 1 :])
+        # The comparison in math mode: $p \le 0.05$.
+        before, _, after = self._footer()[0][len(_MARK) + 1 :].partition(
+            f"p <= {_fmt_alpha(self.alpha)}"
+        )
+        note = (
+            _tex_escape(before) + f"$p \\le {_fmt_alpha(self.alpha)}$" + _tex_escape(after)
+        )
         out.append(
             f"\\multicolumn{{{len(self.measures) + 1}}}{{l}}{{\\footnotesize $^{{*}}$ {note}}}"
             " \\\\"
@@ -288,16 +296,32 @@ def _fmt_percent(level: float) -> str:
     return f"{100 * level:.10g}%"
 
 
+def _one_line(text: str) -> str:
+    """*text* with each run of line breaks and other control characters as one
+    space: a name or id from a file must not end a table row (or, in LaTeX,
+    a paragraph: a blank line inside a tabular is an error)."""
+    return re.sub(r"[\x00-\x1f\x7f\x85\u2028\u2029]+", " ", text)
+
+
+# Markdown: the characters that would start HTML or an entity, end a table
+# cell, escape the next character, or start emphasis or code.
+_MD = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "\\": "\\\\", "|": "\\|", "*": "\\*",
+       "_": "\\_", "`": "\\`"}
+
+
 def _md_escape(text: str) -> str:
-    return text.replace("|", "\\|").replace("*", "\\*")
+    return "".join(_MD.get(c, c) for c in _one_line(text))
 
 
+# LaTeX (OT1, the default font encoding, has no glyphs for < > |: they print
+# as other characters, so they are written as text commands).
 _TEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
-        "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\^{}"}
+        "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+        "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}"}
 
 
 def _tex_escape(text: str) -> str:
-    return "".join(_TEX.get(c, c) for c in text)
+    return "".join(_TEX.get(c, c) for c in _one_line(text))
 
 
 # === compare() ================================================================
@@ -398,11 +422,7 @@ def compare(
             f"baseline {baseline!r} is not one of the runs ({', '.join(map(repr, names))})"
         )
     ordered = [baseline] + [n for n in names if n != baseline]
-    measure_names = [measures] if isinstance(measures, str) else list(measures)
-    if not measure_names:
-        raise InvalidArgumentError("'measures' must name at least one measure")
-    measure_names = list(dict.fromkeys(m.strip() if isinstance(m, str) else m
-                                       for m in measure_names))
+    measure_names = list(dict.fromkeys(m.strip() for m in _measure_list(measures)))
 
     tables: Dict[str, Table] = {}
     if qrels is None:

@@ -22,7 +22,7 @@ from numbers import Integral, Real
 from operator import itemgetter, mul
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
-from ._checks import check_labels
+from ._checks import check_labels, check_ordered
 from .errors import InvalidArgumentError
 
 __all__ = ["kendall_tau_weighted", "weighted_tau"]
@@ -199,7 +199,11 @@ def kendall_tau_weighted(
     ----------
     labels
         Relevance labels in rank order (rank 1 first): non-negative numbers,
-        ``None`` for an unjudged document, which counts as label 0.
+        ``None`` for an unjudged document, which counts as label 0.  Bools
+        are refused (:class:`~irmetrics.errors.InvalidLabelError`): RC
+        compares graded labels.  Sets, dicts and DataFrames are refused
+        (:class:`~irmetrics.errors.UnorderedRankingError`): they have no
+        rank order.
     weights
         The weight w(i, j) of the pair at 1-based ranks i < j of the given
         ranking:
@@ -233,7 +237,7 @@ def kendall_tau_weighted(
     >>> kendall_tau_weighted([])
     0.0
     """
-    checked = check_labels(labels)
+    checked = check_labels(labels, allow_bool=False)
     scheme = _check_pair_weights(weights)
     values: List[Score] = [0 if x is None else x for x in checked]
     n = len(values)
@@ -263,6 +267,7 @@ _PLAIN_SCORES = frozenset({int, float})
 def _check_scores(values: Any, name: str) -> List[Score]:
     if isinstance(values, (str, bytes)):
         raise InvalidArgumentError(f"{name!r} must be an iterable of numbers (got {_kind(values)})")
+    check_ordered(values, name, "a sequence of scores, one per element (a list or tuple)")
     try:
         items = list(values)
     except TypeError:
@@ -299,6 +304,7 @@ def _check_rank(rank: Any, n: int) -> Optional[List[int]]:
             f"'rank' must be True, False, None or an iterable of non-negative ints "
             f"(got {_kind(rank)})"
         )
+    check_ordered(rank, "rank", "a sequence of ranks, one per element (a list or tuple)")
     try:
         items = list(rank)
     except TypeError:

@@ -5,12 +5,17 @@ Every error is a subclass of :class:`IrmetricsError`, which is a
 do not care which kind of bad input they gave.
 """
 
-from typing import Any, Optional, Sequence, Tuple
+import os
+import sys
+import warnings
+from types import FrameType
+from typing import Any, Optional, Sequence, Tuple, Type
 
 __all__ = [
     "IrmetricsError",
     "InvalidArgumentError",
     "InvalidLabelError",
+    "UnorderedRankingError",
     "UnknownMeasureError",
     "TrecFormatError",
     "DuplicateEntryError",
@@ -39,6 +44,17 @@ class InvalidLabelError(InvalidArgumentError):
 
     def __reduce__(self) -> Tuple[Any, ...]:  # picklable, e.g. across processes
         return (type(self), (str(self), self.position))
+
+
+class UnorderedRankingError(InvalidArgumentError, TypeError):
+    """A ranking given as something without a rank order: a set, a dict (or
+    other mapping, a dict view, a Counter) or a DataFrame.
+
+    Iterating a set gives hash order and iterating a dict or a DataFrame gives
+    its keys, so the value computed would silently be that of another ranking.
+    Both a :class:`TypeError` and an :class:`InvalidArgumentError` (a
+    :class:`ValueError`), so either ``except`` clause catches it.
+    """
 
 
 class UnknownMeasureError(IrmetricsError):
@@ -108,5 +124,26 @@ class UndefinedStatisticError(InvalidArgumentError):
 
 
 class IrmetricsWarning(UserWarning):
-    """Something was left out of an evaluation (for example, run queries
-    without judgments); the result is still correct for what was evaluated."""
+    """Base class of every warning irmetrics emits: something was left out of
+    an evaluation (for example, run queries without judgments); the result is
+    still correct for what was evaluated.
+
+    Filter them all with ``warnings.simplefilter("ignore", IrmetricsWarning)``
+    (or ``"error"`` to make them fail a test run).
+    """
+
+
+def _warn(message: str, category: Type[IrmetricsWarning] = IrmetricsWarning) -> None:
+    """Emit *message* as a warning attributed to the caller's line.
+
+    The line shown is the first frame outside the irmetrics package, whichever
+    public entry point (evaluate(), compare(), ...) and however many internal
+    calls led here: a fixed ``stacklevel`` is right for one call path only.
+    """
+    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    level = 2  # warnings.warn's count: 1 is this function, 2 its caller
+    frame: Optional[FrameType] = sys._getframe(1)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame = frame.f_back
+        level += 1
+    warnings.warn(message, category, stacklevel=level)

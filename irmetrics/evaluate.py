@@ -34,10 +34,9 @@ from typing import (
 from . import _parallel, frames
 from ._checks import check_int
 from ._gc import paused_gc
-from ._warn import warn
 from .data import Qrels, Run
-from .errors import DuplicateEntryError, InvalidArgumentError
-from .measures import MIN_GEO_MEAN, Env, Measure, QueryData, parse_measures
+from .errors import DuplicateEntryError, InvalidArgumentError, _warn
+from .measures import MIN_GEO_MEAN, Env, Measure, QueryData, measure_names, parse_measures
 from .sources import RunSource, is_file_source, open_qrels, open_run
 
 if TYPE_CHECKING:
@@ -315,7 +314,7 @@ def evaluate(
     >>> round(result.aggregate["map"], 4)   # (1/1) / 2 relevant
     0.5
     """
-    names = [measures] if isinstance(measures, str) else list(measures)
+    names = measure_names(measures)
     parsed = parse_measures(names)
     for name, m in zip(names, parsed):
         if m.family.text:
@@ -382,12 +381,12 @@ def _evaluate(
             scorer.ignored_duplicates = ignored
 
         for error, why in scorer.ignored_duplicates:
-            warn(f"{error}; trec_eval does not look at it, and neither does irmetrics: {why}")
+            _warn(f"{error}; trec_eval does not look at it, and neither does irmetrics: {why}")
         skipped = tuple(sorted(scorer.skipped))
         missing = tuple(sorted(qid for qid in q if qid not in scorer.seen))
         if skipped:
             shown = ", ".join(repr(s) for s in skipped[:5]) + (", ..." if len(skipped) > 5 else "")
-            warn(
+            _warn(
                 f"{len(skipped)} run quer{'y has' if len(skipped) == 1 else 'ies have'} no "
                 f"judgments and {'was' if len(skipped) == 1 else 'were'} skipped: {shown}"
             )
@@ -397,7 +396,7 @@ def _evaluate(
         for error in qrels_duplicates:
             if error.qid in scorer.values:  # a judgment that would count twice
                 raise error
-            warn(f"{error}; trec_eval does not look at it, and neither does irmetrics: "
+            _warn(f"{error}; trec_eval does not look at it, and neither does irmetrics: "
                  "its query is not evaluated")
         evaluated = sorted(scorer.values)
         if not evaluated:

@@ -898,14 +898,39 @@ def _split(s: str) -> Tuple[str, Optional[str], Optional[str]]:
     return base.strip(), opts, param
 
 
+def measure_names(names: Any) -> List[str]:
+    """*names* (``measures`` of evaluate() and compare()) as a list of str.
+
+    A single str is one name; otherwise an iterable of str, at least one.
+    """
+    if isinstance(names, str):
+        return [names]
+    if isinstance(names, (bytes, bytearray)):
+        items = None
+    else:
+        try:
+            items = list(names)
+        except TypeError:
+            items = None
+    if items is None:
+        raise InvalidArgumentError(
+            "'measures' must be a measure name or an iterable of measure names, "
+            f"e.g. ['map', 'nDCG@10'] (got {type(names).__name__} {names!r})"
+        )
+    if not items:
+        raise InvalidArgumentError("'measures' must name at least one measure (got none)")
+    for i, name in enumerate(items):
+        if not isinstance(name, str):
+            raise InvalidArgumentError(
+                f"'measures' must hold measure names (str); measures[{i}] is "
+                f"{type(name).__name__} {name!r}"
+            )
+    return items
+
+
 def parse_measures(names: Union[str, Iterable[str]]) -> List[Measure]:
     """Parse several measure names (a single str is one name)."""
-    if isinstance(names, str):
-        names = [names]
-    out = [parse_measure(n) for n in names]
-    if not out:
-        raise InvalidArgumentError("'measures' must name at least one measure")
-    return out
+    return [parse_measure(n) for n in measure_names(names)]
 
 
 def expand_trec_argument(arg: str) -> List[Measure]:

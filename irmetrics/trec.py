@@ -60,8 +60,7 @@ from typing import (
 )
 
 from ._gc import paused_gc
-from ._warn import warn
-from .errors import DuplicateEntryError, InvalidArgumentError, TrecFormatError
+from .errors import DuplicateEntryError, InvalidArgumentError, TrecFormatError, _warn
 
 if TYPE_CHECKING:
     from typing import IO, Union
@@ -760,7 +759,7 @@ _MANY_FIELDS = 10
 
 
 def _many_fields_warning(source: str, lineno: int, n: int) -> None:
-    warn(
+    _warn(
         f"{source}, line {lineno}: {n} fields, of which only the first 6 are read; two lines "
         "run together (a file without a final line end, concatenated with another)?"
     )

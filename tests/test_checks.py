@@ -188,3 +188,109 @@ def test_errors_survive_pickling():
         back = pickle.loads(pickle.dumps(exc))
         assert type(back) is type(exc) and str(back) == str(exc)
         assert vars(back) == vars(exc)
+
+
+# === Rankings are ordered (issue 18, finding 9) ==============================
+
+import collections  # noqa: E402
+import types  # noqa: E402
+
+import irmetrics  # noqa: E402
+from irmetrics.errors import UnorderedRankingError  # noqa: E402
+
+# Every public function taking labels: (function, extra positional args).
+LABEL_FUNCTIONS = [
+    (irmetrics.precision_at_k, (2,)), (irmetrics.recall_at_k, (2,)),
+    (irmetrics.average_precision, ()), (irmetrics.reciprocal_rank, ()),
+    (irmetrics.r_precision, ()), (irmetrics.success_at_k, (2,)),
+    (irmetrics.judged_at_k, ()), (irmetrics.dcg, ()), (irmetrics.ndcg, ()),
+    (irmetrics.err, ()), (irmetrics.rbp, ()), (irmetrics.bpref, ()),
+    (irmetrics.inferred_ap, ()), (irmetrics.interpolated_precision, (0.5,)),
+    (irmetrics.eleven_point_average, ()), (irmetrics.r_precision_multiple, (2.0,)),
+    (irmetrics.f_measure, ()), (irmetrics.kendall_tau_weighted, ()),
+]
+
+
+def unordered_containers():
+    # ndcg({0: 1, 1: 0, 2: 2}) used to score the keys 0, 1, 2; a set is
+    # iterated in hash order; a Counter or a dict view is no ranking either.
+    d = {"d1": 1, "d2": 0, "d3": 2}
+    return {
+        "set": {1, 0, 2},
+        "frozenset": frozenset({1, 0, 2}),
+        "dict": {0: 1, 1: 0, 2: 2},
+        "ordered dict": collections.OrderedDict(d),
+        "counter": collections.Counter([1, 1, 0, 2]),
+        "mappingproxy": types.MappingProxyType(d),
+        "keys": d.keys(),
+        "values": d.values(),
+        "items": d.items(),
+    }
+
+
+def test_every_public_label_function_is_listed():
+    # A new metric function must be added to LABEL_FUNCTIONS (and so refuse sets).
+    listed = {f.__name__ for f, _ in LABEL_FUNCTIONS}
+    assert set(irmetrics.metrics.__all__) | {"kendall_tau_weighted"} == listed
+
+
+@pytest.mark.parametrize("kind", sorted(unordered_containers()))
+@pytest.mark.parametrize("fn, args", LABEL_FUNCTIONS, ids=lambda x: getattr(x, "__name__", ""))
+def test_unordered_rankings_are_refused(fn, args, kind):
+    given = unordered_containers()[kind]
+    with pytest.raises(UnorderedRankingError, match=r"^'labels' must be a sequence of relevance "
+                       r"labels in rank order \(a list or tuple, rank 1 first\), not a ") as info:
+        fn(given, *args)
+    # Both the library's error (a ValueError) and a TypeError.
+    assert isinstance(info.value, TypeError)
+    assert isinstance(info.value, InvalidArgumentError)
+    assert isinstance(info.value, ValueError)
+
+
+def test_unordered_ranking_messages_say_what_to_pass():
+    with pytest.raises(UnorderedRankingError, match=r"not a set, which has no order .*"
+                       r"pass a list in rank order, e\.g\. list\(\.\.\.\) of the ranking "
+                       r"or sorted\(\.\.\.\) by rank$"):
+        irmetrics.ndcg({1, 0, 2})
+    with pytest.raises(UnorderedRankingError, match=r"not a dict \(iterating it gives its keys\); "
+                       r"pass the values in rank order, e\.g\. \[d\[doc\] for doc in ranking\], "
+                       r"or list\(d\.values\(\)\) if the mapping is in rank order$"):
+        irmetrics.ndcg({0: 1, 1: 0, 2: 2})
+    with pytest.raises(UnorderedRankingError, match=r"not a dict_values view"):
+        irmetrics.ndcg({"a": 1}.values())
+    with pytest.raises(UnorderedRankingError, match=r"'ideal' must be a sequence .* not a set"):
+        irmetrics.ndcg([1, 0], ideal={1, 2})
+
+
+def test_a_dataframe_gets_a_hint_and_a_series_is_a_sequence():
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"rank": [2, 1], "label": [0, 1]})
+    with pytest.raises(UnorderedRankingError, match=r"not a pandas DataFrame \(iterating it gives "
+                       r"its column names\); pass one column in rank order, e\.g\. "
+                       r"df\.sort_values\('rank'\)\['label'\]\.tolist\(\)"):
+        irmetrics.precision_at_k(df, 1)
+    # One column, in rank order, is a sequence: labels 1, 0 -> P@1 = 1.
+    assert irmetrics.precision_at_k(df.sort_values("rank")["label"], 1) == 1.0
+    assert irmetrics.precision_at_k(df.sort_values("rank")["label"].tolist(), 1) == 1.0
+
+
+@pytest.mark.parametrize("module, hint", [("pandas.core.frame", r"\.tolist\(\)"),
+                                          ("polars.dataframe.frame", r"\.to_list\(\)")])
+def test_dataframes_are_recognised_without_importing_their_library(module, hint):
+    # By the module and name of their type (polars need not be installed).
+    frame = type("DataFrame", (), {"__module__": module, "__iter__": lambda s: iter(["label"])})
+    root = module.split(".")[0]
+    with pytest.raises(UnorderedRankingError, match=rf"not a {root} DataFrame .*{hint}"):
+        _checks.check_labels(frame())
+
+
+@pytest.mark.parametrize(
+    "given",
+    [lambda: [2, 0, 1], lambda: (2, 0, 1), lambda: (x for x in [2, 0, 1]),
+     lambda: iter([2, 0, 1]), lambda: collections.deque([2, 0, 1]), lambda: range(2, -1, -1)],
+    ids=["list", "tuple", "generator", "iterator", "deque", "range"],
+)
+def test_iterables_in_rank_order_keep_working(given):
+    # labels 2, 0, 1 (range: 2, 1, 0): P@2 = 1/2 and 1.
+    expected = 1.0 if isinstance(given(), range) else 0.5
+    assert irmetrics.precision_at_k(given(), 2) == expected

@@ -1,6 +1,7 @@
 """The command line: exit codes, error lines, formats and options.
 
-Exit codes (irmetrics/cli.py): 0 success, 1 usage error, 2 bad input.
+Exit codes (irmetrics/cli.py, EXIT_CODES): 0 success, 2 usage or input error,
+130 interrupted, 1 an internal error (a bug).
 Expected values are derived by hand in comments, or from evaluate() where the
 test is about the output format rather than the numbers.
 """
@@ -261,7 +262,7 @@ def test_level_and_depth_flags(files):
     assert out == "num_ret               \tall\t2\nnum_rel_ret           \tall\t1\n"
 
 
-# === Usage errors: exit 1 ====================================================
+# === Usage errors: exit 2 (argparse's convention) ===========================
 
 
 @pytest.mark.parametrize(
@@ -276,17 +277,17 @@ def test_level_and_depth_flags(files):
     ],
     ids=["no-args", "unknown-option", "l0", "M0", "format-xml", "l-not-int"],
 )
-def test_usage_errors_exit_1(files, argv, needle):
+def test_usage_errors_exit_2(files, argv, needle):
     argv = [str(files[0]) if a == "QRELS" else str(files[1]) if a == "RUN" else a for a in argv]
     code, out, err = run_cli(*argv)
-    assert code == 1
+    assert code == 2
     assert out == ""
     assert needle in error_line(err)
 
 
 def test_usage_error_subprocess_has_no_traceback():
     proc = run_subprocess("--bogus")
-    assert proc.returncode == 1
+    assert proc.returncode == 2
     assert proc.stdout == ""
     error_line(proc.stderr)
 
@@ -415,3 +416,178 @@ def test_a_measure_asked_twice_is_printed_once(capsys):
     assert main([qrels, run, "-m", "set_F.4", "-m", "SetF(beta=2)", "-m", "map", "-m", "AP"]) == 0
     names = [line.split("\t")[0].strip() for line in capsys.readouterr().out.splitlines()]
     assert names == ["map", "set_F"]
+
+
+# === The exit-code convention (issue 18, finding 12) =========================
+#
+# One row of irmetrics.cli.EXIT_CODES per test below; docs/cli.md and both
+# commands' --help show the same table.
+
+import re  # noqa: E402
+import signal  # noqa: E402
+import time  # noqa: E402
+
+from irmetrics.cli import EXIT_CODES, main  # noqa: E402
+
+
+def test_exit_code_table_is_the_one_in_the_docs_and_in_help():
+    assert [code for code, _ in EXIT_CODES] == [0, 2, 130, 1]
+    page = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    documented = re.findall(r"^\| (\d+) \| (.*) \|$", page, re.M)
+    assert [(int(c), t) for c, t in documented] == list(EXIT_CODES)
+    for argv, prog in (([], "irmetrics"), (["compare"], "irmetrics compare")):
+        proc = run_subprocess(*argv, "--help")
+        assert proc.returncode == 0 and proc.stderr == ""
+        epilog = proc.stdout.split("exit status:\n", 1)[1]
+        flat = " ".join(epilog.split())
+        for code, text in EXIT_CODES:
+            assert f"{code} {text}" in flat
+        assert f"'{prog}: error: ...', never a traceback" in flat
+
+
+def test_row_0_success_with_a_warning(files, tmp_path):
+    extra = write(tmp_path, "extra.run", RUN + "q9 Q0 d1 1 0.5 myrun\n")
+    proc = run_subprocess("-m", "map", files[0], extra)
+    assert proc.returncode == 0
+    assert proc.stderr == "irmetrics: warning: 1 run query has no judgments and was skipped: 'q9'\n"
+    assert proc.stdout == "map                   \tall\t0.5000\n"
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--no-such-option", "QRELS", "RUN"], "irmetrics: error: unrecognized arguments: "
+         "--no-such-option (see 'irmetrics --help')"),
+        (["-l", "0", "QRELS", "RUN"], "irmetrics: error: -l must be a relevance level >= 1 (got 0)"),
+        (["--workers", "-1", "QRELS", "RUN"], "irmetrics: error: --workers must be >= 1 (got -1)"),
+        (["-m", "nope", "QRELS", "RUN"], "irmetrics: error: unknown measure 'nope'"),
+        (["QRELS", "DIR"], "irmetrics: error: DIR: cannot open file (Is a directory)"),
+        (["DIR", "RUN"], "irmetrics: error: DIR: cannot open file (Is a directory)"),
+        (["compare", "QRELS", "RUN", "-m", "map"],
+         "irmetrics compare: error: needs at least two runs (got 1)"),
+        (["compare", "QRELS", "RUN", "RUN", "-m", "map"],
+         "irmetrics compare: error: a run file is given twice"),
+        (["compare", "QRELS", "RUN", "DIR", "-m", "map"],
+         "irmetrics compare: error: DIR: cannot open file (Is a directory)"),
+        (["compare", "QRELS", "RUN", "RUN2", "-m", "map", "-M", "0"],
+         "irmetrics compare: error: -M must be a positive depth (got 0)"),
+    ],
+)
+def test_row_2_usage_and_input_errors_are_one_line(files, tmp_path, argv, message):
+    run2 = write(tmp_path, "run2.txt", RUN)
+    names = {"QRELS": files[0], "RUN": files[1], "RUN2": run2, "DIR": tmp_path}
+    argv = [str(names.get(a, a)) for a in argv]
+    message = message.replace("DIR", str(tmp_path))
+    proc = run_subprocess(*argv)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr.startswith(message) and proc.stderr.count("\n") == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_row_2_a_write_error_is_one_line(files):
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full on this system")  # Linux has it
+    with open("/dev/full", "w") as full:
+        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        proc = subprocess.run([sys.executable, "-m", "irmetrics", *map(str, files)],
+                              stdout=full, stderr=subprocess.PIPE, text=True, env=env, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr == "irmetrics: error: No space left on device\n"
+
+
+def _interrupted(argv, stdin):
+    """Start the CLI blocked on a read, send it SIGINT; return (code, stderr)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "irmetrics", *map(str, argv)], stdin=stdin,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=str(ROOT),
+        # A shell's background job ignores SIGINT, and so would the child.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    try:
+        time.sleep(1.5)  # let it start and block on its input
+        assert proc.poll() is None, proc.communicate()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return proc.returncode, out, err
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs (POSIX)")
+def test_row_130_ctrl_c_while_reading_a_fifo(files, tmp_path):
+    fifo = tmp_path / "run.fifo"
+    os.mkfifo(fifo)  # nobody writes: the CLI blocks opening it
+    code, out, err = _interrupted([files[0], fifo], subprocess.DEVNULL)
+    assert (code, out, err) == (130, "", "irmetrics: interrupted\n")
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
+def test_row_130_ctrl_c_while_reading_standard_input(files):
+    read_end, write_end = os.pipe()  # kept open and empty: the CLI blocks reading
+    try:
+        code, out, err = _interrupted([files[0], "-"], read_end)
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+    assert (code, out, err) == (130, "", "irmetrics: interrupted\n")
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
+def test_row_130_ctrl_c_in_compare(files):
+    read_end, write_end = os.pipe()
+    try:
+        code, out, err = _interrupted(
+            ["compare", files[0], files[1], "/dev/stdin", "-m", "map"], read_end)
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+    assert (code, out, err) == (130, "", "irmetrics compare: interrupted\n")
+
+
+def test_row_1_an_internal_error_is_one_line(monkeypatch, capsys):
+    def broken(argv, stdout, stderr):
+        raise IndexError("list index out of range")
+
+    monkeypatch.setattr(irmetrics.cli, "_run", broken)
+    assert main(["q", "r"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == ("irmetrics: internal error (please report it): IndexError: "
+                            "list index out of range\n")
+
+
+@pytest.mark.parametrize("fmt", ["trec", "json", "csv"])
+def test_a_closed_output_pipe_ends_quietly(tmp_path, fmt):
+    # 3000 queries, -q -m all_trec: megabytes of output, far more than a pipe holds.
+    qrels = write(tmp_path, "q", "".join(f"{q} 0 d1 1\n" for q in range(3000)))
+    run = write(tmp_path, "r", "".join(f"{q} Q0 d1 1 1.0 t\n" for q in range(3000)))
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "irmetrics", "-q", "-m", "all_trec", "--format", fmt, qrels, run],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+    )
+    first = proc.stdout.readline()   # what `| head -1` reads,
+    proc.stdout.close()              # then it goes away
+    err = proc.stderr.read()
+    proc.stderr.close()
+    assert proc.wait(timeout=120) == 0
+    assert first and err == b""
+
+
+@pytest.mark.parametrize("command", [[], ["compare"]])
+def test_row_2_an_unreadable_file_is_one_line(files, tmp_path, monkeypatch, command):
+    # As root a chmod 000 file stays readable, so the OSError is raised for it.
+    def unreadable(path, *args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(Qrels, "from_trec", unreadable)
+    import irmetrics.sources  # evaluate() reads a qrels file there
+    monkeypatch.setattr(irmetrics.sources, "_read_qrels_keeping_duplicates", unreadable)
+    argv = [*command, files[0], files[1]] + ([write(tmp_path, "r2.txt", RUN), "-m", "map"] if command else [])
+    code, out, err = run_cli(*argv)
+    prog = "irmetrics compare" if command else "irmetrics"
+    assert (code, out, err) == (2, "", f"{prog}: error: {files[0]}: Permission denied\n")

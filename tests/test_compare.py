@@ -48,9 +48,9 @@ def run_cli(*argv):
 
 
 def docs_block(title):
-    """The ```text block that follows the HTML comment naming it in docs/compare.md."""
+    """The ```text (or ```console) block after the HTML comment naming it in docs/compare.md."""
     page = (ROOT / "docs" / "compare.md").read_text(encoding="utf-8")
-    m = re.search(rf"<!-- {re.escape(title)} -->\n```text\n(.*?)```", page, re.S)
+    m = re.search(rf"<!-- {re.escape(title)} -->\n```(?:text|console)\n(.*?)```", page, re.S)
     assert m, f"docs/compare.md has no block {title!r}"
     return m.group(1)
 
@@ -341,9 +341,12 @@ def test_cli_formats():
 @pytest.mark.parametrize(
     "argv, code, message",
     [
-        (["compare", QRELS, BM25, "-m", "map"], 1, "needs at least two runs (got 1)"),
-        (["compare", QRELS, BM25, RERANK], 1, "the following arguments are required: -m/--measure"),
-        (["compare", QRELS, BM25, RERANK, "-m", "map", "--test", "z"], 1, "invalid choice: 'z'"),
+        (["compare", QRELS, BM25, "-m", "map"], 2, "needs at least two runs (got 1)"),
+        (["compare", QRELS, BM25, RERANK], 2, "the following arguments are required: -m/--measure"),
+        (["compare", QRELS, BM25, RERANK, "-m", "map", "--test", "z"], 2, "invalid choice: 'z'"),
+        (["compare", QRELS, BM25, BM25, "-m", "map"], 2, "a run file is given twice"),
+        (["compare", QRELS, BM25, str(ROOT / "docs"), "-m", "map"], 2, "docs"),
+        (["compare", QRELS, BM25, RERANK, "-m", "map", "-l", "0"], 2, "-l"),
         (["compare", QRELS, BM25, RERANK, "-m", "mpa"], 2, "unknown measure 'mpa'"),
         (["compare", QRELS, BM25, "nope.run", "-m", "map"], 2, "nope.run"),
         (["compare", QRELS, BM25, RERANK, "-m", "map", "--baseline", "x"], 2,
@@ -384,3 +387,219 @@ def test_comparing_imports_only_the_standard_library():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+# === Warnings point at the caller's line (issue 18, finding 11) ==============
+
+import warnings  # noqa: E402
+
+from irmetrics import IrmetricsWarning  # noqa: E402
+from irmetrics.compare import ROW_KEYS  # noqa: E402
+
+_EXTRA_QUERY_QRELS = {"q1": {"d1": 1}, "q2": {"d2": 1}}
+_EXTRA_QUERY_RUN = {"q1": {"d1": 1.0}, "q2": {"d2": 1.0}, "q9": {"d1": 1.0}}  # q9 is unjudged
+
+
+def test_evaluate_warning_points_at_the_callers_line():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        line = sys._getframe().f_lineno + 1
+        evaluate(_EXTRA_QUERY_QRELS, _EXTRA_QUERY_RUN, "map")
+    [w] = caught
+    assert issubclass(w.category, IrmetricsWarning)
+    assert str(w.message) == "1 run query has no judgments and was skipped: 'q9'"
+    # stacklevel=4 used to name the frame above the caller (sys:1 at top level).
+    assert (w.filename, w.lineno) == (__file__, line)
+
+
+def test_evaluate_warning_from_a_top_level_call_names_the_script(tmp_path):
+    script = tmp_path / "top.py"
+    script.write_text(
+        "import irmetrics\n"
+        f"irmetrics.evaluate({_EXTRA_QUERY_QRELS!r}, {_EXTRA_QUERY_RUN!r}, 'map')\n",
+        encoding="utf-8",
+    )
+    proc = subprocess.run([sys.executable, "-W", "always", str(script)], capture_output=True,
+                          text=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.startswith(f"{script}:2: IrmetricsWarning: 1 run query has no judgments")
+
+
+def test_compare_warning_points_at_the_callers_line():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        line = sys._getframe().f_lineno + 1
+        compare(_EXTRA_QUERY_QRELS, {"a": _EXTRA_QUERY_RUN, "b": _EXTRA_QUERY_RUN}, "map")
+    assert len(caught) == 2  # one per run evaluated
+    for w in caught:
+        assert issubclass(w.category, IrmetricsWarning)
+        assert (w.filename, w.lineno) == (__file__, line)
+
+
+def test_irmetrics_warnings_can_be_filtered_as_errors():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", IrmetricsWarning)
+        with pytest.raises(IrmetricsWarning):
+            evaluate(_EXTRA_QUERY_QRELS, _EXTRA_QUERY_RUN, "map")
+
+
+def test_every_warning_irmetrics_emits_is_an_irmetrics_warning():
+    # Every call of warnings.warn (or of errors._warn) in the package passes
+    # IrmetricsWarning or a subclass of it, so one filter covers them all.
+    import ast
+
+    import irmetrics.errors as errors
+
+    calls = 0
+    for path in sorted((ROOT / "irmetrics").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            f = node.func
+            name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+            if name not in ("warn", "_warn"):
+                continue
+            calls += 1
+            category = node.args[1] if len(node.args) > 1 else next(
+                (k.value for k in node.keywords if k.arg == "category"), None)
+            if category is None and name == "_warn":
+                continue  # its default is IrmetricsWarning
+            assert isinstance(category, ast.Name), (path.name, node.lineno)
+            if (path.name, category.id) == ("errors.py", "category"):
+                continue  # _warn passes on its argument, typed Type[IrmetricsWarning]
+            cls = getattr(errors, category.id, None)
+            assert isinstance(cls, type) and issubclass(cls, IrmetricsWarning), (
+                path.name, node.lineno, category.id)
+    assert calls >= 2  # errors._warn itself and evaluate's
+
+
+# === Outputs escape what they print (issue 18, findings 13-15) ================
+
+HOSTILE_QID = "<svg/onload=alert(1)>"
+# A run name with every LaTeX special, Markdown's |, \ and *, a blank line and HTML.
+HOSTILE_RUN = "a_b%c&d#e$f{g}h~i^j\\k|l<m>n*o\n\np`q"
+M = "P_x|y"
+
+
+def hostile_comparison():
+    # Scored tables (qrels=None): the hostile query is scored for the
+    # baseline only, so it is left out and named in the notes.
+    base = {"q1": {M: 0.1}, "q2": {M: 0.3}, HOSTILE_QID: {M: 0.2}}
+    new = {"q1": {M: 0.2}, "q2": {M: 0.5}}
+    return compare(None, {"=base": base, HOSTILE_RUN: new}, [M])
+
+
+def test_latex_escapes_names_and_writes_comparisons_in_math_mode():
+    tex = hostile_comparison().to_latex()
+    assert (r"a\_b\%c\&d\#e\$f\{g\}h\textasciitilde{}i\textasciicircum{}j\textbackslash{}k"
+            r"\textbar{}l\textless{}m\textgreater{}n*o p`q & 0.3500 \\") in tex
+    assert r"Run & P\_x\textbar{}y \\" in tex
+    assert r"(two-sided paired t test, $p \le 0.05$ after Holm correction" in tex
+    # No blank line (a paragraph break ends a tabular with an error), and no
+    # bare < > | outside math (OT1 prints them as other glyphs).
+    assert "\n\n" not in tex.rstrip("\n")
+    text_mode = re.sub(r"\$[^$]*\$", "", tex.replace(r"\$", ""))
+    assert not re.search(r"[<>|]", text_mode)
+
+
+def test_latex_comparison_follows_alpha():
+    tex = compare(SMALL_QRELS, SMALL_RUNS, "map", alpha=0.1).to_latex()
+    assert r"$p \le 0.1$" in tex and "<=" not in tex
+
+
+def test_html_escapes_every_id_and_name():
+    html = hostile_comparison()._repr_html_()
+    assert "<svg" not in html and "&lt;svg/onload=alert(1)&gt;" in html
+    assert "l&lt;m&gt;n" in html
+    assert "<td>P_x|y</td>" in html
+    assert re.findall(r"<(\w+)", html) and set(re.findall(r"<(\w+)", html)) <= {
+        "p", "table", "thead", "tr", "th", "tbody", "td", "br", "small"}
+
+
+def test_markdown_escapes_html_pipes_backslashes_and_newlines():
+    md = hostile_comparison().to_markdown()
+    assert "<svg" not in md and "'&lt;svg/onload=alert(1)&gt;'" in md
+    row = next(line for line in md.splitlines() if "0.3500" in line)
+    assert row.startswith(r"| P\_x\|y | a\_b%c&amp;d#e$f{g}h~i^j\\k\|l&lt;m&gt;n\*o p\`q | 0.3500 |")
+    # Each row still has the 8 cells of the header: no unescaped | inside one.
+    for line in md.splitlines():
+        if line.startswith("|"):
+            assert len(re.split(r"(?<!\\)\|", line)) == 10, line
+    # A blank line inside a name would have ended the table.
+    table = md.split("\n\n")[1]
+    lines = table.splitlines()   # header, rule, the baseline's row, the other run's
+    assert len(lines) == 4 and all(line.startswith("|") for line in lines)
+
+
+def test_text_table_keeps_a_name_with_newlines_on_one_line():
+    text = hostile_comparison().to_text()
+    rows = [line for line in text.splitlines() if line.startswith("P_x|y")]
+    assert len(rows) == 2 and "n*o p`q" in rows[1]
+
+
+def _hostile_files(tmp_path):
+    """Qrels and two runs whose query ids a spreadsheet or a browser would run."""
+    qids = ["=HYPERLINK(\"http://x\")", "+1+1", "-2", "@SUM(A1)", 'q"uote', "back\\slash",
+            "ctl\x01char", "emoji\U0001F600", HOSTILE_QID]
+    qrels = tmp_path / "qrels"
+    qrels.write_text("".join(f"{q} 0 d1 1\n{q} 0 d2 1\n" for q in qids), encoding="utf-8")
+    a = tmp_path / "=cmd|x.run"
+    b = tmp_path / "b.run"
+    a.write_text("".join(f"{q} Q0 d1 1 2.0 a\n{q} Q0 d3 2 1.0 a\n" for q in qids), encoding="utf-8")
+    b.write_text("".join(f"{q} Q0 d3 1 2.0 b\n{q} Q0 d2 2 1.0 b\n" for q in qids), encoding="utf-8")
+    return qids, qrels, a, b
+
+
+def test_cli_compare_csv_quotes_and_neutralises_formulas(tmp_path):
+    qids, qrels, a, b = _hostile_files(tmp_path)
+    code, out, err = run_cli("compare", qrels, a, b, "-m", "P@1", "-m", "map", "--format", "csv")
+    assert code == 0, err
+    rows = list(csv.reader(io.StringIO(out)))
+    assert rows[0] == list(ROW_KEYS)
+    assert {r[1] for r in rows[1:]} == {"'=cmd|x", "b"}  # the run named by its file: neutralised
+    for r in rows[1:]:
+        assert r[0] in ("P@1", "map")
+        for cell in r:
+            assert cell[:1] not in ("=", "+", "@", "\t", "\r"), r
+    # Numbers are not neutralised: a negative difference stays a number.
+    diffs = [float(r[4]) for r in rows[1:] if r[4]]
+    assert diffs and min(diffs) < 0
+
+
+def test_cli_evaluate_csv_quotes_and_neutralises_formulas(tmp_path):
+    qids, qrels, a, _ = _hostile_files(tmp_path)
+    code, out, err = run_cli("-q", "-m", "P.1", "--format", "csv", qrels, a)
+    assert code == 0, err
+    rows = list(csv.reader(io.StringIO(out)))
+    got = [r[0] for r in rows[1:-1]]
+    expected = {q if q[0] not in "=+-@" else "'" + q for q in qids}
+    assert set(got) == expected
+    # RFC 4180: a quote is doubled inside a quoted field.
+    assert '"q""uote",P_1,1.0\n' in out
+    assert rows[-1] == ["all", "P_1", "1.0"]
+
+
+def test_csv_cells_follow_rfc_4180():
+    from irmetrics.cli import _csv_cell
+
+    assert _csv_cell("a,b") == '"a,b"'
+    assert _csv_cell('a"b') == '"a""b"'
+    assert _csv_cell("a\rb") == '"a\rb"'   # the csv module leaves a lone CR unquoted
+    assert _csv_cell("a\nb") == '"a\nb"'
+    assert _csv_cell("=1+1") == "'=1+1"
+    assert _csv_cell("\t=1") == "'\t=1"
+    assert _csv_cell("-1") == "'-1"
+    assert _csv_cell(-0.25) == "-0.25" and _csv_cell(3) == "3" and _csv_cell(None) == ""
+    assert _csv_cell(True) == "True"
+
+
+@pytest.mark.parametrize("fmt", ["json"])
+def test_cli_json_is_valid_for_any_id(tmp_path, fmt):
+    qids, qrels, a, b = _hostile_files(tmp_path)
+    code, out, err = run_cli("-q", "-m", "P.1", "--format", fmt, qrels, a)
+    assert code == 0, err
+    assert set(json.loads(out)["per_query"]) == set(qids)
+    code, out, err = run_cli("compare", qrels, a, b, "-m", "P@1", "--format", fmt)
+    assert code == 0, err
+    data = json.loads(out)
+    assert set(data["queries"]) == set(qids) and data["runs"] == ["=cmd|x", "b"]

@@ -4,6 +4,7 @@ import itertools
 import math
 import random
 import warnings
+from collections import Counter
 from fractions import Fraction
 from typing import Any, Callable, Dict, List, Optional, Sequence
 from unittest import mock
@@ -196,6 +197,12 @@ def test_range_and_perfect(scheme: Optional[str], labels: List[int]) -> None:
         if len(set(labels)) > 1:
             # The worst ranking has every label-distinct pair discordant.
             assert kendall_tau_weighted(sorted(labels), weights=scheme) < 1.0
+        if scheme is None and len(labels) > 1:
+            # Exactly: with unit weights the worst ranking keeps only the tied
+            # pairs, RC = (pairs tied in label) / (all pairs), one rounding.
+            n = len(labels)
+            tied = sum(c * (c - 1) // 2 for c in Counter(labels).values())
+            assert kendall_tau_weighted(sorted(labels)) == tied / (n * (n - 1) // 2)
 
 
 @given(labels=st.lists(st.one_of(st.integers(0, 4), st.none()), max_size=20))
@@ -492,3 +499,54 @@ def test_weighted_tau_errors() -> None:
         weighted_tau([1, 2], [1, 2], rank=[0.5, 1])  # type: ignore[list-item]
     with pytest.raises(InvalidArgumentError, match=r"'rank' must be True, False, None"):
         weighted_tau([1, 2], [1, 2], rank="01")  # type: ignore[arg-type]
+
+
+# === Rankings are ordered; bools are no RC labels (issue 18, finding 9) ======
+
+
+def test_kendall_tau_weighted_refuses_bools_as_its_docs_say():
+    # It used to return 1.0 for [True, False]; docs/correlation.md says bools raise.
+    with pytest.raises(InvalidLabelError, match=r"^labels\[0\] \(rank 1\) must be a number or "
+                       r"None, not a bool \(got True\)"):
+        kendall_tau_weighted([True, False])
+    with pytest.raises(InvalidLabelError, match=r"labels\[1\] \(rank 2\) .*not a bool"):
+        kendall_tau_weighted([1, False], weights="dcg")
+
+
+def test_kendall_tau_weighted_refuses_sets_and_dicts():
+    from irmetrics.errors import UnorderedRankingError
+
+    for labels in ({2, 0, 1}, frozenset({2, 0, 1}), {0: 2, 1: 0}, {"a": 1}.values()):
+        with pytest.raises(UnorderedRankingError, match=r"^'labels' must be a sequence of "
+                           r"relevance labels in rank order") as info:
+            kendall_tau_weighted(labels)
+        assert isinstance(info.value, TypeError)
+
+
+def test_weighted_tau_refuses_unordered_scores_and_ranks():
+    from irmetrics.errors import UnorderedRankingError
+
+    with pytest.raises(UnorderedRankingError, match=r"^'x' must be a sequence of scores, one per "
+                       r"element \(a list or tuple\), not a set"):
+        weighted_tau({1, 2, 3}, [1, 2, 3])
+    with pytest.raises(UnorderedRankingError, match=r"^'y' must be .* not a dict "):
+        weighted_tau([1, 2, 3], {0: 1, 1: 2, 2: 3})
+    with pytest.raises(UnorderedRankingError, match=r"^'rank' must be a sequence of ranks"):
+        weighted_tau([1, 2, 3], [1, 2, 3], rank=frozenset({0, 1, 2}))
+    # Generators keep working: x and y agree, tau = 1.
+    assert weighted_tau((v for v in [1, 2, 3]), iter([10, 20, 30])) == 1.0
+
+
+def test_range_and_perfect_exact_values() -> None:
+    # labels 1, 0, 2, 0: pairs (1-based ranks) and whether discordant
+    # (l_u < l_v): (1,2) no, (1,3) yes, (1,4) no, (2,3) yes, (2,4) no (tie),
+    # (3,4) no.  Unit weights: 1 - 2/6 = 2/3.
+    assert kendall_tau_weighted([1, 0, 2, 0]) == 4 / 6
+    # reciprocal w = 1/(ij): total 1/2 + 1/3 + 1/4 + 1/6 + 1/8 + 1/12 = 35/24;
+    # discordant 1/3 + 1/6 = 1/2 = 12/24; RC = 23/35.
+    assert kendall_tau_weighted([1, 0, 2, 0], weights="reciprocal") == pytest.approx(23 / 35, rel=1e-15)
+    # hyperbolic w = 1/i + 1/j: total (n - 1)(1 + 1/2 + 1/3 + 1/4) = 3 * 25/12 = 25/4;
+    # discordant (1 + 1/3) + (1/2 + 1/3) = 13/6; RC = 1 - (13/6)/(25/4) = 1 - 26/75 = 49/75.
+    assert kendall_tau_weighted([1, 0, 2, 0], weights="hyperbolic") == pytest.approx(49 / 75, rel=1e-15)
+    assert kendall_tau_weighted([2, 1, 0, 0], weights="dcg") == 1.0
+    assert kendall_tau_weighted([0, 1]) == 0.0   # the one pair discordant

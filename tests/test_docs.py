@@ -15,6 +15,7 @@ import contextlib
 import importlib
 import importlib.util
 import io
+import os
 import re
 import shutil
 import subprocess
@@ -403,3 +404,118 @@ def test_pages_and_config_name_no_external_script():
     for text in sources:
         assert not re.search(r"<script\b[^>]*\bsrc=[\"']?(?:https?:)?//", text, re.I)
         assert not re.search(r"extra_javascript:[^\n]*\n(?:\s+- *(?:https?:)?//)", text)
+
+
+# === The shell examples ======================================================
+#
+# Every command of a ```sh or ```console block of README.md and docs/ runs
+# here, from the repository root, with `irmetrics` as `python -m irmetrics`
+# of this checkout. In a ```console block a command is a line starting with
+# "$ ", and the lines after it (standard error and output together) are what
+# it prints; "..." stands for any lines. A block of ```sh shows no output: its
+# commands must succeed. A command that shows an "irmetrics: error:" line
+# must exit 2, any other 0. Commands that cannot run here are listed in
+# SHELL_EXEMPT with the reason; each must still be in the docs.
+
+SHELL_BLOCK = re.compile(r"^```(sh|console)\n(.*?)^```[ \t]*$", re.M | re.S)
+SHELL_EXEMPT = {
+    "python3 -m venv .venv && .venv/bin/pip install -e '.[test,docs]' && "
+    ".venv/bin/irmetrics -q -m official docs/examples/qrels.txt docs/examples/bm25.run":
+        "creates a virtual environment and installs into it (.ci/run does it on CI)",
+    ".venv/bin/python -m pytest": "runs this test suite",
+    ".venv/bin/pip install -e '.[bench]' && .venv/bin/python benchmarks/run.py > benchmarks.md":
+        "installs the peers and runs the benchmarks for ten minutes",
+    "irmetrics -m map -m ndcg_cut.10 qrels.dev.txt big.run > big.eval":
+        "illustrative: needs an MS MARCO-sized run",
+    "zcat big.run.gz | irmetrics --quiet -m map qrels.dev.txt -":
+        "illustrative: needs an MS MARCO-sized run",
+}
+
+
+class ShellCommand(NamedTuple):
+    name: str                      # page:line of the command
+    command: str
+    output: Optional[Tuple[str, ...]]  # None: a ```sh line, whose output is not shown
+
+
+def shell_commands():
+    commands = []
+    for path in [ROOT / "README.md"] + sorted(DOCS.rglob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        where = path.relative_to(ROOT).as_posix()
+        for m in SHELL_BLOCK.finditer(text):
+            first = text.count("\n", 0, m.start(2)) + 1
+            lines = m.group(2).splitlines()
+            if m.group(1) == "sh":
+                commands += [ShellCommand(f"{where}:{first + i}", line, None)
+                             for i, line in enumerate(lines) if line.strip()]
+                continue
+            assert lines and lines[0].startswith("$ "), f"{where}:{first}: a console block starts with '$ '"
+            for i, line in enumerate(lines):
+                if line.startswith("$ "):
+                    output = []
+                    for after in lines[i + 1:]:
+                        if after.startswith("$ "):
+                            break
+                        output.append(after)
+                    commands.append(ShellCommand(f"{where}:{first + i}", line[2:], tuple(output)))
+    return commands
+
+
+def test_shell_commands_are_found_and_exemptions_are_current():
+    commands = shell_commands()
+    assert len(commands) >= 20
+    found = {c.command for c in commands}
+    assert sorted(set(SHELL_EXEMPT) - found) == []   # no stale exemption
+    assert all(reason for reason in SHELL_EXEMPT.values())
+    # No irmetrics command hides from the test under another fence (a
+    # synopsis with placeholders in capitals, QRELS RUN, is not a command).
+    for path in [ROOT / "README.md"] + sorted(DOCS.rglob("*.md")):
+        for m in re.finditer(r"^```(\w*)\n(.*?)^```", path.read_text(encoding="utf-8"), re.M | re.S):
+            if m.group(1) in ("sh", "console"):
+                continue
+            for line in m.group(2).splitlines():
+                if re.match(r"(\$ )?(\S*/)?irmetrics(?: compare)? ", line):
+                    assert "QRELS" in line, (path.name, line)
+
+
+def _matches(shown, got):
+    """Lines *got* as *shown*, where a "..." line stands for any lines."""
+    if not shown:
+        return not got
+    if shown[0] == "...":
+        return any(_matches(shown[1:], got[i:]) for i in range(len(got) + 1))
+    return bool(got) and shown[0] == got[0] and _matches(shown[1:], got[1:])
+
+
+@pytest.mark.parametrize("cmd", [c for c in shell_commands() if c.command not in SHELL_EXEMPT],
+                         ids=lambda c: c.name)
+def test_shell_command_runs_as_shown(cmd, tmp_path):
+    bash = shutil.which("bash")
+    if bash is None:
+        pytest.skip("needs bash")
+    shim = tmp_path / "irmetrics"   # `irmetrics` on the PATH: this checkout's
+    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m irmetrics "$@"\n', encoding="utf-8")
+    shim.chmod(0o755)
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PATH=f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    proc = subprocess.run([bash, "-o", "pipefail", "-c", cmd.command], cwd=ROOT, env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+    shown = cmd.output or ()
+    expected = 2 if any(re.match(r"irmetrics(?: compare)?: error: ", line) for line in shown) else 0
+    assert proc.returncode == expected, f"{cmd.name}: {proc.stdout}"
+    if cmd.output is not None:
+        assert _matches(list(shown), proc.stdout.splitlines()), f"{cmd.name}:\n{proc.stdout}"
+
+
+# === The packaging metadata ==================================================
+
+
+def test_license_is_an_spdx_expression():
+    # PEP 639: `license = "MIT"` (setuptools >= 77). The old table form and a
+    # License classifier make every build print a SetuptoolsDeprecationWarning.
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert re.search(r'^license = "MIT"$', text, re.M)
+    assert re.search(r'^license-files = \["LICENSE"\]$', text, re.M)
+    assert "License ::" not in text
+    m = re.search(r'^requires = \["setuptools>=(\d+)"\]$', text, re.M)
+    assert m and int(m.group(1)) >= 77

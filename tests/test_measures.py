@@ -357,3 +357,104 @@ def test_trec_dotted_forms_and_ir_measures_spellings():
         parse_measure("P.5,10")
     with pytest.raises(UnknownMeasureError):
         parse_measure("P_avgjg")
+
+
+# === The measures argument (issue 18, finding 10) ============================
+
+
+@pytest.mark.parametrize(
+    "given, message",
+    [
+        (None, r"^'measures' must be a measure name or an iterable of measure names, "
+               r"e\.g\. \['map', 'nDCG@10'\] \(got NoneType None\)$"),
+        (5, r"^'measures' must be a measure name .* \(got int 5\)$"),
+        (b"map", r"^'measures' must be a measure name .* \(got bytes b'map'\)$"),
+        ([], r"^'measures' must name at least one measure \(got none\)$"),
+        (iter(()), r"^'measures' must name at least one measure \(got none\)$"),
+        (["map", 5], r"^'measures' must hold measure names \(str\); measures\[1\] is int 5$"),
+        (["map", None], r"measures\[1\] is NoneType None$"),
+    ],
+)
+def test_a_bad_measures_argument_names_measures(given, message):
+    from irmetrics import compare, evaluate
+
+    qrels = {"q1": {"d1": 1}, "q2": {"d1": 1}}
+    run = {"q1": {"d1": 1.0}, "q2": {"d1": 1.0}}
+    # evaluate(q, r, None) used to raise TypeError: 'NoneType' object is not iterable.
+    with pytest.raises(InvalidArgumentError, match=message):
+        evaluate(qrels, run, given)
+    with pytest.raises(InvalidArgumentError, match=message):
+        compare(qrels, {"a": run, "b": run}, given)
+    with pytest.raises(InvalidArgumentError, match=message):
+        M.parse_measures(given)
+
+
+def test_measures_may_be_any_iterable_of_names():
+    assert M.measure_names("map") == ["map"]
+    assert M.measure_names(("map", "P@5")) == ["map", "P@5"]
+    assert M.measure_names(n for n in ["map"]) == ["map"]
+
+
+# === Exact values for an empty ranking (issue 18, test gaps) ================
+
+
+@pytest.mark.parametrize("measure", NUMERIC, ids=[m.name for m in NUMERIC])
+@pytest.mark.parametrize(
+    "levels", [{}, {0: 3}, {1: 2, 0: 1}, {2: 1, 1: 1}], ids=["no-judgments", "no-rel",
+                                                            "binary", "graded"]
+)
+def test_empty_ranking_exact_value(measure, levels):
+    # Nothing retrieved: every measure is 0, except the counts of the query
+    # itself: num_q is 1 and num_rel the judged relevant (level >= 1).
+    env = Env(relevance_level=1, max_label=max(levels, default=0), run_name="r")
+    value = measure.compute(QueryData([], dict(levels)), env)
+    expected = {"num_q": 1, "num_rel": sum(c for lvl, c in levels.items() if lvl >= 1)}
+    assert value == expected.get(measure.family.key, 0.0)
+
+
+# === nDCG's gain and discount options with an unretrieved relevant document ==
+
+
+def test_ndcg_options_take_the_ideal_from_the_qrels():
+    from irmetrics import evaluate
+
+    log2 = math.log2
+    # d4 (label 3, the best) is judged but not retrieved: the ideal ranking is
+    # the qrels' 3, 2, 1, 0, never the run's 2, 1, 0.  Ranked: d1(2) d3(0) d2(1).
+    qrels = {"q1": {"d1": 2, "d2": 1, "d3": 0, "d4": 3}}
+    run = {"q1": {"d1": 3.0, "d3": 2.0, "d2": 1.0}}
+    expected = {
+        # exp gains 3, 0, 1: DCG = 3 + 1/log2(4); ideal 7, 3, 1: 7 + 3/log2(3) + 1/2
+        "nDCG(gain=exp)": 3.5 / (7 + 3 / log2(3) + 0.5),
+        "nDCG(gain=exp)@2": 3 / (7 + 3 / log2(3)),
+        # jk (base 2) discounts 1, 1, 1/log2(3): DCG = 2 + 1/log2(3); ideal 3 + 2 + 1/log2(3)
+        "nDCG(discount=jk)": (2 + 1 / log2(3)) / (5 + 1 / log2(3)),
+        "nDCG(discount=jk)@2": 2 / 5,
+        # gains 1 -> 0.5, 2 -> 3, 3 -> 10: DCG = 3 + 0.5/2; ideal 10 + 3/log2(3) + 0.5/2
+        "nDCG(gain=1=0.5,2=3,3=10)": 3.25 / (10 + 3 / log2(3) + 0.25),
+        "nDCG(gain=1=0.5,2=3,3=10)@2": 3 / (10 + 3 / log2(3)),
+        # trec_eval's form; level 3 unlisted keeps its own gain 3:
+        # DCG = 3 + 0.5/2; ideal 3 + 3/log2(3) + 0.5/2
+        "ndcg.1=0.5,2=3": 3.25 / (3 + 3 / log2(3) + 0.25),
+    }
+    got = evaluate(qrels, run, list(expected)).aggregate
+    for name, value in expected.items():
+        assert got[name] == pytest.approx(value, rel=1e-14), name
+    # The ideal built from the run (2, 1, 0) would give, for gain=exp,
+    # 3.5 / (3 + 1/log2(3)): far from the value above.
+    assert got["nDCG(gain=exp)"] < 0.4 < 3.5 / (3 + 1 / log2(3))
+
+
+def test_ndcg_with_an_unretrieved_relevant_document_matches_pytrec_eval():
+    from oracles import require
+
+    from irmetrics import evaluate
+
+    pytrec_eval = require("pytrec_eval")
+    qrels = {"q1": {"d1": 2, "d2": 1, "d3": 0, "d4": 3}, "q2": {"a": 1, "b": 4, "c": 0}}
+    run = {"q1": {"d1": 3.0, "d3": 2.0, "d2": 1.0}, "q2": {"c": 2.0, "a": 1.0, "x": 0.5}}
+    oracle = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg", "ndcg_cut.2"}).evaluate(run)
+    got = evaluate(qrels, run, ["ndcg", "ndcg_cut_2"]).per_query
+    for qid in qrels:
+        assert got[qid]["ndcg"] == pytest.approx(oracle[qid]["ndcg"], rel=1e-12)
+        assert got[qid]["ndcg_cut_2"] == pytest.approx(oracle[qid]["ndcg_cut_2"], rel=1e-12)

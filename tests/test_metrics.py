@@ -942,3 +942,82 @@ def test_ndcg_fast_path_equals_general_path(labels, k, gain):
     assert ndcg(labels, k, gain=gain) == ndcg(tuple(labels), k, gain=gain)
     if any(labels) and k is None and all(0 <= x <= 15 for x in labels):
         assert ndcg(sorted(labels, reverse=True), gain=gain) == 1.0
+
+
+# === Exact values where the range tests only bound them (issue 18, test gaps) ==
+
+# labels 1, 0, 2, 0 (rel=1): relevant at ranks 1 and 3, R = 2, all judged.
+EXACT_SAMPLE = [1, 0, 2, 0]
+EXACT_VALUES = {
+    "precision_at_k": 2 / 3,           # k=3: ranks 1, 3 relevant
+    "recall_at_k": 1.0,                # k=3: 2 of R=2
+    "average_precision": 5 / 6,        # (1/1 + 2/3) / 2
+    "reciprocal_rank": 1.0,            # first relevant at rank 1
+    "r_precision": 0.5,                # P@R = P@2 = 1/2
+    "success_at_k": 1.0,
+    "judged_at_k": 1.0,                # nothing is None
+    "ndcg": 2 / (2 + 1 / log2(3)),     # DCG 1/1 + 2/log2(4) = 2; ideal 2/1 + 1/log2(3)
+    "err": 0.4375,                     # R = (2^l - 1)/2^2: 1/4 + (1/3)(3/4)(3/4) = 1/4 + 3/16
+    "rbp": 0.2 * (1 + 0.8**2),         # (1 - p) (p^0 + p^2), p = 0.8
+    "bpref": 0.75,                     # (1 + (1 - 1/min(R, N=2))) / 2
+    "inferred_ap": 5 / 6,              # all judged: AP
+    "interpolated_precision": 1.0,     # recall 0.5 reached at rank 1 with P = 1
+    "eleven_point_average": 28 / 33,   # 6 levels <= 0.5 at 1, 5 levels at 2/3: (6 + 10/3)/11
+    "r_precision_multiple": 0.5,       # multiple 1: P@2
+    "f_measure": 2 / 3,                # P = 2/4, R = 1: 2PR/(P + R)
+}
+
+
+@pytest.mark.parametrize("fn, kw", NORMALISED, ids=[f.__name__ for f, _ in NORMALISED])
+def test_normalised_measures_exact_values(fn, kw):
+    assert set(EXACT_VALUES) == {f.__name__ for f, _ in NORMALISED}
+    assert fn(EXACT_SAMPLE, **kw) == pytest.approx(EXACT_VALUES[fn.__name__], rel=1e-15)
+    # The ends of the unit interval, exactly: nothing relevant scores 0 (but
+    # every label is judged), a perfect ranking 1 (inferred_ap is trec_eval's
+    # estimate, which stays just under 1).
+    assert fn([0, 0, 0], **kw) == (1.0 if fn is judged_at_k else 0.0)
+    if fn not in (inferred_ap, f_measure, rbp, err, precision_at_k):
+        assert fn([2, 1, 0], **kw) == 1.0
+
+
+def test_parametrised_measures_exact_values():
+    ls = EXACT_SAMPLE
+    # recall 0 -> max P over all ranks = 1; 0.75 and 1 -> reached at rank 3, P = 2/3
+    assert [interpolated_precision(ls, r) for r in (0.0, 0.75, 1.0)] == [1.0, 2 / 3, 2 / 3]
+    # exp gains 1, 0, 3, 0; jk discounts 1, 1, 1/log2(3), 1/log2(4):
+    # DCG = 1 + 3/log2(3); ideal gains 3, 1: 3 + 1 = 4
+    assert ndcg(ls, gain="exponential", discount="jk") == pytest.approx((1 + 3 / log2(3)) / 4, rel=1e-15)
+    assert err(ls, 2) == 0.25                     # the 2 at rank 3 is cut
+    assert rbp(ls, p=0.5, k=2) == 0.5             # (1 - p) * 1
+    assert f_measure(ls, beta=2) == pytest.approx(5 / 6, rel=1e-15)   # 5 PR / (4P + R), P = 1/2, R = 1
+    assert r_precision_multiple(ls, 0.5) == 1.0   # P@1
+    assert r_precision_multiple(ls, 2.0) == 0.5   # P@4
+
+
+# === ndcg's fast path at label 15 and beyond (issue 18, test gaps) ==========
+
+
+@given(
+    st.lists(st.one_of(st.integers(0, 40), st.integers(13, 16), st.just(15)), max_size=40),
+    s.optional_ks(45),
+    st.sampled_from(["linear", "exponential"]),
+)
+def test_ndcg_fast_path_equals_general_path_for_labels_up_to_40(labels, k, gain):
+    # Labels 0..15 take the fast path (a table of gains up to 15); above it the
+    # general path.  Both agree to the last bit, stay <= 1, and a perfect
+    # ranking is exactly 1: a fast path that dropped label 15 from its ideal
+    # would exceed 1 or differ.
+    fast = ndcg(labels, k, gain=gain)
+    assert fast == ndcg(tuple(labels), k, gain=gain)
+    assert 0.0 <= fast <= 1.0
+    if any(labels):
+        assert ndcg(sorted(labels, reverse=True), k, gain=gain) == 1.0
+
+
+def test_ndcg_fast_path_with_label_15_by_hand():
+    # [0, 15]: DCG = 15/log2(3); ideal 15/1: 1/log2(3).  Exp gain: same ratio.
+    assert ndcg([0, 15]) == pytest.approx(1 / log2(3), rel=1e-15)
+    assert ndcg([0, 15], gain="exponential") == pytest.approx(1 / log2(3), rel=1e-15)
+    # [15, 14]: perfect.  [14, 15]: (14 + 15/log2(3)) / (15 + 14/log2(3)).
+    assert ndcg([15, 14]) == 1.0
+    assert ndcg([14, 15]) == pytest.approx((14 + 15 / log2(3)) / (15 + 14 / log2(3)), rel=1e-15)
