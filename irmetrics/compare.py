@@ -7,11 +7,10 @@ corrected for the number of runs compared with the baseline.
 """
 
 import math
-import re
 from numbers import Real
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
-from . import stats
+from . import report, stats
 from .errors import InvalidArgumentError, UndefinedStatisticError
 from .evaluate import Evaluation, _as_qrels, evaluate
 from .measures import measure_names as _measure_list
@@ -22,14 +21,6 @@ __all__ = ["compare", "Comparison", "TESTS"]
 #: The tests :func:`compare` runs, by name.
 TESTS = ("paired-t", "wilcoxon", "permutation", "bootstrap")
 
-_TEST_TITLES = {
-    "paired-t": "two-sided paired t test",
-    "wilcoxon": "two-sided Wilcoxon signed-rank test",
-    "permutation": "two-sided paired randomization test",
-    "bootstrap": "two-sided paired bootstrap test",
-}
-_CORRECTION_TITLES = {"holm": "Holm", "bonferroni": "Bonferroni", "none": "no"}
-_MARK = "*"
 
 #: The keys of every row, in order (also the CSV columns).
 ROW_KEYS = (
@@ -126,128 +117,25 @@ class Comparison:
             "notes": list(self.notes),
         }
 
-    # === Rendering ============================================================
-
-    def _header(self) -> str:
-        return (
-            f"Baseline {self.baseline!r}; {_TEST_TITLES[self.test]}; "
-            f"{len(self.queries)} paired queries."
-        )
-
-    def _footer(self) -> List[str]:
-        others = len(self.runs) - 1
-        if self.correction == "none":
-            how = "without correction for multiple comparisons"
-        else:
-            how = (
-                f"after {_CORRECTION_TITLES[self.correction]} correction over the {others} "
-                f"comparison{'s' if others != 1 else ''} of each measure"
-            )
-        lines = [
-            f"{_MARK} significantly different from the baseline ({_TEST_TITLES[self.test]}, "
-            f"p <= {_fmt_alpha(self.alpha)} {how}).",
-            f"CI: {_fmt_percent(self.confidence)} confidence interval of the mean difference "
-            f"({self.ci_method}); W/T/L: queries better/equal/worse than the baseline.",
-        ]
-        return lines + list(self.notes)
-
-    def _cells(self, r: Row) -> List[str]:
-        mark = _MARK if r["significant"] else ""
-        if r["baseline"]:
-            return [r["measure"], r["run"], f"{r['mean']:.4f}", "(baseline)", "", "", "", ""]
-        ci = "" if r["ci_low"] is None else f"[{r['ci_low']:+.4f}, {r['ci_high']:+.4f}]"
-        return [
-            r["measure"],
-            r["run"],
-            f"{r['mean']:.4f}{mark}",
-            f"{r['difference']:+.4f}",
-            ci,
-            _fmt_p(r["p_value"]),
-            _fmt_p(r["p_adjusted"]),
-            f"{r['wins']}/{r['ties']}/{r['losses']}",
-        ]
-
-    def _columns(self) -> List[str]:
-        title = _CORRECTION_TITLES[self.correction]
-        adjusted = "p" if self.correction == "none" else f"p ({title})"
-        return ["measure", "run", "mean", "diff", f"{_fmt_percent(self.confidence)} CI",
-                "p", adjusted, "W/T/L"]
+    # === Rendering (the formats are in irmetrics.report) =====================
 
     def to_text(self) -> str:
         """A plain-text table, one line per measure and run, with a footer."""
-        header = self._columns()
-        body = [[_one_line(c) for c in self._cells(r)] for r in self._rows]
-        widths = [max(len(row[i]) for row in [header] + body) for i in range(len(header))]
-        left = {0, 1}
-
-        def line(cells: Sequence[str]) -> str:
-            parts = [c.ljust(w) if i in left else c.rjust(w)
-                     for i, (c, w) in enumerate(zip(cells, widths))]
-            return "  ".join(parts).rstrip()
-
-        out = [_one_line(self._header()), "", line(header), line(["-" * w for w in widths])]
-        out += [line(cells) for cells in body]
-        out += [""] + [_one_line(note) for note in self._footer()]
-        return "\n".join(out) + "\n"
+        return report.text(self)
 
     def __str__(self) -> str:
         return self.to_text()
 
     def to_markdown(self) -> str:
         """A Markdown (GitHub) table with the same columns as :meth:`to_text`."""
-        header = self._columns()
-        out = [_md_escape(self._header()), ""]
-        out.append("| " + " | ".join(header) + " |")
-        out.append("|" + "|".join(["---", "---"] + ["---:"] * (len(header) - 2)) + "|")
-        for r in self._rows:
-            cells = [_md_escape(c) for c in self._cells(r)]
-            out.append("| " + " | ".join(cells) + " |")
-        out.append("")
-        out += [_md_escape(line) + "  " for line in self._footer()]
-        return "\n".join(out).rstrip() + "\n"
+        return report.markdown(self)
 
     def to_latex(self) -> str:
         """A LaTeX ``tabular`` (booktabs) for a paper: runs by measures, means marked."""
-        cols = "l" + "r" * len(self.measures)
-        out = [f"\\begin{{tabular}}{{{cols}}}", "\\toprule"]
-        out.append(" & ".join(["Run"] + [_tex_escape(m) for m in self.measures]) + " \\\\")
-        out.append("\\midrule")
-        for run in self.runs:
-            name = _tex_escape(run) + (" (baseline)" if run == self.baseline else "")
-            cells = [name]
-            for m in self.measures:
-                r = next(x for x in self._rows if x["run"] == run and x["measure"] == m)
-                cells.append(f"{r['mean']:.4f}" + ("$^{*}$" if r["significant"] else ""))
-            out.append(" & ".join(cells) + " \\\\")
-        out.append("\\bottomrule")
-        # The comparison in math mode: $p \le 0.05$.
-        before, _, after = self._footer()[0][len(_MARK) + 1 :].partition(
-            f"p <= {_fmt_alpha(self.alpha)}"
-        )
-        note = (
-            _tex_escape(before) + f"$p \\le {_fmt_alpha(self.alpha)}$" + _tex_escape(after)
-        )
-        out.append(
-            f"\\multicolumn{{{len(self.measures) + 1}}}{{l}}{{\\footnotesize $^{{*}}$ {note}}}"
-            " \\\\"
-        )
-        out.append("\\end{tabular}")
-        return "\n".join(out) + "\n"
+        return report.latex(self)
 
     def _repr_html_(self) -> str:
-        import html  # only for notebooks
-
-        header = "".join(f"<th>{html.escape(c)}</th>" for c in self._columns())
-        body = "".join(
-            "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in self._cells(r)) + "</tr>"
-            for r in self._rows
-        )
-        footer = "<br>".join(html.escape(line) for line in self._footer())
-        return (
-            f"<p>{html.escape(self._header())}</p>"
-            f"<table><thead><tr>{header}</tr></thead><tbody>{body}</tbody></table>"
-            f"<p><small>{footer}</small></p>"
-        )
+        return report.html(self)
 
     def __repr__(self) -> str:
         return (
@@ -280,48 +168,6 @@ class Comparison:
         from . import plot
 
         return plot.differences(self, measure, run=run, ax=ax)
-
-
-def _fmt_p(p: Optional[float]) -> str:
-    if p is None:
-        return "n/a"
-    return f"{p:.4f}" if p >= 0.0001 else f"{p:.1e}"
-
-
-def _fmt_alpha(alpha: float) -> str:
-    return f"{alpha:g}"
-
-
-def _fmt_percent(level: float) -> str:
-    return f"{100 * level:.10g}%"
-
-
-def _one_line(text: str) -> str:
-    """*text* with each run of line breaks and other control characters as one
-    space: a name or id from a file must not end a table row (or, in LaTeX,
-    a paragraph: a blank line inside a tabular is an error)."""
-    return re.sub(r"[\x00-\x1f\x7f\x85\u2028\u2029]+", " ", text)
-
-
-# Markdown: the characters that would start HTML or an entity, end a table
-# cell, escape the next character, or start emphasis or code.
-_MD = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "\\": "\\\\", "|": "\\|", "*": "\\*",
-       "_": "\\_", "`": "\\`"}
-
-
-def _md_escape(text: str) -> str:
-    return "".join(_MD.get(c, c) for c in _one_line(text))
-
-
-# LaTeX (OT1, the default font encoding, has no glyphs for < > |: they print
-# as other characters, so they are written as text commands).
-_TEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
-        "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-        "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}"}
-
-
-def _tex_escape(text: str) -> str:
-    return "".join(_TEX.get(c, c) for c in _one_line(text))
 
 
 # === compare() ================================================================
@@ -391,6 +237,39 @@ def compare(
     >>> round(row["p_value"], 4)         # d = 0.5, 0.5, 0: t = 2, 2 degrees of freedom
     0.1835
     """
+    alpha = _check_options(test, correction, alpha, n_resamples, seed)
+    ordered = _ordered_runs(runs, baseline)
+    baseline = ordered[0]
+    measure_names = list(dict.fromkeys(m.strip() for m in _measure_list(measures)))
+    tables = _score(qrels, runs, ordered, measure_names, relevance_level=relevance_level,
+                    complete=complete, depth=depth, judged_only=judged_only)
+    common, left_out, notes = _pair(tables)
+    rows: List[Row] = []
+    for measure in measure_names:
+        rows += _measure_rows(tables, ordered, common, measure, notes, test=test,
+                              alpha=alpha, correction=correction,
+                              n_resamples=n_resamples, seed=seed)
+    ci_method = "t interval" if test == "paired-t" else (
+        f"percentile bootstrap, {n_resamples} resamples, seed {seed}"
+    )
+    per_query = {
+        name: {qid: {m: float(tables[name][qid][m]) for m in measure_names} for qid in common}
+        for name in ordered
+    }
+    return Comparison(
+        runs=ordered, baseline=baseline, measures=measure_names, test=test,
+        correction=correction, alpha=alpha, ci_method=ci_method, queries=common,
+        left_out=left_out, per_query=per_query, rows=rows, notes=notes,
+    )
+
+
+# === The steps of compare() ===================================================
+
+
+def _check_options(
+    test: str, correction: str, alpha: Any, n_resamples: int, seed: Optional[int]
+) -> float:
+    """Validate the statistical options; return alpha as a float."""
     if test not in TESTS:
         raise InvalidArgumentError(
             f"unknown test {test!r}; expected one of {', '.join(map(repr, TESTS))}"
@@ -400,11 +279,15 @@ def compare(
             f"unknown correction {correction!r}; expected one of "
             f"{', '.join(map(repr, stats.CORRECTIONS))}"
         )
-    if isinstance(alpha, bool) or not isinstance(alpha, Real) or not 0.0 < alpha < 1.0:
+    if isinstance(alpha, bool) or not isinstance(alpha, Real) or not 0.0 < float(alpha) < 1.0:
         raise InvalidArgumentError(f"'alpha' must be a number in (0, 1) (got {alpha!r})")
-    alpha = float(alpha)
     stats._check_resamples(n_resamples)
     stats._rng(seed)
+    return float(alpha)
+
+
+def _ordered_runs(runs: Any, baseline: Optional[str]) -> List[str]:
+    """The run names, the baseline first."""
     if not isinstance(runs, Mapping):
         raise InvalidArgumentError(
             f"'runs' must be a mapping of run names to runs (got {type(runs).__name__})"
@@ -421,33 +304,38 @@ def compare(
         raise InvalidArgumentError(
             f"baseline {baseline!r} is not one of the runs ({', '.join(map(repr, names))})"
         )
-    ordered = [baseline] + [n for n in names if n != baseline]
-    measure_names = list(dict.fromkeys(m.strip() for m in _measure_list(measures)))
+    return [baseline] + [n for n in names if n != baseline]
 
+
+def _score(
+    qrels: Any, runs: Mapping[str, Any], ordered: Sequence[str], measure_names: List[str],
+    **options: Any,
+) -> Dict[str, Table]:
+    """Each run's per-query values: evaluated here, or given already scored."""
     tables: Dict[str, Table] = {}
     if qrels is None:
         for name in ordered:
             tables[name] = _scored_table(name, runs[name], measure_names)
-    else:
-        for name, m in zip(measure_names, parse_measures(measure_names)):
-            if m.family.aggregate != "mean":
-                raise InvalidArgumentError(
-                    f"measure {name!r} is not averaged by the arithmetic mean "
-                    f"(its aggregate is {_AGGREGATES.get(m.family.aggregate, 'text')}); "
-                    "compare() tests means of per-query values"
-                )
-        q = _as_qrels(qrels)
-        for name in ordered:
-            run = runs[name]
-            if isinstance(run, Evaluation):
-                tables[name] = _scored_table(name, run, measure_names)
-            else:
-                result = evaluate(
-                    q, run, measure_names, relevance_level=relevance_level,
-                    complete=complete, depth=depth, judged_only=judged_only,
-                )
-                tables[name] = result._per_query
+        return tables
+    for name, m in zip(measure_names, parse_measures(measure_names)):
+        if m.family.aggregate != "mean":
+            raise InvalidArgumentError(
+                f"measure {name!r} is not averaged by the arithmetic mean "
+                f"(its aggregate is {_AGGREGATES.get(m.family.aggregate, 'text')}); "
+                "compare() tests means of per-query values"
+            )
+    q = _as_qrels(qrels)
+    for name in ordered:
+        run = runs[name]
+        if isinstance(run, Evaluation):
+            tables[name] = _scored_table(name, run, measure_names)
+        else:
+            tables[name] = evaluate(q, run, measure_names, **options)._per_query
+    return tables
 
+
+def _pair(tables: Dict[str, Table]) -> Tuple[List[str], Dict[str, Tuple[str, ...]], List[str]]:
+    """The queries scored for every run, those left out per run, and a note."""
     common = sorted(set.intersection(*(set(t) for t in tables.values())))
     left_out = {
         name: tuple(sorted(set(t) - set(common))) for name, t in tables.items()
@@ -467,58 +355,51 @@ def compare(
             f"{total - len(common)} of {total} queries are not scored for every run and "
             f"are left out ({parts}); complete=True (-c) scores a missing query as 0."
         )
+    return common, left_out, notes
 
-    rows: List[Row] = []
-    for measure in measure_names:
-        base = [float(tables[baseline][qid][measure]) for qid in common]
-        base_mean = math.fsum(base) / len(base)
-        rows.append(_row(measure, baseline, True, base_mean))
-        compared: List[Row] = []
-        for name in ordered[1:]:
-            values = [float(tables[name][qid][measure]) for qid in common]
-            row = _row(measure, name, False, math.fsum(values) / len(values))
-            d = [v - b for v, b in zip(values, base)]
-            row["difference"] = math.fsum(d) / len(d)
-            row["wins"] = sum(1 for v, b in zip(values, base) if v > b)
-            row["ties"] = sum(1 for v, b in zip(values, base) if v == b)
-            row["losses"] = sum(1 for v, b in zip(values, base) if v < b)
-            try:
-                result = _TEST_FUNCTIONS[test](d, n_resamples, seed)
-            except UndefinedStatisticError as exc:
-                row["note"] = f"{_TEST_TITLES[test]} undefined: {exc}"
-                notes.append(f"{name}, {measure}: no p-value: {exc}.")
-            else:
-                row["statistic"] = result.statistic
-                row["p_value"] = result.p_value
-            if test == "paired-t":
-                row["ci_low"], row["ci_high"] = stats.t_ci(d, confidence=1.0 - alpha)
-            else:
-                row["ci_low"], row["ci_high"] = stats.bootstrap_ci(
-                    d, confidence=1.0 - alpha, n_resamples=n_resamples, seed=seed
-                )
-            compared.append(row)
-        tested = [r for r in compared if r["p_value"] is not None]
-        adjusted = stats.adjust_p_values([r["p_value"] for r in tested], method=correction)
-        for r, p in zip(tested, adjusted):
-            r["p_adjusted"] = p
-            r["significant"] = p <= alpha
-        for r in compared:
-            if r["p_value"] is None:
-                r["significant"] = False
-        rows.extend(compared)
 
-    ci_method = "t interval" if test == "paired-t" else (
-        f"percentile bootstrap, {n_resamples} resamples, seed {seed}"
-    )
-    per_query = {
-        name: {qid: {m: float(tables[name][qid][m]) for m in measure_names} for qid in common}
-        for name in ordered
-    }
-    return Comparison(
-        runs=ordered, baseline=baseline, measures=measure_names, test=test,
-        correction=correction, alpha=alpha, ci_method=ci_method, queries=common,
-        left_out=left_out, per_query=per_query, rows=rows, notes=notes,
-    )
+def _measure_rows(
+    tables: Dict[str, Table], ordered: Sequence[str], common: Sequence[str], measure: str,
+    notes: List[str], *, test: str, alpha: float, correction: str, n_resamples: int,
+    seed: Optional[int],
+) -> List[Row]:
+    """One measure's rows: the baseline's mean, then each run tested against it
+    (p-values corrected over the runs); undefined tests add a note."""
+    baseline = ordered[0]
+    base = [float(tables[baseline][qid][measure]) for qid in common]
+    rows = [_row(measure, baseline, True, math.fsum(base) / len(base))]
+    for name in ordered[1:]:
+        values = [float(tables[name][qid][measure]) for qid in common]
+        row = _row(measure, name, False, math.fsum(values) / len(values))
+        d = [v - b for v, b in zip(values, base)]
+        row["difference"] = math.fsum(d) / len(d)
+        row["wins"] = sum(1 for v, b in zip(values, base) if v > b)
+        row["ties"] = sum(1 for v, b in zip(values, base) if v == b)
+        row["losses"] = sum(1 for v, b in zip(values, base) if v < b)
+        try:
+            result = _TEST_FUNCTIONS[test](d, n_resamples, seed)
+        except UndefinedStatisticError as exc:
+            row["note"] = f"{report.TEST_TITLES[test]} undefined: {exc}"
+            notes.append(f"{name}, {measure}: no p-value: {exc}.")
+        else:
+            row["statistic"] = result.statistic
+            row["p_value"] = result.p_value
+        if test == "paired-t":
+            row["ci_low"], row["ci_high"] = stats.t_ci(d, confidence=1.0 - alpha)
+        else:
+            row["ci_low"], row["ci_high"] = stats.bootstrap_ci(
+                d, confidence=1.0 - alpha, n_resamples=n_resamples, seed=seed
+            )
+        rows.append(row)
+    tested = [r for r in rows[1:] if r["p_value"] is not None]
+    adjusted = stats.adjust_p_values([r["p_value"] for r in tested], method=correction)
+    for r, p in zip(tested, adjusted):
+        r["p_adjusted"] = p
+        r["significant"] = p <= alpha
+    for r in rows[1:]:
+        if r["p_value"] is None:
+            r["significant"] = False
+    return rows
 
 
 _AGGREGATES = {"sum": "a sum", "gm": "a geometric mean", "first": "text"}

@@ -1,0 +1,205 @@
+"""How a :class:`~irmetrics.compare.Comparison` is written out: plain text,
+Markdown, LaTeX and HTML.
+
+Each format escapes what it prints (run and measure names and query ids come
+from files and may hold anything): text keeps a name on one line, Markdown
+escapes HTML, table separators and emphasis, LaTeX escapes its special
+characters and writes comparisons in math mode, HTML escapes everything.
+The comparison's statistics are computed in :mod:`irmetrics.compare`; the
+CSV and JSON of the command line are written in :mod:`irmetrics.cli`.
+"""
+
+import re
+from typing import Any, Dict, List, Optional, Sequence
+
+__all__ = ["text", "markdown", "latex", "html", "TEST_TITLES"]
+
+Row = Dict[str, Any]
+
+#: How each test is named in a report.
+TEST_TITLES = {
+    "paired-t": "two-sided paired t test",
+    "wilcoxon": "two-sided Wilcoxon signed-rank test",
+    "permutation": "two-sided paired randomization test",
+    "bootstrap": "two-sided paired bootstrap test",
+}
+_CORRECTION_TITLES = {"holm": "Holm", "bonferroni": "Bonferroni", "none": "no"}
+_MARK = "*"
+
+
+# === The parts every format shares ============================================
+
+
+def _header(c: Any) -> str:
+    return (
+        f"Baseline {c.baseline!r}; {TEST_TITLES[c.test]}; "
+        f"{len(c.queries)} paired queries."
+    )
+
+
+def _footer(c: Any) -> List[str]:
+    others = len(c.runs) - 1
+    if c.correction == "none":
+        how = "without correction for multiple comparisons"
+    else:
+        how = (
+            f"after {_CORRECTION_TITLES[c.correction]} correction over the {others} "
+            f"comparison{'s' if others != 1 else ''} of each measure"
+        )
+    lines = [
+        f"{_MARK} significantly different from the baseline ({TEST_TITLES[c.test]}, "
+        f"p <= {_fmt_alpha(c.alpha)} {how}).",
+        f"CI: {_fmt_percent(c.confidence)} confidence interval of the mean difference "
+        f"({c.ci_method}); W/T/L: queries better/equal/worse than the baseline.",
+    ]
+    return lines + list(c.notes)
+
+
+def _cells(c: Any, r: Row) -> List[str]:
+    mark = _MARK if r["significant"] else ""
+    if r["baseline"]:
+        return [r["measure"], r["run"], f"{r['mean']:.4f}", "(baseline)", "", "", "", ""]
+    ci = "" if r["ci_low"] is None else f"[{r['ci_low']:+.4f}, {r['ci_high']:+.4f}]"
+    return [
+        r["measure"],
+        r["run"],
+        f"{r['mean']:.4f}{mark}",
+        f"{r['difference']:+.4f}",
+        ci,
+        _fmt_p(r["p_value"]),
+        _fmt_p(r["p_adjusted"]),
+        f"{r['wins']}/{r['ties']}/{r['losses']}",
+    ]
+
+
+def _columns(c: Any) -> List[str]:
+    title = _CORRECTION_TITLES[c.correction]
+    adjusted = "p" if c.correction == "none" else f"p ({title})"
+    return ["measure", "run", "mean", "diff", f"{_fmt_percent(c.confidence)} CI",
+            "p", adjusted, "W/T/L"]
+
+
+def text(c: Any) -> str:
+    """A plain-text table, one line per measure and run, with a footer."""
+    header = _columns(c)
+    body = [[_one_line(c) for c in _cells(c, r)] for r in c._rows]
+    widths = [max(len(row[i]) for row in [header] + body) for i in range(len(header))]
+    left = {0, 1}
+
+    def line(cells: Sequence[str]) -> str:
+        parts = [c.ljust(w) if i in left else c.rjust(w)
+                 for i, (c, w) in enumerate(zip(cells, widths))]
+        return "  ".join(parts).rstrip()
+
+    out = [_one_line(_header(c)), "", line(header), line(["-" * w for w in widths])]
+    out += [line(cells) for cells in body]
+    out += [""] + [_one_line(note) for note in _footer(c)]
+    return "\n".join(out) + "\n"
+
+
+def markdown(c: Any) -> str:
+    """A Markdown (GitHub) table with the same columns as :meth:`to_text`."""
+    header = _columns(c)
+    out = [_md_escape(_header(c)), ""]
+    out.append("| " + " | ".join(header) + " |")
+    out.append("|" + "|".join(["---", "---"] + ["---:"] * (len(header) - 2)) + "|")
+    for r in c._rows:
+        cells = [_md_escape(c) for c in _cells(c, r)]
+        out.append("| " + " | ".join(cells) + " |")
+    out.append("")
+    out += [_md_escape(line) + "  " for line in _footer(c)]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def latex(c: Any) -> str:
+    """A LaTeX ``tabular`` (booktabs) for a paper: runs by measures, means marked."""
+    cols = "l" + "r" * len(c.measures)
+    out = [f"\\begin{{tabular}}{{{cols}}}", "\\toprule"]
+    out.append(" & ".join(["Run"] + [_tex_escape(m) for m in c.measures]) + " \\\\")
+    out.append("\\midrule")
+    for run in c.runs:
+        name = _tex_escape(run) + (" (baseline)" if run == c.baseline else "")
+        cells = [name]
+        for m in c.measures:
+            r = next(x for x in c._rows if x["run"] == run and x["measure"] == m)
+            cells.append(f"{r['mean']:.4f}" + ("$^{*}$" if r["significant"] else ""))
+        out.append(" & ".join(cells) + " \\\\")
+    out.append("\\bottomrule")
+    # The comparison in math mode: $p \le 0.05$.
+    before, _, after = _footer(c)[0][len(_MARK) + 1 :].partition(
+        f"p <= {_fmt_alpha(c.alpha)}"
+    )
+    note = (
+        _tex_escape(before) + f"$p \\le {_fmt_alpha(c.alpha)}$" + _tex_escape(after)
+    )
+    out.append(
+        f"\\multicolumn{{{len(c.measures) + 1}}}{{l}}{{\\footnotesize $^{{*}}$ {note}}}"
+        " \\\\"
+    )
+    out.append("\\end{tabular}")
+    return "\n".join(out) + "\n"
+
+
+def html(c: Any) -> str:
+    """An HTML table (Jupyter shows it), every name and id escaped."""
+    import html as _html  # only for notebooks
+
+    header = "".join(f"<th>{_html.escape(c)}</th>" for c in _columns(c))
+    body = "".join(
+        "<tr>" + "".join(f"<td>{_html.escape(c)}</td>" for c in _cells(c, r)) + "</tr>"
+        for r in c._rows
+    )
+    footer = "<br>".join(_html.escape(line) for line in _footer(c))
+    return (
+        f"<p>{_html.escape(_header(c))}</p>"
+        f"<table><thead><tr>{header}</tr></thead><tbody>{body}</tbody></table>"
+        f"<p><small>{footer}</small></p>"
+    )
+
+
+
+# === Escaping ==================================================================
+
+
+def _fmt_p(p: Optional[float]) -> str:
+    if p is None:
+        return "n/a"
+    return f"{p:.4f}" if p >= 0.0001 else f"{p:.1e}"
+
+
+def _fmt_alpha(alpha: float) -> str:
+    return f"{alpha:g}"
+
+
+def _fmt_percent(level: float) -> str:
+    return f"{100 * level:.10g}%"
+
+
+def _one_line(text: str) -> str:
+    """*text* with each run of line breaks and other control characters as one
+    space: a name or id from a file must not end a table row (or, in LaTeX,
+    a paragraph: a blank line inside a tabular is an error)."""
+    return re.sub(r"[\x00-\x1f\x7f\x85\u2028\u2029]+", " ", text)
+
+
+# Markdown: the characters that would start HTML or an entity, end a table
+# cell, escape the next character, or start emphasis or code.
+_MD = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "\\": "\\\\", "|": "\\|", "*": "\\*",
+       "_": "\\_", "`": "\\`"}
+
+
+def _md_escape(text: str) -> str:
+    return "".join(_MD.get(c, c) for c in _one_line(text))
+
+
+# LaTeX (OT1, the default font encoding, has no glyphs for < > |: they print
+# as other characters, so they are written as text commands).
+_TEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+        "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+        "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}"}
+
+
+def _tex_escape(text: str) -> str:
+    return "".join(_TEX.get(c, c) for c in _one_line(text))
+
+
