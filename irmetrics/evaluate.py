@@ -32,6 +32,7 @@ from typing import (
 )
 
 from . import _parallel
+from . import diversity as _diversity
 from ._checks import check_int
 from ._gc import paused_gc
 from .data import Qrels, Run
@@ -444,6 +445,8 @@ class _Scorer:
         self.seen: Dict[str, None] = {}
         self.skipped: List[str] = []
         self._env: Optional[Env] = None
+        # diversity measures read the ranks of the judged documents too
+        self._subtopics = any(m.family.metric in _diversity.__all__ for m in measures)
 
     def add(self, qid: str, ranking: Sequence[Any]) -> None:
         """Score one query from its ranked document ids (``str``)."""
@@ -452,13 +455,31 @@ class _Scorer:
             self.seen[qid] = None
             self.skipped.append(qid)
             return
-        self._score(qid, query_data(judged, ranking, depth=self.depth,
-                                    judged_only=self.judged_only))
+        data = query_data(judged, ranking, depth=self.depth, judged_only=self.judged_only)
+        if self._subtopics:
+            data.subtopics = self._subtopic_data(qid, lambda numbered: query_data(
+                numbered, ranking, depth=self.depth, judged_only=self.judged_only))
+        self._score(qid, data)
 
     def add_run(self, run: Run) -> None:
         self.run_name = run.name
         for qid in sorted(run):
             self.add(qid, run.ranking(qid))
+
+    def _subtopic_data(
+        self, qid: str, rank: Callable[[Dict[str, int]], QueryData]
+    ) -> Tuple[Mapping[str, Mapping[str, int]], List[Tuple[int, str]]]:
+        """For the diversity measures: the query's judgments per subtopic and
+        ``(rank index, doc id)`` of its judged ranked documents.  *rank* places
+        judgments like the query's own; given each judged document's number
+        as its label, it tells where each one is ranked, with the same order,
+        depth and ``judged_only`` as every other measure."""
+        docs = list(self.qrels._data[qid])
+        flat = self.qrels._data[qid]
+        numbered = {d: (i if flat[d] >= 0 else -1) for i, d in enumerate(docs)}
+        labels = rank(numbered).labels
+        placed = [(i, docs[x]) for i, x in enumerate(labels) if x is not None and x >= 0]
+        return self.qrels._topics(qid), placed
 
     def _score(self, qid: str, data: QueryData) -> None:
         self.seen[qid] = None
@@ -481,10 +502,15 @@ class _Scorer:
                 self.skipped.append(qid)
                 continue
             encoded = {d.encode("utf-8"): v for d, v in judged.items()}
-            self._score(qid, query_data_from_scores(
+            data = query_data_from_scores(
                 encoded, docids, scores, depth=depth, judged_only=judged_only,
                 members=stream.members,
-            ))
+            )
+            if self._subtopics:
+                data.subtopics = self._subtopic_data(qid, lambda numbered: query_data_from_scores(
+                    {d.encode("utf-8"): v for d, v in numbered.items()}, docids, scores,
+                    depth=depth, judged_only=judged_only, members=stream.members))
+            self._score(qid, data)
             done += 1
             if progress is not None:
                 progress(done, stream.lines)

@@ -11,12 +11,13 @@ Catalogue
 Reading:
 
 * :func:`read_qrels`: ``qid iteration docid relevance`` lines.
+* :func:`read_subtopic_qrels`: ``qid subtopic docid relevance`` lines (diversity).
 * :func:`read_run`: ``qid Q0 docid rank score tag`` lines (extra columns ignored).
 * :func:`read_ranked_list`: ``qid docid`` lines in rank order.
 
 Writing:
 
-* :func:`write_qrels`, :func:`write_run`.
+* :func:`write_qrels`, :func:`write_subtopic_qrels`, :func:`write_run`.
 
 Ordering:
 
@@ -69,9 +70,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "read_qrels",
+    "read_subtopic_qrels",
     "read_run",
     "read_ranked_list",
     "write_qrels",
+    "write_subtopic_qrels",
     "write_run",
     "trec_ranking",
     "RunStream",
@@ -292,9 +295,12 @@ def _duplicate(
 def read_qrels(source: PathOrFile) -> Dict[str, Dict[str, int]]:
     """Read a qrels file: ``qid iteration docid relevance`` per line.
 
-    Returns ``{qid: {docid: relevance}}`` in file order.  The iteration column
-    is ignored; relevance is an integer and may be negative (trec_eval's -1
-    marks a pooled but unjudged document).  Exactly four columns are required.
+    Returns ``{qid: {docid: relevance}}`` in file order.  Relevance is an
+    integer and may be negative (trec_eval's -1 marks a pooled but unjudged
+    document).  Exactly four columns are required.  The second column is
+    ``0`` in a plain qrels file; in a diversity qrels file it names a
+    subtopic (see :func:`read_subtopic_qrels`), and a document judged for
+    several subtopics gets its highest relevance.
 
     >>> import io
     >>> read_qrels(io.StringIO("q1 0 d1 1\\nq1 0 d2 0\\nq2 0 d1 2\\n"))
@@ -305,6 +311,38 @@ def read_qrels(source: PathOrFile) -> Dict[str, Dict[str, int]]:
     irmetrics.errors.TrecFormatError: <file>, line 1: expected 4 columns
     (qid iteration docid relevance), got 3
     """
+    with _open_lines(source) as (lines, name), paused_gc():
+        return _parse_qrels(lines, name)[0]
+
+
+def read_subtopic_qrels(source: PathOrFile) -> Dict[str, Dict[str, Dict[str, int]]]:
+    """Read a diversity qrels file: ``qid subtopic docid relevance`` per line.
+
+    The TREC Web track's format (ndeval's): the second column, trec_eval's
+    ignored "iteration", is the subtopic (intent, aspect) the judgment is
+    for.  Returns ``{qid: {subtopic: {docid: relevance}}}`` in file order; a
+    document may be judged for several subtopics of a query, but only once
+    for each.  A plain qrels file (``0`` in the second column) reads as one
+    subtopic, ``"0"``.
+
+    >>> import io
+    >>> read_subtopic_qrels(io.StringIO("q1 1 d1 1\\nq1 2 d1 1\\nq1 2 d2 0\\n"))
+    {'q1': {'1': {'d1': 1}, '2': {'d1': 1, 'd2': 0}}}
+    >>> read_subtopic_qrels(io.StringIO("q1 1 d1 1\\nq1 1 d1 0\\n"))
+    Traceback (most recent call last):
+    ...
+    irmetrics.errors.DuplicateEntryError: <file>, line 2: document 'd1' appears twice
+    for query 'q1', subtopic '1' (lines 1 and 2)
+    """
+    flat, table = _read_qrels_tables(source)
+    table = table or {}
+    return {qid: table[qid] if qid in table else {"0": docs} for qid, docs in flat.items()}
+
+
+def _read_qrels_tables(
+    source: PathOrFile,
+) -> Tuple[Dict[str, Dict[str, int]], Optional[Dict[str, Dict[str, Dict[str, int]]]]]:
+    # both tables of _parse_qrels, for Qrels.from_trec
     with _open_lines(source) as (lines, name), paused_gc():
         return _parse_qrels(lines, name)
 
@@ -460,7 +498,22 @@ def _add_columns(
     return True
 
 
-def _parse_qrels(lines: Iterable[bytes], source: str) -> Dict[str, Dict[str, int]]:
+def _parse_qrels(
+    lines: Iterable[bytes], source: str
+) -> Tuple[Dict[str, Dict[str, int]], Optional[Dict[str, Dict[str, Dict[str, int]]]]]:
+    """``({qid: {docid: relevance}}, subtopics)``: *subtopics* is None for a
+    plain file (``0`` in every second column), else ``{qid: {subtopic:
+    {docid: relevance}}}`` for the queries with another subtopic, whose
+    documents get their highest relevance in the first table.
+
+    A plain file takes the same route, at the same speed, as before subtopics
+    were kept: an entry of another subtopic than ``0`` is read under the key
+    ``"docid subtopic"`` (white space never occurs in a field), so that the
+    one duplicate check covers (query, subtopic, document); the keys are
+    split afterwards, only if some line had such an entry.
+    """
+    found = [False]
+
     def entry(fields: List[str], lineno: int, _: int) -> Tuple[str, int]:
         if len(fields) != 4:
             raise TrecFormatError(
@@ -469,21 +522,59 @@ def _parse_qrels(lines: Iterable[bytes], source: str) -> Dict[str, Dict[str, int
                 lineno,
             )
         try:
-            return fields[2], _number(fields[3], int)
+            value = _number(fields[3], int)
         except ValueError:
             raise TrecFormatError(
                 f"relevance must be an integer (got {fields[3]!r})", source, lineno
             ) from None
+        if fields[1] == "0":
+            return fields[2], value
+        found[0] = True
+        return f"{fields[2]} {fields[1]}", value
 
-    return _parse_table(lines, source, "qrels", entry, _qrels_columns)[0]
+    def fast(block: bytes) -> Optional[Tuple[List[str], List[str], List[int]]]:
+        columns = _qrels_columns(block)
+        if columns is None:
+            return None
+        if len(columns) == 4:
+            found[0] = True
+        return columns[0], columns[1], columns[2]
+
+    try:
+        out = _parse_table(lines, source, "qrels", entry, fast)[0]
+    except DuplicateEntryError as exc:
+        docid, sep, subtopic = exc.docid.partition(" ")
+        if not sep:
+            raise
+        raise DuplicateEntryError(
+            exc.source, exc.first_line, exc.line, exc.qid, docid, subtopic
+        ) from None
+    if not found[0]:
+        return out, None
+    table: Dict[str, Dict[str, Dict[str, int]]] = {}
+    for qid, docs in out.items():
+        if not any(" " in key for key in docs):
+            continue
+        by_topic: Dict[str, Dict[str, int]] = {}
+        flat: Dict[str, int] = {}
+        for key, value in docs.items():
+            docid, _, subtopic = key.partition(" ")
+            by_topic.setdefault(subtopic or "0", {})[docid] = value
+            if value > flat.get(docid, value - 1):
+                flat[docid] = value
+        table[qid] = by_topic
+        out[qid] = flat
+    return out, table
 
 
-def _qrels_columns(block: bytes) -> Optional[Tuple[List[str], List[str], List[int]]]:
+def _qrels_columns(block: bytes) -> Optional[Tuple[List[Any], ...]]:
     """(qids, docids, relevance) of a block of plain qrels lines, or None.
 
     Plain: ASCII, no comment, exactly four fields a line and integer
     relevance; each line end is made a token of its own, so that the field
-    count is one check (every fifth token a line end).
+    count is one check (every fifth token a line end).  When some line's
+    second column is not ``0`` (a subtopic), its key is ``"docid subtopic"``
+    (see :func:`_parse_qrels`) and a fourth item, the subtopics, says so.
     """
     if not block.isascii() or b"#" in block or _MARK in block:
         return None
@@ -501,7 +592,11 @@ def _qrels_columns(block: bytes) -> Optional[Tuple[List[str], List[str], List[in
         values = list(map(int, column))
     except ValueError:
         return None
-    return toks[0::5], toks[2::5], values
+    subtopics = toks[1::5]
+    if subtopics.count("0") == n:
+        return toks[0::5], toks[2::5], values
+    keys = [d if t == "0" else f"{d} {t}" for t, d in zip(subtopics, toks[2::5])]
+    return toks[0::5], keys, values, subtopics
 
 
 def _run_score(fields: Sequence[Any], source: str, lineno: int) -> float:
@@ -1025,6 +1120,34 @@ def write_qrels(qrels: Mapping[str, Mapping[str, int]], dest: PathOrFile) -> Non
                         "relevance must be an int"
                     )
                 chunk.append(f"{qid} 0 {docid} {rel}\n")
+            write("".join(chunk))
+
+
+def write_subtopic_qrels(
+    qrels: Mapping[str, Mapping[str, Mapping[str, int]]], dest: PathOrFile
+) -> None:
+    """Write ``{qid: {subtopic: {docid: relevance}}}`` as ``qid subtopic docid
+    relevance`` lines (a diversity qrels file, see :func:`read_subtopic_qrels`).
+
+    >>> import sys
+    >>> write_subtopic_qrels({"q1": {"1": {"d1": 1}, "2": {"d1": 0}}}, sys.stdout)
+    q1 1 d1 1
+    q1 2 d1 0
+    """
+    with _open_writer(dest) as write:
+        for qid, topics in qrels.items():
+            _check_id(qid, "query id")
+            chunk = []
+            for subtopic, docs in topics.items():
+                _check_id(subtopic, "subtopic", qid)
+                for docid, rel in docs.items():
+                    _check_id(docid, "document id", qid)
+                    if type(rel) is not int:
+                        raise InvalidArgumentError(
+                            f"cannot write relevance {rel!r} (query {qid!r}, document "
+                            f"{docid!r}): relevance must be an int"
+                        )
+                    chunk.append(f"{qid} {subtopic} {docid} {rel}\n")
             write("".join(chunk))
 
 
