@@ -47,7 +47,6 @@ from .errors import DuplicateEntryError, InvalidArgumentError, TrecFormatError
 from .trec import (
     _first_line,
     _read_qrels_tables,
-    read_qrels,
     read_ranked_list,
     read_run,
     trec_ranking,
@@ -521,7 +520,7 @@ class Qrels(_Table[int]):
             return False
         return super().__eq__(other)
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None
 
     @classmethod
     def from_dict(cls, qrels: Mapping[Any, Mapping[Any, Any]]) -> Qrels:

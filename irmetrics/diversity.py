@@ -58,6 +58,14 @@ __all__ = [
     "ap_ia",
 ]
 
+#: ndeval's output columns, in its order (what ``irmetrics --ndeval`` prints).
+NDEVAL_MEASURES = (
+    "ERR-IA@5", "ERR-IA@10", "ERR-IA@20", "nERR-IA@5", "nERR-IA@10", "nERR-IA@20",
+    "alpha-DCG@5", "alpha-DCG@10", "alpha-DCG@20", "alpha-nDCG@5", "alpha-nDCG@10",
+    "alpha-nDCG@20", "NRBP", "nNRBP", "MAP-IA", "P-IA@5", "P-IA@10", "P-IA@20",
+    "strec@5", "strec@10", "strec@20",
+)
+
 Number = Union[int, float]
 # a ranked document relevant to some subtopic: (0-based rank, subtopic positions)
 Row = Tuple[int, Tuple[int, ...]]
@@ -92,7 +100,7 @@ def _subtopic_id(value: Any, where: str) -> str:
 def _label(value: Any, where: str) -> Number:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
         raise InvalidArgumentError(f"{where}: a label must be a number (got {value!r})")
-    return value  # type: ignore[no-any-return]
+    return value
 
 
 def subtopic_order(ids: Iterable[str]) -> List[str]:
@@ -301,7 +309,7 @@ def _subtopic_recall(rows: Sequence[Row], k: int, n: int) -> float:
     """(subtopics with a relevant document in the top k) / A."""
     if n == 0 or k < 1:
         return 0.0
-    seen = set()
+    seen: set[int] = set()
     for i, subs in rows:
         if i >= k:
             break
@@ -421,7 +429,7 @@ def alpha_dcg(
 ) -> float:
     """alpha-DCG@k with ndeval's "collection-independent" normalisation.
 
-    ``alpha-DCG@k = sum(g_i / log2(i + 2) for i < k) / sum(A (1 - alpha)^i / log2(i + 2) for i < k)``
+    ``alpha-DCG@k = sum(g_i / log2(i + 2)) / sum(A (1 - alpha)^i / log2(i + 2))``, both over i < k,
 
     where ``g_i = sum((1 - alpha) ** c_s)`` over the subtopics ``s`` the
     document at rank ``i`` (0-based) is relevant to, ``c_s`` counting the

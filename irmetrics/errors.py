@@ -98,7 +98,8 @@ class DuplicateEntryError(TrecFormatError):
         self.subtopic = subtopic  # set for a subtopic qrels entry (diversity)
         where = f"query {qid!r}" if subtopic is None else f"query {qid!r}, subtopic {subtopic!r}"
         if first_line is not None and line is not None:
-            message = f"document {docid!r} appears twice for {where} (lines {first_line} and {line})"
+            lines = f"lines {first_line} and {line}"
+            message = f"document {docid!r} appears twice for {where} ({lines})"
         else:
             message = f"document {docid!r} appears twice for {where}"
         super().__init__(message, source, line)

@@ -507,14 +507,30 @@ class _Scorer:
                 members=stream.members,
             )
             if self._subtopics:
-                data.subtopics = self._subtopic_data(qid, lambda numbered: query_data_from_scores(
-                    {d.encode("utf-8"): v for d, v in numbered.items()}, docids, scores,
-                    depth=depth, judged_only=judged_only, members=stream.members))
+                data.subtopics = self._subtopic_data(qid, _ranker(
+                    docids, scores, depth, judged_only, stream.members))
             self._score(qid, data)
             done += 1
             if progress is not None:
                 progress(done, stream.lines)
         self.run_name = stream.tag or ""
+
+
+def _ranker(
+    docids: Sequence[bytes],
+    scores: Sequence[float],
+    depth: Optional[int],
+    judged_only: bool,
+    members: Optional[Container[Any]],
+) -> Callable[[Dict[str, int]], QueryData]:
+    # _Scorer._subtopic_data's *rank* for a streamed query
+    def rank(numbered: Dict[str, int]) -> QueryData:
+        encoded = {d.encode("utf-8"): v for d, v in numbered.items()}
+        return query_data_from_scores(
+            encoded, docids, scores, depth=depth, judged_only=judged_only, members=members
+        )
+
+    return rank
 
 
 def _aggregate(m: Measure, vals: List[Value], scored: List[bool], run_name: str) -> Value:

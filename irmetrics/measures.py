@@ -54,6 +54,7 @@ MIN_GEO_MEAN = 0.00001
 Param = Optional[Union[int, float]]
 Options = Tuple[Tuple[str, Any], ...]
 Label = Optional[int]
+Subtopics = Tuple[Mapping[str, Mapping[Any, int]], List[Tuple[int, Any]]]
 
 
 # === Per-query data ==========================================================
@@ -84,7 +85,7 @@ class QueryData:
         # for the diversity measures (irmetrics.diversity), set by the scorer
         # when one is asked for: (the query's {subtopic: {doc id: label}},
         # [(rank index, doc id)] of its judged ranked documents)
-        self.subtopics: Optional[Tuple[Mapping[str, Mapping[Any, int]], List[Tuple[int, Any]]]] = None
+        self.subtopics: Optional[Subtopics] = None
 
     @classmethod
     def sparse(cls, n: int, placed: List[Tuple[int, int]], levels: Dict[int, int]) -> "QueryData":
@@ -544,20 +545,32 @@ def _relstring(q: QueryData, m: Measure, env: Env) -> str:
 
 def _ia(q: QueryData, m: Measure, env: Env) -> Tuple["_d.Topics", List["_d.Row"], Dict[float, Any]]:
     """The query's subtopics at the measure's rel, its relevant ranked rows,
-    and a cache of novelty gains per alpha (shared by the measures of a query)."""
+    and a cache of novelty gains per alpha (shared by the measures of a query).
+    evaluate() gives the subtopic judgments (QueryData.subtopics); without
+    them the labels are taken for one subtopic."""
     rel = m.rel(env)
     key = ("ia", rel)
     got = q._cache.get(key)
     if got is None:
         if q.subtopics is None:
-            raise InvalidArgumentError(
-                f"measure {m.name!r} needs the subtopic judgments of the query, "
-                "which evaluate() passes"
-            )
-        judgments, placed = q.subtopics
+            # labels alone (no subtopic judgments): one subtopic, as a plain
+            # qrels; a ranked document is named by its rank index, and the
+            # relevant documents not ranked by negative numbers
+            docs: Dict[Any, int] = {}
+            placed: List[Tuple[int, Any]] = []
+            for i, x in enumerate(q.labels):
+                if x is not None and x >= 0:
+                    docs[i] = x
+                    placed.append((i, i))
+            missing = q.n_relevant(rel) - sum(1 for x in docs.values() if x >= rel)
+            for j in range(1, missing + 1):
+                docs[-j] = int(math.ceil(rel))
+            judgments: Mapping[str, Mapping[Any, int]] = {"0": docs}
+        else:
+            judgments, placed = q.subtopics
         topics = _d.Topics(judgments, rel)
         got = q._cache[key] = (topics, topics.rows(placed), {})
-    return got  # type: ignore[no-any-return]
+    return got
 
 
 def _ia_novelty(q: QueryData, m: Measure, env: Env) -> Tuple["_d.Topics", "_d.Scored", float]:
