@@ -29,6 +29,7 @@ from .measures import (
     parse_measure,
 )
 from .stats import CORRECTIONS
+from .trec import _read_run_ranks
 
 __all__ = ["main", "format_trec"]
 
@@ -92,7 +93,11 @@ def _parser() -> argparse.ArgumentParser:
                    help="RUN has two columns, 'qid docid', in rank order")
     p.add_argument("--ndeval", action="store_true",
                    help="print what ndeval prints: its diversity measures as CSV "
-                        "(QRELS with subtopic ids in the second column)")
+                        "(QRELS with subtopic ids in the second column; RUN ordered by "
+                        "its rank column, as ndeval does)")
+    p.add_argument("--traditional", action="store_true",
+                   help="with --ndeval: order RUN by score, ties by docid descending, "
+                        "like trec_eval (ndeval -traditional)")
     p.add_argument("--version", action="version", version=f"irmetrics {__version__}")
     return p
 
@@ -211,6 +216,17 @@ def _ndeval_measures() -> List[Tuple[str, Measure]]:
     return [(name, parse_measure(name)) for name in NDEVAL_MEASURES]
 
 
+def _ndeval_run(source: Any, *, traditional: bool) -> Run:
+    # ndeval orders a query by the rank column (-traditional: like trec_eval,
+    # by score) and names the run by the tag of the first line
+    ranks, tag = _read_run_ranks(source)
+    if traditional:
+        return Run._trusted({q: {d: s for d, (_, s) in docs.items()}
+                             for q, docs in ranks.items()}, tag)
+    return Run._trusted({q: {d: -float(r) for d, (r, _) in docs.items()}
+                         for q, docs in ranks.items()}, tag)
+
+
 def _ndeval_topic(qid: str) -> Tuple[int, Union[int, str]]:
     # ndeval's topics are numbers, sorted and printed as such (%d)
     return (0, int(qid)) if qid.isascii() and qid.isdigit() else (1, qid)
@@ -303,15 +319,21 @@ def _run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
     if args.depth is not None and args.depth < 1:
         stderr.write(f"irmetrics: error: -M must be a positive depth (got {args.depth})\n")
         return 1
-    if args.ndeval and (args.measure or args.format != "trec"):
+    if args.ndeval and (args.measure or args.format != "trec" or args.ranked_list):
         stderr.write("irmetrics: error: --ndeval prints ndeval's own measures and format; "
-                     "it takes no -m or --format (see 'irmetrics --help')\n")
+                     "it takes no -m, --format or --ranked-list (see 'irmetrics --help')\n")
+        return 1
+    if args.traditional and not args.ndeval:
+        stderr.write("irmetrics: error: --traditional goes with --ndeval "
+                     "(see 'irmetrics --help')\n")
         return 1
     try:
         pairs = _ndeval_measures() if args.ndeval else _measures(args.measure)
         qrels = Qrels.from_trec(args.qrels)
         source: Any = sys.stdin.buffer if args.run == "-" else args.run
         run: Any = Run.from_ranked_list(source) if args.ranked_list else source
+        if args.ndeval:
+            run = _ndeval_run(source, traditional=args.traditional)
         progress = None if args.quiet or not _isatty(stderr) else _Progress(stderr)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", IrmetricsWarning)

@@ -474,11 +474,16 @@ class _Scorer:
         judgments like the query's own; given each judged document's number
         as its label, it tells where each one is ranked, with the same order,
         depth and ``judged_only`` as every other measure."""
-        docs = list(self.qrels._data[qid])
         flat = self.qrels._data[qid]
-        numbered = {d: (i if flat[d] >= 0 else -1) for i, d in enumerate(docs)}
-        labels = rank(numbered).labels
-        placed = [(i, docs[x]) for i, x in enumerate(labels) if x is not None and x >= 0]
+        if self.judged_only:  # every judged document shapes the ranks
+            docs = list(flat)
+            numbered = {d: (i if flat[d] >= 0 else -1) for i, d in enumerate(docs)}
+        else:  # only documents relevant somewhere (label >= 1) gain anything
+            docs = [d for d, v in flat.items() if v >= 1]
+            numbered = dict(zip(docs, range(len(docs))))
+        data = rank(numbered)
+        got = data._placed if data._placed is not None else enumerate(data.labels)
+        placed = [(i, docs[x]) for i, x in got if x is not None and x >= 0]
         return self.qrels._topics(qid), placed
 
     def _score(self, qid: str, data: QueryData) -> None:

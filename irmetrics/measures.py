@@ -543,7 +543,7 @@ def _relstring(q: QueryData, m: Measure, env: Env) -> str:
 # --- Diversity (ndeval's measures over subtopics; formulas in irmetrics.diversity)
 
 
-def _ia(q: QueryData, m: Measure, env: Env) -> Tuple["_d.Topics", List["_d.Row"], Dict[float, Any]]:
+def _ia(q: QueryData, m: Measure, env: Env) -> Tuple["_d.Topics", List["_d.Row"], Dict[Any, Any]]:
     """The query's subtopics at the measure's rel, its relevant ranked rows,
     and a cache of novelty gains per alpha (shared by the measures of a query).
     evaluate() gives the subtopic judgments (QueryData.subtopics); without
@@ -609,14 +609,21 @@ def _nerr_ia(q: QueryData, m: Measure, env: Env) -> float:
 
 
 def _nrbp(q: QueryData, m: Measure, env: Env) -> float:
-    topics, scored, alpha = _ia_novelty(q, m, env)
-    return _d._nrbp(scored, alpha, float(m.option("beta", 0.5)), topics.n_subtopics)
+    # cached: nNRBP of the same alpha and beta divides it
+    topics, _, cache = _ia(q, m, env)
+    alpha, beta = float(m.option("alpha", 0.5)), float(m.option("beta", 0.5))
+    key = ("nrbp", alpha, beta)
+    v = cache.get(key)
+    if v is None:
+        _, scored, _ = _ia_novelty(q, m, env)
+        v = cache[key] = _d._nrbp(scored, alpha, beta, topics.n_subtopics)
+    return float(v)
 
 
 def _nnrbp(q: QueryData, m: Measure, env: Env) -> float:
-    topics, scored, alpha = _ia_novelty(q, m, env)
-    beta = float(m.option("beta", 0.5))
-    return _d._nnrbp(scored, topics.ideal(alpha), alpha, beta, topics.n_subtopics)
+    topics, _, _ = _ia(q, m, env)
+    alpha, beta = float(m.option("alpha", 0.5)), float(m.option("beta", 0.5))
+    return _d._nnrbp(_nrbp(q, m, env), topics.ideal(alpha), alpha, beta, topics.n_subtopics)
 
 
 def _p_ia(q: QueryData, m: Measure, env: Env) -> float:

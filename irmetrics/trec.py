@@ -347,6 +347,69 @@ def _read_qrels_tables(
         return _parse_qrels(lines, name)
 
 
+def _read_run_ranks(
+    source: PathOrFile,
+) -> Tuple[Dict[str, Dict[str, Tuple[int, float]]], str]:
+    """``({qid: {docid: (rank, score)}}, tag of the first line)``: a run as
+    ndeval reads it (``irmetrics --ndeval``), which orders a query by the
+    rank column, a natural number given once per query, and names the run
+    by its first line."""
+    first: List[str] = []
+
+    def entry(fields: List[str], lineno: int, _: int) -> Tuple[str, Tuple[int, float]]:
+        # name: the source's, bound by the with statement below
+        score = _run_score(fields, name, lineno)
+        if not (fields[3].isascii() and fields[3].isdigit()):
+            raise TrecFormatError(
+                f"rank must be a natural number (got {fields[3]!r})", name, lineno
+            )
+        if not first:
+            first.append(fields[5])
+        return fields[2], (int(fields[3]), score)
+
+    def fast(block: bytes) -> Optional[Tuple[List[str], List[str], List[Any]]]:
+        columns = _rank_columns(block)
+        if columns is None:
+            return None
+        if not first:
+            first.append(columns[3])
+        return columns[0], columns[1], columns[2]
+
+    with _open_lines(source) as (lines, name), paused_gc():
+        out = _parse_table(lines, name, "run", entry, fast)[0]
+    for qid, docs in out.items():
+        seen: Set[int] = set()
+        for rank, _ in docs.values():
+            if rank in seen:  # ndeval: "duplicate rank"
+                raise TrecFormatError(f"rank {rank} appears twice for query {qid!r}", name)
+            seen.add(rank)
+    return out, first[0]
+
+
+def _rank_columns(block: bytes) -> Optional[Tuple[List[str], List[str], List[Any], str]]:
+    # (qids, docids, (rank, score) pairs, first tag) of a block of plain
+    # six-column run lines with natural ranks and plain scores, or None
+    if not block.isascii() or b"#" in block or _MARK in block or b"_" in block:
+        return None
+    if b"\x1c" in block or b"\x1d" in block or b"\x1e" in block or b"\x1f" in block:
+        return None
+    n = block.count(b"\n") + (not block.endswith(b"\n"))
+    text = (block if block.endswith(b"\n") else block + b"\n").decode("ascii")
+    toks = text.replace("\n", " \x01\n").split()
+    if len(toks) != 7 * n or toks[6::7].count("\x01") != n:
+        return None
+    ranks = toks[3::7]
+    if not "".join(ranks).isdigit():
+        return None
+    try:
+        scores = list(map(float, toks[4::7]))
+    except ValueError:
+        return None
+    if any(x != x for x in scores):
+        return None
+    return toks[0::7], toks[2::7], list(zip(map(int, ranks), scores)), toks[5]
+
+
 def read_run(source: PathOrFile) -> Tuple[Dict[str, Dict[str, float]], str]:
     """Read a run file: ``qid Q0 docid rank score tag`` per line.
 

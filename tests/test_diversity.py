@@ -119,7 +119,7 @@ def assert_close(got: Dict[str, Dict[str, float]], want: Dict[str, Dict[str, flo
 # === Differential: evaluate() against pyndeval ================================
 
 @given(subtopic_data(), st.sampled_from([(0.5, 0.5), (0.0, 0.5), (1.0, 0.3), (0.8, 0.7),
-                                          (0.3, 1.0)]))
+                                          (0.3, 1.0), (0.0, 1.0)]))
 def test_evaluate_equals_pyndeval(data: Any, params: Tuple[float, float]) -> None:
     table, run = data
     alpha, beta = params
@@ -228,13 +228,14 @@ def test_cli_ndeval_prints_ndevals_csv(tmp_path: Any) -> None:
 
 
 def ndeval_csv(table: Dict[str, Dict[str, Dict[str, int]]], run: Dict[str, Dict[str, float]],
-               runid: str) -> str:
+               runid: str, order: Any = trec_ranking) -> str:
     """ndeval's CSV built from pyndeval's values: a line per run topic in
     numeric order (0.0 for those without judgments), amean = the C sum over
-    the lines / the topics in both files, NaN printed as -nan."""
+    the lines / the topics in both files, NaN printed as -nan.  *order*
+    gives a query's documents in rank order."""
     records = sorted(((q, s, d, v) for q, t in table.items() for s, docs in t.items()
                       for d, v in docs.items()), key=lambda r: int(r[1]))
-    ranked = [(q, d, float(-i)) for q in sorted(run) for i, d in enumerate(trec_ranking(run[q]))]
+    ranked = [(q, d, float(-i)) for q in sorted(run) for i, d in enumerate(order(q, run[q]))]
     values = pyndeval.ndeval(records, ranked, list(NDEVAL_MEASURES))
 
     def fmt(v: float) -> str:
@@ -252,15 +253,36 @@ def ndeval_csv(table: Dict[str, Dict[str, Dict[str, int]]], run: Dict[str, Dict[
     return "\n".join(lines) + "\n"
 
 
-@given(subtopic_data())
-def test_cli_ndeval_equals_pyndeval(tmp_path_factory: Any, data: Any) -> None:
+@given(subtopic_data(), st.randoms(use_true_random=False))
+def test_cli_ndeval_equals_pyndeval(tmp_path_factory: Any, data: Any, rnd: Any) -> None:
+    # ndeval orders a query by the rank column, which need not follow the
+    # scores; --traditional orders it by score (trec_eval's order)
     table, run = data
     tmp = tmp_path_factory.mktemp("nd")
     Qrels.from_subtopics(table).to_trec(tmp / "q")
-    Run(run, name="sys1").to_trec(tmp / "r")
+    ranks = {q: dict(zip(docs, rnd.sample(range(1, 100), len(docs)))) for q, docs in run.items()}
+    (tmp / "r").write_text("".join(
+        f"{q} Q0 {d} {ranks[q][d]} {score} sys1\n" for q, docs in run.items()
+        for d, score in docs.items()))
     code, out, _ = run_cli(["--ndeval", str(tmp / "q"), str(tmp / "r")])
     assert code == 0
-    assert out == ndeval_csv(table, run, "sys1")
+    assert out == ndeval_csv(table, run, "sys1",
+                             lambda q, docs: sorted(docs, key=ranks[q].__getitem__))
+    code, out, _ = run_cli(["--ndeval", "--traditional", str(tmp / "q"), str(tmp / "r")])
+    assert code == 0
+    assert out == ndeval_csv(table, run, "sys1", lambda q, docs: trec_ranking(docs))
+
+
+def test_cli_ndeval_run_name_and_ranks(tmp_path: Any) -> None:
+    (tmp_path / "q").write_text(NDEVAL_QRELS)
+    # ndeval names the run by its first line
+    (tmp_path / "r").write_text(NDEVAL_RUN.replace("3 Q0 a 1 1 r", "3 Q0 a 1 1 other"))
+    code, out, _ = run_cli(["--ndeval", str(tmp_path / "q"), str(tmp_path / "r")])
+    assert code == 0 and out == NDEVAL_CSV
+    (tmp_path / "r").write_text("1 Q0 a 1 3 r\n1 Q0 b 1 2 r\n")
+    code, out, err = run_cli(["--ndeval", str(tmp_path / "q"), str(tmp_path / "r")])
+    assert code == 2 and out == ""
+    assert err == f"irmetrics: error: {tmp_path / 'r'}: rank 1 appears twice for query '1'\n"
 
 
 def test_cli_measures_by_name_and_formats(tmp_path: Any) -> None:
