@@ -18,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import irmetrics
-from irmetrics import Qrels, Run, evaluate
+from irmetrics import Qrels, Run, compare, evaluate
 from irmetrics.cli import _run
 from irmetrics.diversity import (
     NDEVAL_MEASURES,
@@ -490,3 +490,140 @@ def test_plain_qrels_is_one_subtopic() -> None:
     got = evaluate(qrels, run, ["strec@1", "strec@2", "P-IA@2", "P@2"]).per_query["q"]
     assert got["strec@1"] == 0.0 and got["strec@2"] == 1.0
     assert got["P-IA@2"] == got["P@2"] == 0.5
+
+
+# === The other roads: depth, judged_only, processes, compare() ================
+
+@given(subtopic_data(), st.integers(1, 6))
+def test_depth_and_judged_only_equal_pyndeval_on_the_cut_run(data: Any, depth: int) -> None:
+    # -M keeps the top DEPTH of each ranking (ndeval -M); -J drops the
+    # documents absent from the qrels first: the oracle gets the cut runs
+    table, run = data
+    flat = Qrels.from_subtopics(table)
+    cut = {q: {d: docs[d] for d in trec_ranking(docs)[:depth]} for q, docs in run.items()}
+    judged = {q: {d: s for d, s in docs.items() if q in flat and d in flat[q]}
+              for q, docs in run.items()}
+    names = list(NDEVAL_MEASURES)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got_cut = evaluate(flat, run, names, depth=depth).per_query
+        got_judged = evaluate(flat, run, names, judged_only=True).per_query
+    assert_close(got_cut, oracle(table, cut), {m: m for m in names})
+    want = oracle(table, {q: docs for q, docs in judged.items() if docs})
+    for q in got_judged:  # a query whose ranking empties scores 0.0 everywhere
+        if q not in want:
+            assert set(got_judged[q].values()) == {0.0}
+    assert_close({q: v for q, v in got_judged.items() if q in want}, want,
+                 {m: m for m in names})
+
+
+def test_processes_give_the_same_values(tmp_path: Any) -> None:
+    import random
+
+    rng = random.Random(3)
+    table = {str(q): {str(s): {f"d{i}": int(rng.random() < 0.3) for i in range(40)}
+                      for s in range(1, 4)} for q in range(1, 30)}
+    run = {str(q): {f"d{i}": float(rng.randint(0, 9)) for i in range(60)} for q in range(1, 30)}
+    Qrels.from_subtopics(table).to_trec(tmp_path / "q")
+    Run(run, name="r").to_trec(tmp_path / "r")
+    names = ["alpha-nDCG@10", "nNRBP", "MAP-IA", "P-IA@5", "strec@20", "ERR-IA@5"]
+    one = evaluate(str(tmp_path / "q"), str(tmp_path / "r"), names, workers=1)
+    two = evaluate(str(tmp_path / "q"), str(tmp_path / "r"), names, workers=2)
+    assert one.per_query == two.per_query
+    assert_close(one.per_query, oracle(table, run), {n: n for n in names})
+
+
+def test_compare_reaches_the_diversity_measures() -> None:
+    table = {"1": {"1": {"a": 1}, "2": {"b": 1}}, "2": {"1": {"a": 1, "c": 1}, "2": {"c": 1}}}
+    runs = {"good": {"1": {"a": 2.0, "b": 1.0}, "2": {"c": 2.0, "a": 1.0}},
+            "bad": {"1": {"x": 2.0, "a": 1.0}, "2": {"x": 2.0, "a": 1.0}}}
+    result = compare(Qrels.from_subtopics(table), runs, ["alpha-nDCG@2"], baseline="bad")
+    # good covers every subtopic in its top 2 as the greedy ideal does: 1.0 on both queries
+    assert result.per_query["good"] == {"1": {"alpha-nDCG@2": 1.0}, "2": {"alpha-nDCG@2": 1.0}}
+
+
+# === The greedy ideal against ndeval's loop, literally ========================
+
+def ndeval_ideal(relevant: Dict[str, Tuple[int, ...]], judged: List[str], n: int,
+                 alpha: float) -> List[float]:
+    """ndeval's idealResult over every judged document, then computeDCG's gains."""
+    gains = [1.0] * n
+    left = sorted(judged)
+    out = []
+    while left:
+        where, best = -1, 0.0
+        for i, d in enumerate(left):
+            score = 0.0
+            for j in relevant.get(d, ()):
+                score += gains[j]
+            if where == -1 or score > best or (score == best and d > left[where]):
+                where, best = i, score
+        d = left.pop(where)
+        for j in relevant.get(d, ()):
+            gains[j] *= 1.0 - alpha
+        out.append(best)
+    return out
+
+
+@given(st.dictionaries(st.sampled_from([f"d{i:02d}" for i in range(30)]),
+                       st.frozensets(st.integers(0, 4), max_size=5), max_size=30),
+       st.sampled_from([0.0, 0.2, 0.5, 0.8, 1.0]))
+def test_lazy_greedy_ideal_is_ndevals(docs: Any, alpha: float) -> None:
+    from irmetrics.diversity import _greedy_ideal
+
+    relevant = {d: tuple(sorted(s)) for d, s in docs.items() if s}
+    got = [score for _, score in _greedy_ideal(relevant, 5, alpha)]
+    want = ndeval_ideal(relevant, list(docs), 5, alpha)
+    # the relevant documents come first; the rest of ndeval's list gains nothing
+    assert got == want[:len(got)]
+    assert all(score == 0.0 for score in want[len(got):])
+
+
+# === Contracts ================================================================
+
+def test_list_functions_take_iterators_and_leave_input_alone() -> None:
+    labels = [{"1": 1, "2": 0}, None, {"2": 2}]
+    ideal = {"1": {"a": 1}, "2": {"b": 2, "c": 1}}
+    before = (repr(labels), repr(ideal))
+    for f in (alpha_dcg, err_ia, precision_ia, subtopic_recall):
+        assert f(iter(labels), 2) == f(labels, 2)
+    for g in (alpha_ndcg, nerr_ia):
+        assert g(iter(labels), 2, ideal=ideal) == g(labels, 2, ideal=ideal)
+    assert nrbp(iter(labels)) == nrbp(labels)
+    assert nnrbp(iter(labels), ideal=ideal) == nnrbp(labels, ideal=ideal)
+    assert ap_ia(iter(labels), n_relevant={"1": 1, "2": 2}) == ap_ia(labels, n_relevant={
+        "1": 1, "2": 2})
+    assert (repr(labels), repr(ideal)) == before
+    # an empty list and a list without relevant labels score 0.0
+    for h in (alpha_dcg, alpha_ndcg, err_ia, nerr_ia, precision_ia, subtopic_recall):
+        assert h([], None) == 0.0 and h([None, {"1": 0}], 2) == 0.0
+    assert nrbp([]) == nnrbp([]) == ap_ia([]) == 0.0
+
+
+def test_labels_alone_are_one_subtopic() -> None:
+    # a QueryData built from labels (no subtopic judgments) scores as a plain
+    # qrels does through evaluate(): one subtopic, "0"
+    from irmetrics.evaluate import query_data
+    from irmetrics.measures import Env, parse_measure
+
+    judgments = {"a": 1, "b": 0, "c": 2, "z": 1}  # z relevant, not retrieved
+    run = {"a": 3.0, "b": 2.0, "c": 1.0, "x": 0.5}
+    names = ["alpha-nDCG@3", "nERR-IA@2", "nNRBP", "MAP-IA", "P-IA@2", "strec@1"]
+    want = evaluate({"q": judgments}, {"q": run}, names).per_query["q"]
+    data = query_data(judgments, trec_ranking(run))
+    assert {n: parse_measure(n).compute(data, Env()) for n in names} == want
+    # by hand: AP of a, c among 3 relevant = (1/1 + 2/3) / 3
+    assert want["MAP-IA"] == pytest.approx((1 + 2 / 3) / 3)
+
+
+def test_qrels_with_subtopics_pickle_and_compare() -> None:
+    import pickle
+
+    qrels = Qrels.from_subtopics({"q": {"1": {"a": 1}, "2": {"a": 0, "b": 1}}})
+    again = pickle.loads(pickle.dumps(qrels))
+    assert again == qrels and again.subtopics("q") == qrels.subtopics("q")
+    # the same highest labels, other subtopics: not equal
+    assert qrels != Qrels.from_subtopics({"q": {"1": {"a": 1}, "3": {"a": 0, "b": 1}}})
+    assert qrels == {"q": {"a": 1, "b": 1}}  # as a mapping: the highest labels
+    with pytest.raises(KeyError):
+        qrels.subtopics("nope")
