@@ -382,25 +382,21 @@ def _prepare(
             for s, v in item.items():
                 table.setdefault(s, {})[-i] = v
         topics = Topics(table, r)
-        placed: List[Tuple[int, Any]] = [(i, -i) for i in range(len(ranked))]
-    else:
-        if not isinstance(ideal, Mapping):
+        return topics, topics.rows((i, -i) for i in range(len(ranked))), len(ranked)
+    if not isinstance(ideal, Mapping):
+        raise InvalidArgumentError(
+            "'ideal' must be the query's judgments, {subtopic: {doc id: label}} "
+            f"(got {type(ideal).__name__})"
+        )
+    judged: Dict[str, Dict[Any, Number]] = {}
+    for s, docs in ideal.items():
+        sid = _subtopic_id(s, "ideal")
+        if not isinstance(docs, Mapping):
             raise InvalidArgumentError(
-                "'ideal' must be the query's judgments, {subtopic: {doc id: label}} "
-                f"(got {type(ideal).__name__})"
+                f"ideal[{s!r}] must be a mapping of doc id to label (got {type(docs).__name__})"
             )
-        judged: Dict[str, Dict[Any, Number]] = {}
-        for s, docs in ideal.items():
-            sid = _subtopic_id(s, "ideal")
-            if not isinstance(docs, Mapping):
-                raise InvalidArgumentError(
-                    f"ideal[{s!r}] must be a mapping of doc id to label (got {type(docs).__name__})"
-                )
-            judged[sid] = {d: _label(v, f"ideal[{s!r}]") for d, v in docs.items()}
-        topics = Topics(judged, r)
-        placed = []
-    if ideal is None:
-        return topics, topics.rows(placed), len(ranked)
+        judged[sid] = {d: _label(v, f"ideal[{s!r}]") for d, v in docs.items()}
+    topics = Topics(judged, r)
     # the ranked documents' labels, against the ideal's subtopic positions
     position = {s: j for j, s in enumerate(topics.ids)}
     rows: List[Row] = []
