@@ -9,21 +9,23 @@ the qrels and run files, and ndeval's 21 measures (ERR-IA, nERR-IA,
 alpha-DCG, alpha-nDCG at 5, 10, 20; NRBP, nNRBP, MAP-IA; P-IA and strec at
 5, 10, 20) for every query, the way a user of each tool would do it
 (pyndeval reads no files: the script parses them into its tuples, as
-ir_measures does).  Times are wall-clock, median of the repetitions; the
-ratio is what to read, absolute times on a shared machine are noise.
+ir_measures does).  Times are the median of the repetitions, as CPU time
+(user + system, what a loaded shared machine disturbs least) and
+wall-clock; the ratios are what to read, absolute times are noise.
 Nothing asserts; the script prints a Markdown table.
 """
 
 import argparse
 import os
 import random
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import textwrap
 import time
-from typing import Dict, List
+from typing import Dict, List, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -88,15 +90,27 @@ def generate(directory: str, queries: int, docs: int, subtopics: int, seed: int 
                              for i, (d, s) in enumerate(zip(ranked, scores))))
 
 
-def timed(script: str, qrels: str, run: str, repeat: int) -> float:
+def run_once(script: str, qrels: str, run: str) -> Tuple[float, float]:
+    """Wall-clock and CPU (user + system) seconds of one process."""
     env = dict(os.environ, PYTHONPATH=ROOT)
-    times: List[float] = []
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", textwrap.dedent(script), qrels, run],
+                   check=True, env=env, stderr=subprocess.DEVNULL)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
+
+def timed(qrels: str, run: str, repeat: int) -> Dict[str, Tuple[float, float]]:
+    """Median wall-clock and CPU seconds per tool; the tools take turns, so
+    that a change of load on the machine falls on all of them."""
+    got: Dict[str, List[Tuple[float, float]]] = {name: [] for name in SCRIPTS}
     for _ in range(repeat):
-        start = time.perf_counter()
-        subprocess.run([sys.executable, "-c", textwrap.dedent(script), qrels, run],
-                       check=True, env=env)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        for name, script in SCRIPTS.items():
+            got[name].append(run_once(script, qrels, run))
+    return {name: (statistics.median(w for w, _ in times), statistics.median(c for _, c in times))
+            for name, times in got.items()}
 
 
 def main() -> None:
@@ -109,14 +123,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         generate(tmp, queries, 1000, 5)
         qrels, run = os.path.join(tmp, "qrels"), os.path.join(tmp, "run")
-        results = {name: timed(script, qrels, run, repeat) for name, script in SCRIPTS.items()}
-    base = results["pyndeval"]
+        results = timed(qrels, run, repeat)
+    wall0, cpu0 = results["pyndeval"]
     print(f"{queries} queries x 1,000 documents, 5 subtopics, 21 measures; "
           f"median of {repeat} (seconds, whole process)\n")
-    print("| tool | seconds | vs pyndeval |")
-    print("|---|---|---|")
-    for name, t in results.items():
-        print(f"| {name} | {t:.2f} | {t / base:.2f}x |")
+    print("| tool | CPU seconds | vs pyndeval | wall seconds | vs pyndeval |")
+    print("|---|---|---|---|---|")
+    for name, (wall, cpu) in results.items():
+        print(f"| {name} | {cpu:.2f} | {cpu / cpu0:.2f}x | {wall:.2f} | {wall / wall0:.2f}x |")
 
 
 if __name__ == "__main__":

@@ -219,12 +219,8 @@ def _ndeval_measures() -> List[Tuple[str, Measure]]:
 def _ndeval_run(source: Any, *, traditional: bool) -> Run:
     # ndeval orders a query by the rank column (-traditional: like trec_eval,
     # by score) and names the run by the tag of the first line
-    ranks, tag = _read_run_ranks(source)
-    if traditional:
-        return Run._trusted({q: {d: s for d, (_, s) in docs.items()}
-                             for q, docs in ranks.items()}, tag)
-    return Run._trusted({q: {d: -float(r) for d, (r, _) in docs.items()}
-                         for q, docs in ranks.items()}, tag)
+    scores, tag = _read_run_ranks(source, traditional=traditional)
+    return Run._trusted(scores, tag)
 
 
 def _ndeval_topic(qid: str) -> Tuple[int, Union[int, str]]:

@@ -41,8 +41,10 @@ import os
 from contextlib import contextmanager
 from itertools import compress as _compress
 from itertools import islice
+from itertools import repeat as _repeat
 from operator import itemgetter
 from operator import ne as _ne
+from operator import neg as _neg
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -88,6 +90,7 @@ _BOM = b"\xef\xbb\xbf"
 # or truncated gzip data.
 # I/O failures; zlib.error (corrupt gzip data) joins when gzip is first read
 _READ_ERRORS: Tuple[Type[BaseException], ...] = (OSError, EOFError)
+_first, _second, _third = itemgetter(0), itemgetter(1), itemgetter(2)
 
 
 # === Opening ===
@@ -348,15 +351,15 @@ def _read_qrels_tables(
 
 
 def _read_run_ranks(
-    source: PathOrFile,
-) -> Tuple[Dict[str, Dict[str, Tuple[int, float]]], str]:
-    """``({qid: {docid: (rank, score)}}, tag of the first line)``: a run as
-    ndeval reads it (``irmetrics --ndeval``), which orders a query by the
-    rank column, a natural number given once per query, and names the run
-    by its first line."""
+    source: PathOrFile, *, traditional: bool = False
+) -> Tuple[Dict[str, Dict[str, float]], str]:
+    """A run as ndeval reads it, for ``irmetrics --ndeval``: ``({qid:
+    {docid: score}}, tag of the first line)``, where a document's score is
+    minus its rank, so that the ranking follows the rank column (a natural
+    number given once per query), or, with *traditional*, its score."""
     first: List[str] = []
 
-    def entry(fields: List[str], lineno: int, _: int) -> Tuple[str, Tuple[int, float]]:
+    def entry(fields: List[str], lineno: int, _: int) -> Tuple[str, float]:
         # name: the source's, bound by the with statement below
         score = _run_score(fields, name, lineno)
         if not (fields[3].isascii() and fields[3].isdigit()):
@@ -365,10 +368,10 @@ def _read_run_ranks(
             )
         if not first:
             first.append(fields[5])
-        return fields[2], (int(fields[3]), score)
+        return fields[2], score if traditional else -float(fields[3])
 
-    def fast(block: bytes) -> Optional[Tuple[List[str], List[str], List[Any]]]:
-        columns = _rank_columns(block)
+    def fast(block: bytes) -> Optional[Tuple[List[str], List[str], List[float]]]:
+        columns = _rank_columns(block, traditional)
         if columns is None:
             return None
         if not first:
@@ -377,17 +380,23 @@ def _read_run_ranks(
 
     with _open_lines(source) as (lines, name), paused_gc():
         out = _parse_table(lines, name, "run", entry, fast)[0]
-    for qid, docs in out.items():
-        seen: Set[int] = set()
-        for rank, _ in docs.values():
-            if rank in seen:  # ndeval: "duplicate rank"
-                raise TrecFormatError(f"rank {rank} appears twice for query {qid!r}", name)
-            seen.add(rank)
+    if not traditional:
+        for qid, docs in out.items():
+            if len(set(docs.values())) != len(docs):  # ndeval: "duplicate rank"
+                seen: Set[float] = set()
+                for key in docs.values():
+                    if key in seen:
+                        raise TrecFormatError(
+                            f"rank {int(-key)} appears twice for query {qid!r}", name
+                        )
+                    seen.add(key)
     return out, first[0]
 
 
-def _rank_columns(block: bytes) -> Optional[Tuple[List[str], List[str], List[Any], str]]:
-    # (qids, docids, (rank, score) pairs, first tag) of a block of plain
+def _rank_columns(
+    block: bytes, traditional: bool
+) -> Optional[Tuple[List[str], List[str], List[float], str]]:
+    # (qids, docids, scores or minus ranks, first tag) of a block of plain
     # six-column run lines with natural ranks and plain scores, or None
     if not block.isascii() or b"#" in block or _MARK in block or b"_" in block:
         return None
@@ -405,9 +414,10 @@ def _rank_columns(block: bytes) -> Optional[Tuple[List[str], List[str], List[Any
         scores = list(map(float, toks[4::7]))
     except ValueError:
         return None
-    if any(x != x for x in scores):
+    if any(map(math.isnan, scores)):
         return None
-    return toks[0::7], toks[2::7], list(zip(map(int, ranks), scores)), toks[5]
+    keys = scores if traditional else list(map(_neg, map(float, ranks)))
+    return toks[0::7], toks[2::7], keys, toks[5]
 
 
 def read_run(source: PathOrFile) -> Tuple[Dict[str, Dict[str, float]], str]:
@@ -616,17 +626,25 @@ def _parse_qrels(
         return out, None
     table: Dict[str, Dict[str, Dict[str, int]]] = {}
     for qid, docs in out.items():
-        if not any(" " in key for key in docs):
+        keys = list(docs)
+        if " " not in "".join(keys):
             continue
+        # split the keys, group runs of one subtopic, and take each
+        # document's highest relevance, a query at a time in C loops
+        values = list(docs.values())
+        parts = list(map(str.partition, keys, _repeat(" ")))
+        docids = list(map(_first, parts))
+        subtopics = list(map(_third, parts))
+        n = len(keys)
+        starts = [0, *_compress(range(1, n), map(_ne, subtopics[1:], subtopics))]
         by_topic: Dict[str, Dict[str, int]] = {}
-        flat: Dict[str, int] = {}
-        for key, value in docs.items():
-            docid, _, subtopic = key.partition(" ")
-            by_topic.setdefault(subtopic or "0", {})[docid] = value
-            if value > flat.get(docid, value - 1):
-                flat[docid] = value
+        for a, b in zip(starts, [*starts[1:], n]):
+            by_topic.setdefault(subtopics[a] or "0", {}).update(zip(docids[a:b], values[a:b]))
+        # sorted by relevance, the highest is written last; then file order
+        best = dict(sorted(zip(docids, values), key=_second))
+        order = dict.fromkeys(docids)
         table[qid] = by_topic
-        out[qid] = flat
+        out[qid] = dict(zip(order, map(best.__getitem__, order)))
     return out, table
 
 
@@ -658,7 +676,10 @@ def _qrels_columns(block: bytes) -> Optional[Tuple[List[Any], ...]]:
     subtopics = toks[1::5]
     if subtopics.count("0") == n:
         return toks[0::5], toks[2::5], values
-    keys = [d if t == "0" else f"{d} {t}" for t, d in zip(subtopics, toks[2::5])]
+    if "0" in subtopics:
+        keys = [d if t == "0" else f"{d} {t}" for t, d in zip(subtopics, toks[2::5])]
+    else:  # the usual diversity block: every key "docid subtopic", made in C
+        keys = list(map(" ".join, zip(toks[2::5], subtopics)))
     return toks[0::5], keys, values, subtopics
 
 
