@@ -627,3 +627,19 @@ def test_qrels_with_subtopics_pickle_and_compare() -> None:
     assert qrels == {"q": {"a": 1, "b": 1}}  # as a mapping: the highest labels
     with pytest.raises(KeyError):
         qrels.subtopics("nope")
+
+
+def test_a_ranking_can_beat_the_greedy_ideal() -> None:
+    # d1 {1,2}, d3 {3,4} and d4 {2,4} all gain 2 at rank 1; the greedy ideal
+    # takes d4 (greatest id), then d3 (gain 1 + 0.5, tied with d1): at k = 2
+    # it has 2 + 1.5/log2(3), while d1, d3 has 2 + 2/log2(3)
+    table = {"1": {"1": {"d1": 1}, "2": {"d0": 1, "d1": 1, "d4": 1},
+                   "3": {"d3": 1}, "4": {"d2": 1, "d3": 1, "d4": 1}}}
+    run = {"1": {"d1": 2.0, "d3": 1.0}}
+    want = (2 + 2 / math.log2(3)) / (2 + 1.5 / math.log2(3))
+    got = evaluate(Qrels.from_subtopics(table), run, ["alpha-nDCG@2"]).per_query["1"]
+    assert got["alpha-nDCG@2"] == pytest.approx(want) and want > 1.1
+    records = [(q, s, d, v) for q, t in table.items() for s, docs in t.items()
+               for d, v in docs.items()]
+    theirs = pyndeval.ndeval(records, [("1", "d1", 2.0), ("1", "d3", 1.0)], ["alpha-nDCG@2"])
+    assert got["alpha-nDCG@2"] == pytest.approx(theirs["1"]["alpha-nDCG@2"])
