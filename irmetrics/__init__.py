@@ -21,6 +21,10 @@ Metrics over relevance labels in rank order (rank 1 first):
 :func:`r_precision_multiple`, :func:`f_measure`   trec_eval's others
 ==========================  =================================================
 
+Diversity over subtopics, identical to ndeval: :func:`alpha_dcg`,
+:func:`alpha_ndcg`, :func:`err_ia`, :func:`nerr_ia`, :func:`nrbp`,
+:func:`nnrbp`, :func:`precision_ia`, :func:`subtopic_recall`, :func:`ap_ia`.
+
 Rank correlation: :func:`kendall_tau_weighted` (Liu's RC) and
 :func:`weighted_tau` (Vigna's weighted tau).
 
@@ -42,6 +46,17 @@ True
 from .compare import Comparison, compare
 from .correlation import kendall_tau_weighted, weighted_tau
 from .data import Qrels, Run
+from .diversity import (
+    alpha_dcg,
+    alpha_ndcg,
+    ap_ia,
+    err_ia,
+    nerr_ia,
+    nnrbp,
+    nrbp,
+    precision_ia,
+    subtopic_recall,
+)
 from .errors import (
     DuplicateEntryError,
     InvalidArgumentError,
@@ -108,6 +123,16 @@ __all__ = [
     "eleven_point_average",
     "r_precision_multiple",
     "f_measure",
+    # diversity
+    "alpha_dcg",
+    "alpha_ndcg",
+    "err_ia",
+    "nerr_ia",
+    "nrbp",
+    "nnrbp",
+    "precision_ia",
+    "subtopic_recall",
+    "ap_ia",
     # correlation
     "kendall_tau_weighted",
     "weighted_tau",

@@ -9,17 +9,19 @@ pipe (``irmetrics ... | head -1``) ends quietly.
 
 import argparse
 import json
+import math
 import os
 import sys
 import textwrap
 import time
 import warnings
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, TextIO, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, TextIO, Tuple, Union
 
 from . import __version__
 from ._parallel import WorkerError
 from .compare import ROW_KEYS, TESTS, compare
 from .data import Qrels, Run
+from .diversity import NDEVAL_MEASURES
 from .errors import IrmetricsError, IrmetricsWarning, UnknownMeasureError
 from .evaluate import Evaluation, _evaluate
 from .measures import (
@@ -29,6 +31,7 @@ from .measures import (
     parse_measure,
 )
 from .stats import CORRECTIONS
+from .trec import _read_run_ranks
 
 __all__ = ["main", "format_trec", "EXIT_CODES"]
 
@@ -135,6 +138,13 @@ def _parser() -> argparse.ArgumentParser:
                    help="no progress line on standard error (shown only on a terminal)")
     p.add_argument("--ranked-list", action="store_true",
                    help="RUN has two columns, 'qid docid', in rank order")
+    p.add_argument("--ndeval", action="store_true",
+                   help="print what ndeval prints: its diversity measures as CSV "
+                        "(QRELS with subtopic ids in the second column; RUN ordered by "
+                        "its rank column, as ndeval does)")
+    p.add_argument("--traditional", action="store_true",
+                   help="with --ndeval: order RUN by score, ties by docid descending, "
+                        "like trec_eval (ndeval -traditional)")
     p.add_argument("--version", action="version", version=f"irmetrics {__version__}")
     return p
 
@@ -264,6 +274,60 @@ def _format_csv(result: Evaluation, *, per_query: bool, summary: bool) -> str:
     return _csv_lines(rows)
 
 
+# === --ndeval: ndeval's CSV ===
+
+
+def _ndeval_measures() -> List[Tuple[str, Measure]]:
+    return [(name, parse_measure(name)) for name in NDEVAL_MEASURES]
+
+
+def _ndeval_run(source: Any, *, traditional: bool) -> Run:
+    # ndeval orders a query by the rank column (-traditional: like trec_eval,
+    # by score) and names the run by the tag of the first line
+    scores, tag = _read_run_ranks(source, traditional=traditional)
+    return Run._trusted(scores, tag)
+
+
+def _ndeval_topic(qid: str) -> Tuple[int, Union[int, str]]:
+    # ndeval's topics are numbers, sorted and printed as such (%d)
+    return (0, int(qid)) if qid.isascii() and qid.isdigit() else (1, qid)
+
+
+def _format_ndeval(result: Evaluation, qrels: Qrels, *, level: int, complete: bool) -> str:
+    """ndeval's output: a header, a line per run query (those without
+    judgments score 0.0), then ``amean``, the sum over the lines (left to
+    right, in topic order) over the number of queries both in the run and in
+    the qrels (with -c, in the qrels).  A query without any relevant
+    subtopic has nNRBP 0/0, which ndeval prints as ``-nan``, as here."""
+    lines = ["runid,topic," + ",".join(NDEVAL_MEASURES) + "\n"]
+    missing = set(result.missing)
+    queries = [q for q in result._rows if q not in missing] + list(result.skipped)
+    queries.sort(key=_ndeval_topic)
+    column = {key: i for i, key in enumerate(result._keys)}
+    columns = [column[name] for name in NDEVAL_MEASURES]
+    nnrbp = NDEVAL_MEASURES.index("nNRBP")
+    totals = [0.0] * len(columns)
+    runid = result.run_name
+    for qid in queries:
+        row = result._rows.get(qid)
+        values = [0.0] * len(columns) if row is None else [float(row[c]) for c in columns]
+        if row is not None and not any(v >= level for v in qrels[qid].values()):
+            values[nnrbp] = math.nan  # ndeval's 0/0
+        for i, v in enumerate(values):
+            totals[i] += v
+        topic = _ndeval_topic(qid)[1]
+        lines.append(f"{runid},{topic}," + ",".join(map(_ndeval_number, values)) + "\n")
+    evaluated = len(qrels) if complete else len(result._rows)
+    means = [t / evaluated if evaluated else math.nan for t in totals]
+    lines.append(f"{runid},amean," + ",".join(map(_ndeval_number, means)) + "\n")
+    return "".join(lines)
+
+
+def _ndeval_number(v: float) -> str:
+    # C's printf("%.6f"); x86's 0/0 is a NaN with the sign bit set: "-nan"
+    return "-nan" if v != v else f"{v:.6f}"
+
+
 def _isatty(stream: TextIO) -> bool:
     try:
         return stream.isatty()
@@ -310,14 +374,23 @@ def _run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
     problem = _bad_evaluation_option(args)
     if args.workers < 0:
         problem = f"--workers must be >= 1 (got {args.workers})"
+    if args.ndeval and (args.measure or args.format != "trec" or args.ranked_list):
+        problem = ("--ndeval prints ndeval's own measures and format; it takes no -m, "
+                   "--format or --ranked-list (see 'irmetrics --help')")
+    if args.traditional and not args.ndeval:
+        problem = "--traditional goes with --ndeval (see 'irmetrics --help')"
     if problem:
         stderr.write(f"irmetrics: error: {problem}\n")
         return USAGE_ERROR
     try:
-        pairs = _measures(args.measure)
-        qrels: Any = args.qrels  # read by evaluate(), which looks at duplicates as trec_eval does
+        pairs = _ndeval_measures() if args.ndeval else _measures(args.measure)
+        # read by evaluate(), which looks at duplicates as trec_eval does;
+        # --ndeval's report also lists the qrels' queries
+        qrels: Any = Qrels.from_trec(args.qrels) if args.ndeval else args.qrels
         source: Any = sys.stdin.buffer if args.run == "-" else args.run
         run: Any = Run.from_ranked_list(source) if args.ranked_list else source
+        if args.ndeval:
+            run = _ndeval_run(source, traditional=args.traditional)
         progress = None if args.quiet or not _isatty(stderr) else _Progress(stderr)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", IrmetricsWarning)
@@ -337,6 +410,9 @@ def _run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
     except (IrmetricsError, OSError) as exc:
         stderr.write(f"irmetrics: error: {_one_line(exc)}\n")
         return USAGE_ERROR
+    if args.ndeval:
+        stdout.write(_format_ndeval(result, qrels, level=args.level, complete=args.complete))
+        return 0
     if args.format == "trec":  # written as it is made: no copy of it all in memory
         for block in _trec_blocks(result, per_query=args.query, summary=not args.nosummary):
             stdout.write(block)

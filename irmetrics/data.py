@@ -16,7 +16,8 @@ Catalogue
 ---------
 Constructing: ``Qrels(mapping)`` / :meth:`Qrels.from_dict`,
 :meth:`Qrels.from_records`, :meth:`Qrels.from_dataframe`,
-:meth:`Qrels.from_trec`; the same for
+:meth:`Qrels.from_trec`, and for diversity judgments :meth:`Qrels.from_subtopics`,
+:meth:`Qrels.from_subtopic_records`; the same for
 :class:`Run`, plus :meth:`Run.from_ranked_list`.
 
 Using: the mapping protocol, ``n_entries``, :meth:`Run.ranking`,
@@ -48,12 +49,13 @@ from .trec import (
     MAX_LABEL,
     MIN_LABEL,
     _first_line,
-    read_qrels,
+    _read_qrels_tables,
     read_ranked_list,
     read_run,
     trec_ranking,
     write_qrels,
     write_run,
+    write_subtopic_qrels,
 )
 
 if TYPE_CHECKING:
@@ -275,6 +277,32 @@ def _is_frame(data: Any) -> bool:
     return not isinstance(data, Mapping) and _frames().is_frame(data)
 
 
+_SUBTOPIC_KEYS = ("subtopic", "subtopic_id")
+
+
+def _subtopic_record(record: Any, index: int) -> Tuple[Any, Any, Any, Any]:
+    # (query_id, subtopic, doc_id, relevance) from a tuple, list or mapping
+    if isinstance(record, (tuple, list)) and len(record) >= 4:
+        return record[0], record[1], record[2], record[3]
+    if isinstance(record, Mapping):
+        found = []
+        for keys in (_QID_KEYS, _SUBTOPIC_KEYS, _DOCID_KEYS, _REL_KEYS):
+            for key in keys:
+                if key in record:
+                    found.append(record[key])
+                    break
+            else:
+                names = " or ".join(repr(k) for k in keys)
+                raise TrecFormatError(f"record has no key {names}", _RECORDS, index)
+        return found[0], found[1], found[2], found[3]
+    raise TrecFormatError(
+        "expected a (query_id, subtopic, doc_id, relevance) record or a mapping "
+        f"(got {_kind(record)} {record!r})",
+        _RECORDS,
+        index,
+    )
+
+
 def _check_name(name: Any) -> str:
     if not isinstance(name, str) or name.split() != [name]:
         raise InvalidArgumentError(
@@ -354,22 +382,164 @@ class Qrels(_Table[int]):
     Traceback (most recent call last):
     ...
     TypeError: 'mappingproxy' object does not support item assignment
+
+    Diversity qrels judge documents per subtopic (intent) of a query
+    (:meth:`from_subtopics`, :meth:`from_subtopic_records`, or a TREC file
+    with subtopic ids in its second column); :meth:`subtopics` gives them
+    back, while the mapping itself, which every other measure reads, gives a
+    document its highest relevance over the subtopics.
     """
 
-    __slots__ = ()
+    __slots__ = ("_subtopics",)
+
+    # {qid: {subtopic: {doc: relevance}}} for the queries judged under some
+    # subtopic other than "0"; None when there are none (a plain qrels)
+    _subtopics: Optional[Dict[str, Dict[str, Dict[str, int]]]]
 
     def __init__(self, qrels: Mapping[Any, Mapping[Any, Any]]) -> None:
+        self._subtopics = None
         if _is_frame(qrels):
             self._set(_frames().qrels_table(qrels))
             return
         self._set(_from_dict(qrels, "qrels", _as_relevance))
 
     @classmethod
-    def _trusted(cls, data: Dict[str, Dict[str, int]]) -> Qrels:
+    def _trusted(
+        cls,
+        data: Dict[str, Dict[str, int]],
+        subtopics: Optional[Dict[str, Dict[str, Dict[str, int]]]] = None,
+    ) -> Qrels:
         # For data already validated (and owned by us): skip the checks.
         self = cls.__new__(cls)
         self._set(data)
+        self._subtopics = subtopics or None
         return self
+
+    @classmethod
+    def _from_topics(cls, table: Dict[str, Dict[str, Dict[str, int]]]) -> Qrels:
+        # {qid: {subtopic: {doc: rel}}} -> the flat table (highest relevance
+        # per document, in order of first appearance) and the subtopic one
+        flat: Dict[str, Dict[str, int]] = {}
+        kept: Dict[str, Dict[str, Dict[str, int]]] = {}
+        for qid, topics in table.items():
+            if list(topics) == ["0"]:
+                flat[qid] = topics["0"]
+                continue
+            docs: Dict[str, int] = {}
+            for judged in topics.values():
+                for doc, value in judged.items():
+                    if value > docs.get(doc, value - 1):
+                        docs[doc] = value
+            flat[qid] = docs
+            kept[qid] = topics
+        return cls._trusted(flat, kept)
+
+    @classmethod
+    def from_subtopics(cls, qrels: Mapping[Any, Mapping[Any, Mapping[Any, Any]]]) -> Qrels:
+        """Build from diversity judgments ``{query id: {subtopic: {doc id: relevance}}}``.
+
+        A document may be judged for several subtopics; as a plain qrels it
+        has its highest relevance.  Subtopic ids, like other ids, are str
+        (ints are converted).
+
+        >>> qrels = Qrels.from_subtopics({"q1": {1: {"d1": 1, "d2": 0}, 2: {"d2": 2}}})
+        >>> qrels["q1"]
+        mappingproxy({'d1': 1, 'd2': 2})
+        >>> qrels.subtopics("q1")
+        {'1': {'d1': 1, 'd2': 0}, '2': {'d2': 2}}
+        """
+        if not isinstance(qrels, Mapping):
+            raise InvalidArgumentError(
+                "'qrels' must be a mapping of query id to a mapping of subtopic to a mapping "
+                f"of doc id to relevance (got {_kind(qrels)})"
+            )
+        table: Dict[str, Dict[str, Dict[str, int]]] = {}
+        for raw_qid, topics in qrels.items():
+            try:
+                qid = _as_id(raw_qid)
+            except TypeError as exc:
+                raise InvalidArgumentError(f"query id in 'qrels' {exc}") from None
+            if qid in table:
+                raise InvalidArgumentError(
+                    f"'qrels' has two query ids that are both {qid!r} as str (got {raw_qid!r})"
+                )
+            table[qid] = _from_dict(topics, f"qrels[{raw_qid!r}]", _as_relevance)
+        return cls._from_topics(table)
+
+    @classmethod
+    def from_subtopic_records(cls, records: Iterable[Any]) -> Qrels:
+        """Build from ``(query_id, subtopic, doc_id, relevance)`` records.
+
+        The order of a diversity qrels line (and of pyndeval's
+        ``SubtopicQrel``); a record may also be a mapping with keys
+        ``query_id``/``qid``, ``subtopic``/``subtopic_id``,
+        ``doc_id``/``docid``/``docno`` and ``relevance``/``rel``/``label``.
+        A (query, subtopic, document) given twice is an error naming both
+        records.
+
+        >>> Qrels.from_subtopic_records([("q1", 1, "d1", 1), ("q1", 2, "d1", 0)])
+        Qrels(1 query, 1 judgment, with subtopics)
+        >>> Qrels.from_subtopic_records([("q1", 1, "d1", 1), ("q1", 1, "d1", 0)])
+        Traceback (most recent call last):
+        ...
+        irmetrics.errors.DuplicateEntryError: <records>, line 2: document 'd1' appears twice
+        for query 'q1', subtopic '1' (lines 1 and 2)
+        """
+        if isinstance(records, (str, bytes, Mapping)) or not hasattr(records, "__iter__"):
+            raise InvalidArgumentError(
+                "'records' must be an iterable of (query_id, subtopic, doc_id, relevance) "
+                f"records (got {_kind(records)})"
+            )
+        table: Dict[str, Dict[str, Dict[str, int]]] = {}
+        first: Dict[Tuple[str, str, str], int] = {}
+        for index, record in enumerate(records, 1):
+            fields = _subtopic_record(record, index)
+            try:
+                qid, subtopic, docid = (_as_id(x) for x in fields[:3])
+            except TypeError as exc:
+                raise TrecFormatError(f"id {exc}", _RECORDS, index) from None
+            try:
+                value = _as_relevance(fields[3])
+            except (TypeError, ValueError) as exc:
+                raise TrecFormatError(f"relevance {exc}", _RECORDS, index) from None
+            key = (qid, subtopic, docid)
+            if key in first:
+                raise DuplicateEntryError(_RECORDS, first[key], index, qid, docid, subtopic)
+            first[key] = index
+            table.setdefault(qid, {}).setdefault(subtopic, {})[docid] = value
+        return cls._from_topics(table)
+
+    @property
+    def has_subtopics(self) -> bool:
+        """Whether some query is judged under a subtopic other than ``"0"``."""
+        return self._subtopics is not None
+
+    def subtopics(self, qid: str) -> Dict[str, Dict[str, int]]:
+        """The judgments of query *qid* per subtopic: ``{subtopic: {doc id: relevance}}``.
+
+        A new plain dict.  A query of a plain qrels has one subtopic, ``"0"``.
+
+        >>> Qrels({"q1": {"d1": 1}}).subtopics("q1")
+        {'0': {'d1': 1}}
+        """
+        topics = self._topics(qid)
+        return {s: dict(docs) for s, docs in topics.items()}
+
+    def _topics(self, qid: str) -> Dict[str, Dict[str, int]]:
+        # the table itself (not to be changed); KeyError for an unknown query
+        table = self._subtopics
+        if table is not None:
+            got = table.get(qid)
+            if got is not None:
+                return got
+        return {"0": self._data[qid]}
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Qrels) and self._subtopics != other._subtopics:
+            return False
+        return super().__eq__(other)
+
+    __hash__ = None
 
     @classmethod
     def from_dict(cls, qrels: Mapping[Any, Mapping[Any, Any]]) -> Qrels:
@@ -429,16 +599,20 @@ class Qrels(_Table[int]):
         >>> Qrels.from_trec(io.StringIO("301 0 d1 1\\n301 0 d2 -1\\n"))["301"]
         mappingproxy({'d1': 1, 'd2': -1})
         """
-        return cls._trusted(read_qrels(source))
+        return cls._trusted(*_read_qrels_tables(source))
 
     def to_trec(self, dest: PathOrFile) -> None:
-        """Write as ``qid 0 docid relevance`` lines (see :func:`irmetrics.trec.write_qrels`).
+        """Write as ``qid 0 docid relevance`` lines (see :func:`irmetrics.trec.write_qrels`),
+        or, with subtopics, as ``qid subtopic docid relevance`` lines.
 
         >>> import sys
         >>> Qrels({"q1": {"d1": 1}}).to_trec(sys.stdout)
         q1 0 d1 1
         """
-        write_qrels(self._data, dest)
+        if self._subtopics is None:
+            write_qrels(self._data, dest)
+        else:
+            write_subtopic_qrels({qid: self._topics(qid) for qid in self._data}, dest)
 
     def to_dict(self) -> Dict[str, Dict[str, int]]:
         """Return a new plain ``dict`` of ``dict`` s.
@@ -450,7 +624,8 @@ class Qrels(_Table[int]):
 
     def __repr__(self) -> str:
         queries = "1 query" if len(self) == 1 else f"{len(self)} queries"
-        return f"Qrels({queries}, {_plural(self._n, 'judgment')})"
+        extra = "" if self._subtopics is None else ", with subtopics"
+        return f"Qrels({queries}, {_plural(self._n, 'judgment')}{extra})"
 
 
 class Run(_Table[float]):

@@ -94,28 +94,37 @@ class TrecFormatError(IrmetricsError):
 
 
 class DuplicateEntryError(TrecFormatError):
-    """A document id given twice for the same query.
+    """A document id given twice for the same query (and subtopic).
 
     ``first_line`` is where it was first seen, ``line`` where it was seen again.
     """
 
     def __init__(
-        self, source: str, first_line: Optional[int], line: Optional[int], qid: str, docid: str
+        self,
+        source: str,
+        first_line: Optional[int],
+        line: Optional[int],
+        qid: str,
+        docid: str,
+        subtopic: Optional[str] = None,
     ) -> None:
         self.first_line = first_line
         self.qid = qid
         self.docid = docid
+        self.subtopic = subtopic  # set for a subtopic qrels entry (diversity)
+        where = f"query {qid!r}" if subtopic is None else f"query {qid!r}, subtopic {subtopic!r}"
         if first_line is not None and line is not None:
-            message = (
-                f"document {docid!r} appears twice for query {qid!r} "
-                f"(lines {first_line} and {line})"
-            )
+            lines = f"lines {first_line} and {line}"
+            message = f"document {docid!r} appears twice for {where} ({lines})"
         else:
-            message = f"document {docid!r} appears twice for query {qid!r}"
+            message = f"document {docid!r} appears twice for {where}"
         super().__init__(message, source, line)
 
     def __reduce__(self) -> Tuple[Any, ...]:
-        return (type(self), (self.source, self.first_line, self.line, self.qid, self.docid))
+        return (
+            type(self),
+            (self.source, self.first_line, self.line, self.qid, self.docid, self.subtopic),
+        )
 
 
 class UndefinedStatisticError(InvalidArgumentError):

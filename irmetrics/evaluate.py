@@ -32,6 +32,7 @@ from typing import (
 )
 
 from . import _parallel, frames
+from . import diversity as _diversity
 from ._checks import check_int
 from ._gc import paused_gc
 from .data import Qrels, Run
@@ -460,6 +461,8 @@ class _Scorer:
         # query without judgments): (error, why it is harmless), warned about
         self.ignored_duplicates: List[Tuple[DuplicateEntryError, str]] = []
         self._env: Optional[Env] = None
+        # diversity measures read the ranks of the judged documents too
+        self._subtopics = any(m.family.metric in _diversity.__all__ for m in measures)
 
     def add(self, qid: str, ranking: Sequence[Any]) -> None:
         """Score one query from its ranked document ids (``str``)."""
@@ -468,8 +471,31 @@ class _Scorer:
             self.seen[qid] = None
             self.skipped[qid] = None
             return
-        self._score(qid, query_data(judged, ranking, depth=self.depth,
-                                    judged_only=self.judged_only))
+        data = query_data(judged, ranking, depth=self.depth, judged_only=self.judged_only)
+        if self._subtopics:
+            data.subtopics = self._subtopic_data(qid, lambda numbered: query_data(
+                numbered, ranking, depth=self.depth, judged_only=self.judged_only))
+        self._score(qid, data)
+
+    def _subtopic_data(
+        self, qid: str, rank: Callable[[Dict[str, int]], QueryData]
+    ) -> Tuple[Mapping[str, Mapping[str, int]], List[Tuple[int, str]]]:
+        """For the diversity measures: the query's judgments per subtopic and
+        ``(rank index, doc id)`` of its judged ranked documents.  *rank* places
+        judgments like the query's own; given each judged document's number
+        as its label, it tells where each one is ranked, with the same order,
+        depth and ``judged_only`` as every other measure."""
+        flat = self.qrels._data[qid]
+        if self.judged_only:  # every judged document shapes the ranks
+            docs = list(flat)
+            numbered = {d: (i if flat[d] >= 0 else -1) for i, d in enumerate(docs)}
+        else:  # only documents relevant somewhere (label >= 1) gain anything
+            docs = [d for d, v in flat.items() if v >= 1]
+            numbered = dict(zip(docs, range(len(docs))))
+        data = rank(numbered)
+        got = data._placed if data._placed is not None else enumerate(data.labels)
+        placed = [(i, docs[x]) for i, x in got if x is not None and x >= 0]
+        return self.qrels._topics(qid), placed
 
     def _score(self, qid: str, data: QueryData) -> None:
         self.seen[qid] = None
@@ -513,10 +539,13 @@ class _Scorer:
             if encoded:
                 judged = {d.encode("utf-8"): v for d, v in judged.items()}
             self.run_name = source.name
-            self._score(qid, query_data_from_scores(
-                judged, docids, scores, depth=depth, judged_only=judged_only,
-                members=members,
-            ))
+            data = query_data_from_scores(
+                judged, docids, scores, depth=depth, judged_only=judged_only, members=members,
+            )
+            if self._subtopics:
+                data.subtopics = self._subtopic_data(qid, _ranker(
+                    docids, scores, depth, judged_only, members, encoded))
+            self._score(qid, data)
             done += 1
             if progress is not None:
                 progress(done, source.lines)
@@ -552,6 +581,26 @@ class _Scorer:
 def _as_float32(scores: List[float]) -> List[float]:
     """The scores rounded to single precision, as trec_eval's float builds store them."""
     return array("f", scores).tolist()
+
+
+def _ranker(
+    docids: Sequence[bytes],
+    scores: Sequence[float],
+    depth: Optional[int],
+    judged_only: bool,
+    members: Optional[Container[Any]],
+    encoded: bool,
+) -> Callable[[Dict[str, int]], QueryData]:
+    # _Scorer._subtopic_data's *rank* for a query's group (docids bytes if encoded)
+    def rank(numbered: Dict[str, int]) -> QueryData:
+        keyed: Mapping[Any, int] = (
+            {d.encode("utf-8"): v for d, v in numbered.items()} if encoded else numbered
+        )
+        return query_data_from_scores(
+            keyed, docids, scores, depth=depth, judged_only=judged_only, members=members
+        )
+
+    return rank
 
 
 def _aggregate(m: Measure, vals: List[Value], scored: List[bool], run_name: str) -> Any:

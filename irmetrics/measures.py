@@ -32,6 +32,7 @@ from typing import (
     Union,
 )
 
+from . import diversity as _d
 from . import metrics as _m
 from .errors import InvalidArgumentError, UnknownMeasureError
 
@@ -53,6 +54,7 @@ MIN_GEO_MEAN = 0.00001
 Param = Optional[Union[int, float]]
 Options = Tuple[Tuple[str, Any], ...]
 Label = Optional[int]
+Subtopics = Tuple[Mapping[str, Mapping[Any, int]], List[Tuple[int, Any]]]
 
 
 # === Per-query data ==========================================================
@@ -72,7 +74,7 @@ class QueryData:
     made only if a measure asks for it.
     """
 
-    __slots__ = ("_labels", "levels", "n", "_placed", "_cache")
+    __slots__ = ("_labels", "levels", "n", "_placed", "_cache", "subtopics")
 
     def __init__(self, labels: Sequence[Label], levels: Dict[int, int]) -> None:
         self._labels: Optional[Sequence[Label]] = labels
@@ -80,6 +82,10 @@ class QueryData:
         self.n = len(labels)
         self._placed: Optional[List[Tuple[int, int]]] = None
         self._cache: Dict[Any, Any] = {}
+        # for the diversity measures (irmetrics.diversity), set by the scorer
+        # when one is asked for: (the query's {subtopic: {doc id: label}},
+        # [(rank index, doc id)] of its judged ranked documents)
+        self.subtopics: Optional[Subtopics] = None
 
     @classmethod
     def sparse(cls, n: int, placed: List[Tuple[int, int]], levels: Dict[int, int]) -> "QueryData":
@@ -95,6 +101,7 @@ class QueryData:
         self.n = n
         self._placed = placed
         self._cache = {}
+        self.subtopics = None
         return self
 
     @property
@@ -241,6 +248,8 @@ class Family:
         in_summary: bool = True,
         text: bool = False,
         metric: Optional[str] = None,
+        aliases: Tuple[str, ...] = (),
+        option_defaults: Optional[Mapping[str, Any]] = None,
     ) -> None:
         self.key = key
         self.compute = compute
@@ -259,6 +268,10 @@ class Family:
         self.in_summary = in_summary  # printed in trec_eval's "all" block
         self.text = text
         self.metric = metric  # the public function in irmetrics.metrics, if any
+        self.aliases = aliases  # more names, e.g. ndeval's for the diversity measures
+        # option values that are the defaults (dropped from the name), when
+        # they differ from the shared _DEFAULT_OPTION_VALUES
+        self.option_defaults = option_defaults
 
     def __repr__(self) -> str:
         return f"<measure family {self.key}>"
@@ -527,6 +540,107 @@ def _relstring(q: QueryData, m: Measure, env: Env) -> str:
     return "".join(chars)
 
 
+# --- Diversity (ndeval's measures over subtopics; formulas in irmetrics.diversity)
+
+
+def _ia(q: QueryData, m: Measure, env: Env) -> Tuple["_d.Topics", List["_d.Row"], Dict[Any, Any]]:
+    """The query's subtopics at the measure's rel, its relevant ranked rows,
+    and a cache of novelty gains per alpha (shared by the measures of a query).
+    evaluate() gives the subtopic judgments (QueryData.subtopics); without
+    them the labels are taken for one subtopic."""
+    rel = m.rel(env)
+    key = ("ia", rel)
+    got = q._cache.get(key)
+    if got is None:
+        if q.subtopics is None:
+            # labels alone (no subtopic judgments): one subtopic, as a plain
+            # qrels; a ranked document is named by its rank index, and the
+            # relevant documents not ranked by negative numbers
+            docs: Dict[Any, int] = {}
+            placed: List[Tuple[int, Any]] = []
+            for i, x in enumerate(q.labels):
+                if x is not None and x >= 0:
+                    docs[i] = x
+                    placed.append((i, i))
+            missing = q.n_relevant(rel) - sum(1 for x in docs.values() if x >= rel)
+            for j in range(1, missing + 1):
+                docs[-j] = int(math.ceil(rel))
+            judgments: Mapping[str, Mapping[Any, int]] = {"0": docs}
+        else:
+            judgments, placed = q.subtopics
+        topics = _d.Topics(judgments, rel)
+        got = q._cache[key] = (topics, topics.rows(placed), {})
+    return got
+
+
+def _ia_novelty(q: QueryData, m: Measure, env: Env) -> Tuple["_d.Topics", "_d.Scored", float]:
+    topics, rows, gains = _ia(q, m, env)
+    alpha = float(m.option("alpha", 0.5))
+    scored = gains.get(alpha)
+    if scored is None:
+        scored = gains[alpha] = _d._novelty(rows, topics.n_subtopics, alpha)
+    return topics, scored, alpha
+
+
+def _ia_k(q: QueryData, m: Measure) -> int:
+    return q.n if m.param is None else int(m.param)
+
+
+def _alpha_dcg(q: QueryData, m: Measure, env: Env) -> float:
+    topics, scored, alpha = _ia_novelty(q, m, env)
+    return _d._alpha_dcg(scored, _ia_k(q, m), alpha, topics.n_subtopics)
+
+
+def _alpha_ndcg(q: QueryData, m: Measure, env: Env) -> float:
+    topics, scored, alpha = _ia_novelty(q, m, env)
+    ideal = topics.ideal(alpha)
+    return _d._alpha_ndcg(scored, ideal, _ia_k(q, m), alpha, topics.n_subtopics)
+
+
+def _err_ia(q: QueryData, m: Measure, env: Env) -> float:
+    topics, scored, alpha = _ia_novelty(q, m, env)
+    return _d._err_ia(scored, _ia_k(q, m), alpha, topics.n_subtopics)
+
+
+def _nerr_ia(q: QueryData, m: Measure, env: Env) -> float:
+    topics, scored, alpha = _ia_novelty(q, m, env)
+    ideal = topics.ideal(alpha)
+    return _d._nerr_ia(scored, ideal, _ia_k(q, m), alpha, topics.n_subtopics)
+
+
+def _nrbp(q: QueryData, m: Measure, env: Env) -> float:
+    # cached: nNRBP of the same alpha and beta divides it
+    topics, _, cache = _ia(q, m, env)
+    alpha, beta = float(m.option("alpha", 0.5)), float(m.option("beta", 0.5))
+    key = ("nrbp", alpha, beta)
+    v = cache.get(key)
+    if v is None:
+        _, scored, _ = _ia_novelty(q, m, env)
+        v = cache[key] = _d._nrbp(scored, alpha, beta, topics.n_subtopics)
+    return float(v)
+
+
+def _nnrbp(q: QueryData, m: Measure, env: Env) -> float:
+    topics, _, _ = _ia(q, m, env)
+    alpha, beta = float(m.option("alpha", 0.5)), float(m.option("beta", 0.5))
+    return _d._nnrbp(_nrbp(q, m, env), topics.ideal(alpha), alpha, beta, topics.n_subtopics)
+
+
+def _p_ia(q: QueryData, m: Measure, env: Env) -> float:
+    topics, rows, _ = _ia(q, m, env)
+    return _d._precision_ia(rows, _ia_k(q, m), topics.n_subtopics)
+
+
+def _strec(q: QueryData, m: Measure, env: Env) -> float:
+    topics, rows, _ = _ia(q, m, env)
+    return _d._subtopic_recall(rows, _ia_k(q, m), topics.n_subtopics)
+
+
+def _ap_ia(q: QueryData, m: Measure, env: Env) -> float:
+    topics, rows, _ = _ia(q, m, env)
+    return _d._ap_ia(rows, topics.n_relevant)
+
+
 def _opt_int(param: Param) -> Optional[int]:
     return None if param is None else int(param)
 
@@ -601,10 +715,35 @@ def _opt_beta(value: str) -> float:
     return v
 
 
+def _opt_alpha(value: str) -> float:
+    try:
+        v = float(value)
+    except ValueError:
+        v = math.nan
+    if not 0.0 <= v <= 1.0:
+        raise InvalidArgumentError(f"'alpha' must be a number in [0, 1] (got {value!r})")
+    return v
+
+
+def _opt_nrbp_beta(value: str) -> float:
+    try:
+        v = float(value)
+    except ValueError:
+        v = math.nan
+    if not 0.0 < v <= 1.0:
+        raise InvalidArgumentError(f"'beta' must be a number in (0, 1] (got {value!r})")
+    return v
+
+
 _REL: Dict[str, Callable[[str], Any]] = {"rel": _opt_rel}
 _CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _RECALL_LEVELS = tuple(i / 10 for i in range(11))
 _MULTIPLES = tuple(i / 5 for i in range(1, 11))
+_IA: Dict[str, Callable[[str], Any]] = {"alpha": _opt_alpha, "rel": _opt_rel}
+_IA_NRBP: Dict[str, Callable[[str], Any]] = {
+    "alpha": _opt_alpha, "beta": _opt_nrbp_beta, "rel": _opt_rel,
+}
+_IA_DEFAULTS: Dict[str, Any] = {"alpha": 0.5, "beta": 0.5}
 
 
 # === The registry ============================================================
@@ -687,19 +826,51 @@ FAMILIES: Tuple[Family, ...] = (
            param="optional-cutoff", options={"p": _opt_p, "rel": _opt_rel}, metric="rbp"),
     Family("Judged", _judged, "Fraction of the top k documents that are judged.", trec=False,
            ir="Judged", param="optional-cutoff", metric="judged_at_k"),
+    # ndeval's diversity measures over subtopics (irmetrics.diversity); the
+    # ir_measures name is the canonical one, ndeval's an alias.
+    Family("alpha-DCG", _alpha_dcg,
+           "alpha-DCG of the top k over the ideal ideal's (ndeval; subtopic qrels).", trec=False,
+           ir="alpha_DCG", aliases=("alpha-DCG",), param="optional-cutoff", options=_IA,
+           option_defaults=_IA_DEFAULTS, metric="alpha_dcg"),
+    Family("alpha-nDCG", _alpha_ndcg,
+           "alpha-DCG of the top k over the greedy ideal's (ndeval; subtopic qrels).",
+           trec=False, ir="alpha_nDCG", aliases=("alpha-nDCG",), param="optional-cutoff",
+           options=_IA, option_defaults=_IA_DEFAULTS, metric="alpha_ndcg"),
+    Family("ERR-IA", _err_ia,
+           "Intent-aware ERR of the top k over the ideal ideal's (ndeval; subtopic qrels).",
+           trec=False, ir="ERR_IA", aliases=("ERR-IA",), param="optional-cutoff", options=_IA,
+           option_defaults=_IA_DEFAULTS, metric="err_ia"),
+    Family("nERR-IA", _nerr_ia,
+           "Intent-aware ERR of the top k over the greedy ideal's (ndeval; subtopic qrels).",
+           trec=False, ir="nERR_IA", aliases=("nERR-IA",), param="optional-cutoff", options=_IA,
+           option_defaults=_IA_DEFAULTS, metric="nerr_ia"),
+    Family("NRBP", _nrbp, "Novelty- and rank-biased precision (ndeval; subtopic qrels).",
+           trec=False, ir="NRBP", options=_IA_NRBP, option_defaults=_IA_DEFAULTS,
+           metric="nrbp"),
+    Family("nNRBP", _nnrbp, "NRBP over the greedy ideal's (ndeval; subtopic qrels).",
+           trec=False, ir="nNRBP", options=_IA_NRBP, option_defaults=_IA_DEFAULTS,
+           metric="nnrbp"),
+    Family("MAP-IA", _ap_ia, "Intent-aware average precision (ndeval; subtopic qrels).",
+           trec=False, ir="AP_IA", aliases=("MAP-IA",), options=_REL, metric="ap_ia"),
+    Family("P-IA", _p_ia, "Intent-aware precision at k (ndeval; subtopic qrels).", trec=False,
+           ir="P_IA", aliases=("P-IA",), param="optional-cutoff", options=_REL,
+           metric="precision_ia"),
+    Family("strec", _strec, "Subtopic recall: subtopics covered in the top k (ndeval).",
+           trec=False, ir="StRecall", aliases=("strec",), param="optional-cutoff", options=_REL,
+           metric="subtopic_recall"),
 )
 
 _BY_TREC: Dict[str, Family] = {f.key: f for f in FAMILIES if f.trec}
 # ir_measures-style name -> (family without a cutoff, family with a cutoff)
 _BY_IR: Dict[str, List[Optional[Family]]] = {}
 for _f in FAMILIES:
-    if _f.ir:
-        _slot = _BY_IR.setdefault(_f.ir, [None, None])
+    for _name in (_f.ir, *_f.aliases) if _f.ir else ():
+        _slot = _BY_IR.setdefault(_name, [None, None])
         if _f.param in ("none", "optional-cutoff"):
             _slot[0] = _f
         if _f.param != "none":
             _slot[1] = _f
-del _f, _slot
+del _f, _slot, _name
 
 #: trec_eval's "official" measures (what it prints without -m).
 OFFICIAL = (
@@ -811,7 +982,8 @@ def _split_options(raw: str) -> List[str]:
 def _normalise_options(fam: Family, opts: Dict[str, Any]) -> Options:
     # Options equal to their defaults are dropped, so that P(rel=1)@5 is P_5
     # only when evaluate() runs with relevance_level=1; rel is kept as given.
-    out = {k: v for k, v in opts.items() if _DEFAULT_OPTION_VALUES.get(k, object()) != v}
+    defaults = _DEFAULT_OPTION_VALUES if fam.option_defaults is None else fam.option_defaults
+    out = {k: v for k, v in opts.items() if defaults.get(k, object()) != v}
     for k, v in _IMPLICIT_OPTIONS.get(fam.key, ()):
         out.setdefault(k, v)
     return tuple(sorted(out.items()))

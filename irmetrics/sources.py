@@ -47,8 +47,8 @@ def open_qrels(qrels: Any) -> Tuple[Qrels, List[DuplicateEntryError]]:
     if frames.is_frame(qrels):
         return Qrels.from_dataframe(qrels), []
     if is_file_source(qrels):
-        table, duplicates = _read_qrels_keeping_duplicates(qrels)
-        return Qrels._trusted(table), duplicates
+        flat, subtopics, duplicates = _read_qrels_keeping_duplicates(qrels)
+        return Qrels._trusted(flat, subtopics), duplicates
     raise InvalidArgumentError(
         f"'qrels' must be a Qrels, a dict of dicts or a TREC file (got {type(qrels).__name__})"
     )

@@ -11,12 +11,13 @@ Catalogue
 Reading:
 
 * :func:`read_qrels`: ``qid iteration docid relevance`` lines.
+* :func:`read_subtopic_qrels`: ``qid subtopic docid relevance`` lines (diversity).
 * :func:`read_run`: ``qid Q0 docid rank score tag`` lines (extra columns ignored).
 * :func:`read_ranked_list`: ``qid docid`` lines in rank order.
 
 Writing:
 
-* :func:`write_qrels`, :func:`write_run`.
+* :func:`write_qrels`, :func:`write_subtopic_qrels`, :func:`write_run`.
 
 Ordering:
 
@@ -40,8 +41,10 @@ import os
 from contextlib import contextmanager
 from itertools import compress as _compress
 from itertools import islice
+from itertools import repeat as _repeat
 from operator import itemgetter
 from operator import ne as _ne
+from operator import neg as _neg
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -69,9 +72,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "read_qrels",
+    "read_subtopic_qrels",
     "read_run",
     "read_ranked_list",
     "write_qrels",
+    "write_subtopic_qrels",
     "write_run",
     "trec_ranking",
     "RunStream",
@@ -85,6 +90,7 @@ _BOM = b"\xef\xbb\xbf"
 # or truncated gzip data.
 # I/O failures; zlib.error (corrupt gzip data) joins when gzip is first read
 _READ_ERRORS: Tuple[Type[BaseException], ...] = (OSError, EOFError)
+_first, _second, _third = itemgetter(0), itemgetter(1), itemgetter(2)
 
 
 # === Opening ===
@@ -367,9 +373,12 @@ def _duplicate(
 def read_qrels(source: PathOrFile) -> Dict[str, Dict[str, int]]:
     """Read a qrels file: ``qid iteration docid relevance`` per line.
 
-    Returns ``{qid: {docid: relevance}}`` in file order.  The iteration column
-    is ignored; relevance is an integer and may be negative (trec_eval's -1
-    marks a pooled but unjudged document).  Exactly four columns are required.
+    Returns ``{qid: {docid: relevance}}`` in file order.  Relevance is an
+    integer and may be negative (trec_eval's -1 marks a pooled but unjudged
+    document).  Exactly four columns are required.  The second column is
+    ``0`` in a plain qrels file; in a diversity qrels file it names a
+    subtopic (see :func:`read_subtopic_qrels`), and a document judged for
+    several subtopics gets its highest relevance.
 
     >>> import io
     >>> read_qrels(io.StringIO("q1 0 d1 1\\nq1 0 d2 0\\nq2 0 d1 2\\n"))
@@ -381,18 +390,125 @@ def read_qrels(source: PathOrFile) -> Dict[str, Dict[str, int]]:
     (qid iteration docid relevance), got 3
     """
     with _open_lines(source) as (lines, name), paused_gc():
+        return _parse_qrels(lines, name)[0]
+
+
+def read_subtopic_qrels(source: PathOrFile) -> Dict[str, Dict[str, Dict[str, int]]]:
+    """Read a diversity qrels file: ``qid subtopic docid relevance`` per line.
+
+    The TREC Web track's format (ndeval's): the second column, trec_eval's
+    ignored "iteration", is the subtopic (intent, aspect) the judgment is
+    for.  Returns ``{qid: {subtopic: {docid: relevance}}}`` in file order; a
+    document may be judged for several subtopics of a query, but only once
+    for each.  A plain qrels file (``0`` in the second column) reads as one
+    subtopic, ``"0"``.
+
+    >>> import io
+    >>> read_subtopic_qrels(io.StringIO("q1 1 d1 1\\nq1 2 d1 1\\nq1 2 d2 0\\n"))
+    {'q1': {'1': {'d1': 1}, '2': {'d1': 1, 'd2': 0}}}
+    >>> read_subtopic_qrels(io.StringIO("q1 1 d1 1\\nq1 1 d1 0\\n"))
+    Traceback (most recent call last):
+    ...
+    irmetrics.errors.DuplicateEntryError: <file>, line 2: document 'd1' appears twice
+    for query 'q1', subtopic '1' (lines 1 and 2)
+    """
+    flat, table = _read_qrels_tables(source)
+    table = table or {}
+    return {qid: table[qid] if qid in table else {"0": docs} for qid, docs in flat.items()}
+
+
+def _read_qrels_tables(
+    source: PathOrFile,
+) -> Tuple[Dict[str, Dict[str, int]], Optional[Dict[str, Dict[str, Dict[str, int]]]]]:
+    # both tables of _parse_qrels, for Qrels.from_trec
+    with _open_lines(source) as (lines, name), paused_gc():
         return _parse_qrels(lines, name)
 
 
 def _read_qrels_keeping_duplicates(
     source: PathOrFile,
-) -> Tuple[Dict[str, Dict[str, int]], List[DuplicateEntryError]]:
-    """:func:`read_qrels`, but a repeated document is listed, not raised (its
-    first judgment kept): evaluate() raises it only for a query it evaluates,
-    as trec_eval looks only at those."""
+) -> Tuple[
+    Dict[str, Dict[str, int]],
+    Optional[Dict[str, Dict[str, Dict[str, int]]]],
+    List[DuplicateEntryError],
+]:
+    """:func:`_read_qrels_tables`, but a repeated document is listed, not
+    raised (its first judgment kept): evaluate() raises it only for a query it
+    evaluates, as trec_eval looks only at those."""
     duplicates: List[DuplicateEntryError] = []
     with _open_lines(source) as (lines, name), paused_gc():
-        return _parse_qrels(lines, name, duplicates), duplicates
+        flat, subtopics = _parse_qrels(lines, name, duplicates)
+    return flat, subtopics, duplicates
+
+
+def _read_run_ranks(
+    source: PathOrFile, *, traditional: bool = False
+) -> Tuple[Dict[str, Dict[str, float]], str]:
+    """A run as ndeval reads it, for ``irmetrics --ndeval``: ``({qid:
+    {docid: score}}, tag of the first line)``, where a document's score is
+    minus its rank, so that the ranking follows the rank column (a natural
+    number given once per query), or, with *traditional*, its score."""
+    first: List[str] = []
+
+    def entry(fields: List[str], lineno: int, _: int) -> Tuple[str, float]:
+        # name: the source's, bound by the with statement below
+        score = _run_score(fields, name, lineno)
+        if not (fields[3].isascii() and fields[3].isdigit()):
+            raise TrecFormatError(
+                f"rank must be a natural number (got {fields[3]!r})", name, lineno
+            )
+        if not first:
+            first.append(fields[5])
+        return fields[2], score if traditional else -float(fields[3])
+
+    def fast(block: bytes) -> Optional[Tuple[List[str], List[str], List[float]]]:
+        columns = _rank_columns(block, traditional)
+        if columns is None:
+            return None
+        if not first:
+            first.append(columns[3])
+        return columns[0], columns[1], columns[2]
+
+    with _open_lines(source) as (lines, name), paused_gc():
+        out = _parse_table(lines, name, "run", entry, fast)[0]
+    if not traditional:
+        for qid, docs in out.items():
+            if len(set(docs.values())) != len(docs):  # ndeval: "duplicate rank"
+                seen: Set[float] = set()
+                for key in docs.values():
+                    if key in seen:
+                        raise TrecFormatError(
+                            f"rank {int(-key)} appears twice for query {qid!r}", name
+                        )
+                    seen.add(key)
+    return out, first[0]
+
+
+def _rank_columns(
+    block: bytes, traditional: bool
+) -> Optional[Tuple[List[str], List[str], List[float], str]]:
+    # (qids, docids, scores or minus ranks, first tag) of a block of plain
+    # six-column run lines with natural ranks and plain scores, or None
+    if not block.isascii() or b"#" in block or _MARK in block or b"_" in block:
+        return None
+    if b"\x1c" in block or b"\x1d" in block or b"\x1e" in block or b"\x1f" in block:
+        return None
+    n = block.count(b"\n") + (not block.endswith(b"\n"))
+    text = (block if block.endswith(b"\n") else block + b"\n").decode("ascii")
+    toks = text.replace("\n", " \x01\n").split()
+    if len(toks) != 7 * n or toks[6::7].count("\x01") != n:
+        return None
+    ranks = toks[3::7]
+    if not "".join(ranks).isdigit():
+        return None
+    try:
+        scores = list(map(float, toks[4::7]))
+    except ValueError:
+        return None
+    if any(map(math.isnan, scores)):
+        return None
+    keys = scores if traditional else list(map(_neg, map(float, ranks)))
+    return toks[0::7], toks[2::7], keys, toks[5]
 
 
 def read_run(source: PathOrFile) -> Tuple[Dict[str, Dict[str, float]], str]:
@@ -559,7 +675,21 @@ def _add_columns(
 
 def _parse_qrels(
     lines: Iterable[bytes], source: str, duplicates: Optional[List[DuplicateEntryError]] = None
-) -> Dict[str, Dict[str, int]]:
+) -> Tuple[Dict[str, Dict[str, int]], Optional[Dict[str, Dict[str, Dict[str, int]]]]]:
+    """``({qid: {docid: relevance}}, subtopics)``: *subtopics* is None for a
+    plain file (``0`` in every second column), else ``{qid: {subtopic:
+    {docid: relevance}}}`` for the queries with another subtopic, whose
+    documents get their highest relevance in the first table.
+
+    A plain file takes the same route, at the same speed, as before subtopics
+    were kept: an entry of another subtopic than ``0`` is read under the key
+    ``"docid subtopic"`` (white space never occurs in a field), so that the
+    one duplicate check covers (query, subtopic, document); the keys are
+    split afterwards, only if some line had such an entry.  With a
+    *duplicates* list, a repeated entry is appended there instead of raised.
+    """
+    found = [False]
+
     def entry(fields: List[str], lineno: int, _: int) -> Tuple[str, int]:
         if len(fields) != 4:
             raise TrecFormatError(
@@ -579,9 +709,57 @@ def _parse_qrels(
                 source,
                 lineno,
             )
-        return fields[2], value
+        if fields[1] == "0":
+            return fields[2], value
+        found[0] = True
+        return f"{fields[2]} {fields[1]}", value
 
-    return _parse_table(lines, source, "qrels", entry, _qrels_columns, duplicates)[0]
+    def fast(block: bytes) -> Optional[Tuple[List[str], List[str], List[int]]]:
+        columns = _qrels_columns(block)
+        if columns is None:
+            return None
+        if len(columns) == 4:
+            found[0] = True
+        return columns[0], columns[1], columns[2]
+
+    try:
+        out = _parse_table(lines, source, "qrels", entry, fast, duplicates)[0]
+    except DuplicateEntryError as exc:
+        raise _with_subtopic(exc) from None
+    if duplicates:
+        duplicates[:] = map(_with_subtopic, duplicates)
+    if not found[0]:
+        return out, None
+    table: Dict[str, Dict[str, Dict[str, int]]] = {}
+    for qid, docs in out.items():
+        keys = list(docs)
+        if " " not in "".join(keys):
+            continue
+        # split the keys, group runs of one subtopic, and take each
+        # document's highest relevance, a query at a time in C loops
+        values = list(docs.values())
+        parts = list(map(str.partition, keys, _repeat(" ")))
+        docids = list(map(_first, parts))
+        subtopics = list(map(_third, parts))
+        n = len(keys)
+        starts = [0, *_compress(range(1, n), map(_ne, subtopics[1:], subtopics))]
+        by_topic: Dict[str, Dict[str, int]] = {}
+        for a, b in zip(starts, [*starts[1:], n]):
+            by_topic.setdefault(subtopics[a] or "0", {}).update(zip(docids[a:b], values[a:b]))
+        # sorted by relevance, the highest is written last; then file order
+        best = dict(sorted(zip(docids, values), key=_second))
+        order = dict.fromkeys(docids)
+        table[qid] = by_topic
+        out[qid] = dict(zip(order, map(best.__getitem__, order)))
+    return out, table
+
+
+def _with_subtopic(exc: DuplicateEntryError) -> DuplicateEntryError:
+    """A duplicate read under a ``"docid subtopic"`` key, naming both apart."""
+    docid, sep, subtopic = exc.docid.partition(" ")
+    if not sep:
+        return exc
+    return DuplicateEntryError(exc.source, exc.first_line, exc.line, exc.qid, docid, subtopic)
 
 
 #: The range of relevance labels (a C int's, as trec_eval sizes arrays by the
@@ -604,12 +782,14 @@ def _relevance(text: str) -> int:
         raise
 
 
-def _qrels_columns(block: bytes) -> Optional[Tuple[List[str], List[str], List[int]]]:
+def _qrels_columns(block: bytes) -> Optional[Tuple[List[Any], ...]]:
     """(qids, docids, relevance) of a block of plain qrels lines, or None.
 
     Plain: ASCII, no comment, exactly four fields a line and integer
     relevance; each line end is made a token of its own, so that the field
-    count is one check (every fifth token a line end).
+    count is one check (every fifth token a line end).  When some line's
+    second column is not ``0`` (a subtopic), its key is ``"docid subtopic"``
+    (see :func:`_parse_qrels`) and a fourth item, the subtopics, says so.
     """
     if not block.isascii() or b"#" in block or _MARK in block:
         return None
@@ -629,7 +809,14 @@ def _qrels_columns(block: bytes) -> Optional[Tuple[List[str], List[str], List[in
         return None
     if values and (max(values) > MAX_LABEL or min(values) < MIN_LABEL):
         return None  # the slow path names the line
-    return toks[0::5], toks[2::5], values
+    subtopics = toks[1::5]
+    if subtopics.count("0") == n:
+        return toks[0::5], toks[2::5], values
+    if "0" in subtopics:
+        keys = [d if t == "0" else f"{d} {t}" for t, d in zip(subtopics, toks[2::5])]
+    else:  # the usual diversity block: every key "docid subtopic", made in C
+        keys = list(map(" ".join, zip(toks[2::5], subtopics)))
+    return toks[0::5], keys, values, subtopics
 
 
 def _run_score(fields: Sequence[Any], source: str, lineno: int) -> float:
@@ -1233,6 +1420,34 @@ def write_qrels(qrels: Mapping[str, Mapping[str, int]], dest: PathOrFile) -> Non
                         f"relevance must be an int between {MIN_LABEL} and {MAX_LABEL}"
                     )
                 chunk.append(f"{qid} 0 {docid} {rel}\n")
+            write("".join(chunk))
+
+
+def write_subtopic_qrels(
+    qrels: Mapping[str, Mapping[str, Mapping[str, int]]], dest: PathOrFile
+) -> None:
+    """Write ``{qid: {subtopic: {docid: relevance}}}`` as ``qid subtopic docid
+    relevance`` lines (a diversity qrels file, see :func:`read_subtopic_qrels`).
+
+    >>> import sys
+    >>> write_subtopic_qrels({"q1": {"1": {"d1": 1}, "2": {"d1": 0}}}, sys.stdout)
+    q1 1 d1 1
+    q1 2 d1 0
+    """
+    with _open_writer(dest) as write:
+        for qid, topics in qrels.items():
+            _check_id(qid, "query id")
+            chunk = []
+            for subtopic, docs in topics.items():
+                _check_id(subtopic, "subtopic", qid)
+                for docid, rel in docs.items():
+                    _check_id(docid, "document id", qid)
+                    if type(rel) is not int:
+                        raise InvalidArgumentError(
+                            f"cannot write relevance {rel!r} (query {qid!r}, document "
+                            f"{docid!r}): relevance must be an int"
+                        )
+                    chunk.append(f"{qid} {subtopic} {docid} {rel}\n")
             write("".join(chunk))
 
 

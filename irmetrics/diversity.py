@@ -1,0 +1,649 @@
+"""Diversity and novelty measures over subtopics, identical to NIST's ndeval.
+
+A diversity qrels judges each document per *subtopic* (intent, aspect) of a
+query.  These measures reward a ranking that covers many subtopics early and
+penalise redundancy, as ndeval (version 4.5, the TREC Web track's tool, also
+``pyndeval``) computes them; every value equals ndeval's (see
+``docs/diversity.md``).
+
+Catalogue
+---------
+* :func:`alpha_dcg`, :func:`alpha_ndcg`: alpha-DCG@k, alpha-nDCG@k (Clarke et al., SIGIR 2008).
+* :func:`err_ia`, :func:`nerr_ia`: ERR-IA@k, nERR-IA@k (Chapelle et al., CIKM 2009).
+* :func:`nrbp`, :func:`nnrbp`: novelty- and rank-biased precision (Clarke et al., ICTIR 2009).
+* :func:`precision_ia`: intent-aware precision P-IA@k.
+* :func:`subtopic_recall`: S-recall@k (ndeval's ``strec``).
+* :func:`ap_ia`: intent-aware average precision (ndeval's ``MAP-IA``).
+
+Common ground, ndeval's:
+
+* A document's *labels* map subtopic ids to relevance; it is relevant to a
+  subtopic when its label there is ``>= rel`` (ndeval: ``>= 1``; grades do
+  not matter).  ``None`` or ``{}`` marks a document with no judgment.
+* ``A``, the number of subtopics, counts only the subtopics with at least one
+  relevant document; a query with none scores 0.0 on every measure (ndeval
+  prints ``nan`` for nNRBP there: 0/0; likewise for alpha = 0 with
+  beta = 1, where every NRBP is 0).
+* The novelty gain of the document at rank ``i`` (0-based) is
+  ``g_i = sum over its relevant subtopics s of (1 - alpha) ** c_s``, where
+  ``c_s`` counts the documents above it relevant to ``s``.
+* "Collection-independent" normalisation (alpha-DCG, ERR-IA): divide by the
+  same sum for an "ideal ideal" list whose every document covers all ``A``
+  subtopics (gain ``A * (1 - alpha) ** i``), except at k = 1, which ndeval
+  leaves unnormalised.
+* "Collection-dependent" normalisation (alpha-nDCG, nERR-IA, nNRBP): divide
+  by the value of an ideal ranking of the judged documents, built greedily
+  (the exact ideal is NP-hard): at each rank the document with the highest
+  novelty gain given the ranks above, ties going to the greater document id.
+  A ranking can therefore beat the greedy ideal and score above 1.
+* The arithmetic is ndeval's, operation by operation (gains decay by
+  repeated multiplication, sums run left to right in doubles, subtopics in
+  numeric order), so values are equal to the last bit.
+"""
+
+import heapq
+import math
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+
+from ._checks import check_k, check_rel
+from .errors import InvalidArgumentError
+
+__all__ = [
+    "alpha_dcg",
+    "alpha_ndcg",
+    "err_ia",
+    "nerr_ia",
+    "nrbp",
+    "nnrbp",
+    "precision_ia",
+    "subtopic_recall",
+    "ap_ia",
+]
+
+#: ndeval's output columns, in its order (what ``irmetrics --ndeval`` prints).
+NDEVAL_MEASURES = (
+    "ERR-IA@5", "ERR-IA@10", "ERR-IA@20", "nERR-IA@5", "nERR-IA@10", "nERR-IA@20",
+    "alpha-DCG@5", "alpha-DCG@10", "alpha-DCG@20", "alpha-nDCG@5", "alpha-nDCG@10",
+    "alpha-nDCG@20", "NRBP", "nNRBP", "MAP-IA", "P-IA@5", "P-IA@10", "P-IA@20",
+    "strec@5", "strec@10", "strec@20",
+)
+
+Number = Union[int, float]
+# a ranked document relevant to some subtopic: (0-based rank, subtopic positions)
+Row = Tuple[int, Tuple[int, ...]]
+# a novelty gain at a rank: (0-based rank, gain)
+Scored = List[Tuple[int, float]]
+SubtopicLabels = Optional[Mapping[Any, Any]]
+
+
+# === Checks ==================================================================
+
+
+def _check_alpha(alpha: Any) -> float:
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0.0 <= alpha <= 1.0:
+        raise InvalidArgumentError(f"'alpha' must be a number in [0, 1] (got {alpha!r})")
+    return float(alpha)
+
+
+def _check_beta(beta: Any) -> float:
+    if isinstance(beta, bool) or not isinstance(beta, (int, float)) or not 0.0 < beta <= 1.0:
+        raise InvalidArgumentError(f"'beta' must be a number in (0, 1] (got {beta!r})")
+    return float(beta)
+
+
+def _subtopic_id(value: Any, where: str) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    raise InvalidArgumentError(f"{where}: a subtopic id must be a str or an int (got {value!r})")
+
+
+def _label(value: Any, where: str) -> Number:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        raise InvalidArgumentError(f"{where}: a label must be a number (got {value!r})")
+    return value
+
+
+def subtopic_order(ids: Iterable[str]) -> List[str]:
+    """Subtopic ids in ndeval's order: numbers by value (ndeval's only kind), then the rest."""
+    return sorted(ids, key=lambda s: (0, int(s), s) if s.isascii() and s.isdigit() else (1, 0, s))
+
+
+# === Per-query preparation ===================================================
+
+
+class Topics:
+    """One query's judgments as the measures read them.
+
+    ``relevant``: ``{doc id: positions of the subtopics it is relevant to}``
+    (documents relevant to none are left out: they gain nothing, and ndeval's
+    greedy ideal puts them last); ``n_relevant``: relevant documents per
+    subtopic position; ``n_subtopics``: ``A``.  Positions follow
+    :func:`subtopic_order` over the subtopics with a relevant document.
+    """
+
+    __slots__ = ("ids", "relevant", "n_relevant", "n_subtopics", "_ideal")
+
+    def __init__(self, judgments: Mapping[str, Mapping[Any, Number]], rel: Number) -> None:
+        topics = [s for s, docs in judgments.items() if any(v >= rel for v in docs.values())]
+        relevant: Dict[Any, List[int]] = {}
+        counts: List[int] = []
+        self.ids = subtopic_order(topics)
+        for j, s in enumerate(self.ids):
+            n = 0
+            for doc, v in judgments[s].items():
+                if v >= rel:
+                    relevant.setdefault(doc, []).append(j)
+                    n += 1
+            counts.append(n)
+        self.relevant: Dict[Any, Tuple[int, ...]] = {d: tuple(p) for d, p in relevant.items()}
+        self.n_relevant = counts
+        self.n_subtopics = len(counts)
+        self._ideal: Dict[float, Scored] = {}
+
+    def rows(self, placed: Iterable[Tuple[int, Any]]) -> List[Row]:
+        """The relevant documents among ``(rank, doc id)`` pairs (sorted by rank)."""
+        get = self.relevant.get
+        out = []
+        for i, doc in placed:
+            subs = get(doc)
+            if subs is not None:
+                out.append((i, subs))
+        return out
+
+    def ideal(self, alpha: float) -> Scored:
+        """The gains of ndeval's greedy ideal ranking (cached per alpha)."""
+        got = self._ideal.get(alpha)
+        if got is None:
+            got = self._ideal[alpha] = _greedy_ideal(self.relevant, self.n_subtopics, alpha)
+        return got
+
+
+def _greedy_ideal(relevant: Mapping[Any, Tuple[int, ...]], n: int, alpha: float) -> Scored:
+    """ndeval's idealResult: rank by highest novelty gain given the ranks above,
+    ties to the greater document id.
+
+    Documents relevant to the same subtopics always have the same gain, so
+    they wait in one group, greatest id on top.  Gains only fall as ranks
+    fill, so a group's last computed gain is an upper bound of its gain now:
+    the groups wait in a heap by (last gain, top id), and the group on top
+    is taken once its gain, brought up to date, still tops the heap (a lazy
+    greedy, rather than ndeval's quadratic scan; the same choices, as the
+    tests check against ndeval).
+    """
+    order = sorted(relevant)
+    position = {d: i for i, d in enumerate(order)}
+    groups: Dict[Tuple[int, ...], List[int]] = {}
+    for d in order:  # ascending: each group's greatest id last
+        groups.setdefault(relevant[d], []).append(position[d])
+    signatures = list(groups)
+    stacks = [groups[sig] for sig in signatures]
+    gains = [1.0] * n
+    keep = 1.0 - alpha
+    # (-gain, -top id, group): heapq's smallest is the greatest (gain, id)
+    heap = [(-float(len(sig)), -stacks[g][-1], g) for g, sig in enumerate(signatures)]
+    heapq.heapify(heap)
+    out: Scored = []
+    rank = 0
+    while heap:
+        _, top, g = heap[0]
+        score = 0.0
+        for j in signatures[g]:
+            score += gains[j]
+        if heap[0] != (-score, top, g):
+            heapq.heapreplace(heap, (-score, top, g))
+            if heap[0][2] != g:
+                continue  # another group may be better: look again
+        # g tops the heap with its current gain: rank its greatest document
+        heapq.heappop(heap)
+        for j in signatures[g]:
+            gains[j] *= keep
+        out.append((rank, score))
+        rank += 1
+        stack = stacks[g]
+        stack.pop()
+        if stack:
+            heapq.heappush(heap, (-score, -stack[-1], g))
+    return out
+
+
+# === The formulas (ndeval's arithmetic) ======================================
+
+
+def _novelty(rows: Sequence[Row], n: int, alpha: float) -> Scored:
+    # the novelty gain of each relevant ranked document (ndeval's "score")
+    gains = [1.0] * n
+    keep = 1.0 - alpha
+    out: Scored = []
+    for i, subs in rows:
+        score = 0.0
+        for j in subs:
+            score += gains[j]
+            gains[j] *= keep
+        out.append((i, score))
+    return out
+
+
+def _discount(i: int) -> float:
+    return math.log(2.0) / math.log(i + 2.0)
+
+
+def _alpha_dcg(scored: Scored, k: int, alpha: float, n: int) -> float:
+    """sum(g_i * log(2) / log(i + 2) for i < k), over the same sum for the
+    ideal ideal list (gain A * (1 - alpha) ** i), the latter left out at k = 1."""
+    if n == 0 or k < 1:
+        return 0.0
+    total = 0.0
+    for i, score in scored:
+        if i >= k:
+            break
+        total += score * _discount(i)
+    if k == 1:
+        return total
+    gain = float(n)
+    ideal = 0.0
+    keep = 1.0 - alpha
+    for i in range(k):
+        ideal += gain * _discount(i)
+        gain *= keep
+    return total / ideal
+
+
+def _err_ia(scored: Scored, k: int, alpha: float, n: int) -> float:
+    """sum(g_i / (i + 1) for i < k), normalised as :func:`_alpha_dcg`."""
+    if n == 0 or k < 1:
+        return 0.0
+    total = 0.0
+    for i, score in scored:
+        if i >= k:
+            break
+        total += score / (i + 1)
+    if k == 1:
+        return total
+    gain = float(n)
+    ideal = 0.0
+    keep = 1.0 - alpha
+    for i in range(k):
+        ideal += gain / (i + 1)
+        gain *= keep
+    return total / ideal
+
+
+def _alpha_ndcg(scored: Scored, ideal: Scored, k: int, alpha: float, n: int) -> float:
+    run = _alpha_dcg(scored, k, alpha, n)
+    return run / _alpha_dcg(ideal, k, alpha, n) if run else 0.0
+
+
+def _nerr_ia(scored: Scored, ideal: Scored, k: int, alpha: float, n: int) -> float:
+    # ndeval tests the run's alpha-DCG, not its ERR, for zero (the same thing)
+    if not _alpha_dcg(scored, k, alpha, n):
+        return 0.0
+    return _err_ia(scored, k, alpha, n) / _err_ia(ideal, k, alpha, n)
+
+
+def _nrbp(scored: Scored, alpha: float, beta: float, n: int) -> float:
+    """sum(g_i * beta ** i) * (1 - (1 - alpha) * beta) / A, over the whole ranking."""
+    if n == 0:
+        return 0.0
+    total = 0.0
+    decay = 1.0
+    at = 0
+    for i, score in scored:
+        while at < i:  # beta ** i as ndeval gets it: one multiplication a rank
+            decay *= beta
+            at += 1
+        total += score * decay
+    return total * ((1 - (1 - alpha) * beta) / n)
+
+
+def _nnrbp(run: float, ideal: Scored, alpha: float, beta: float, n: int) -> float:
+    """*run*, the ranking's NRBP, over the greedy ideal's."""
+    best = _nrbp(ideal, alpha, beta, n)
+    # ndeval divides anyway: 0/0 (nan) for a query without relevant subtopics,
+    # and for alpha = 0 with beta = 1, where every NRBP is 0
+    return run / best if best else 0.0
+
+
+def _precision_ia(rows: Sequence[Row], k: int, n: int) -> float:
+    """(relevant (document, subtopic) pairs in the top k) / (k * A)."""
+    if n == 0 or k < 1:
+        return 0.0
+    count = 0
+    for i, subs in rows:
+        if i >= k:
+            break
+        count += len(subs)
+    return count / (k * n)
+
+
+def _subtopic_recall(rows: Sequence[Row], k: int, n: int) -> float:
+    """(subtopics with a relevant document in the top k) / A."""
+    if n == 0 or k < 1:
+        return 0.0
+    seen: set[int] = set()
+    for i, subs in rows:
+        if i >= k:
+            break
+        seen.update(subs)
+    return len(seen) / n
+
+
+def _ap_ia(rows: Sequence[Row], n_relevant: Sequence[int]) -> float:
+    """mean over subtopics s of AP_s: sum(P@i over ranks i relevant to s) / R_s."""
+    n = len(n_relevant)
+    if n == 0:
+        return 0.0
+    count = [0] * n
+    total = [0.0] * n
+    for i, subs in rows:
+        for j in subs:
+            count[j] += 1
+            total[j] += count[j] / (i + 1)
+    ap = 0.0
+    for j in range(n):
+        if n_relevant[j]:
+            ap += total[j] / n_relevant[j]
+    return ap / n
+
+
+# === List-level functions ====================================================
+
+
+def _prepare(
+    labels: Iterable[SubtopicLabels],
+    rel: Any,
+    ideal: Optional[Mapping[Any, Mapping[Any, Any]]] = None,
+) -> Tuple[Topics, List[Row], int]:
+    """Topics of the query (from *ideal*, else from *labels*), rows and length."""
+    r = check_rel(rel)
+    if isinstance(labels, (str, bytes, Mapping)):
+        raise InvalidArgumentError(
+            "'labels' must be a sequence with one {subtopic: label} mapping (or None) "
+            f"per ranked document (got {type(labels).__name__})"
+        )
+    ranked: List[Dict[str, Number]] = []
+    for i, item in enumerate(labels):
+        if item is None:
+            ranked.append({})
+            continue
+        if not isinstance(item, Mapping):
+            raise InvalidArgumentError(
+                f"labels[{i}] must be a {{subtopic: label}} mapping or None "
+                f"(got {type(item).__name__} {item!r})"
+            )
+        where = f"labels[{i}]"
+        ranked.append({_subtopic_id(s, where): _label(v, where) for s, v in item.items()})
+    if ideal is None:
+        # the ranked documents are the judged ones; the greater id wins a tie
+        # of the greedy ideal, so the earlier ranked gets the greater id
+        table: Dict[str, Dict[Any, Number]] = {}
+        for i, item in enumerate(ranked):
+            for s, v in item.items():
+                table.setdefault(s, {})[-i] = v
+        topics = Topics(table, r)
+        return topics, topics.rows((i, -i) for i in range(len(ranked))), len(ranked)
+    if not isinstance(ideal, Mapping):
+        raise InvalidArgumentError(
+            "'ideal' must be the query's judgments, {subtopic: {doc id: label}} "
+            f"(got {type(ideal).__name__})"
+        )
+    judged: Dict[str, Dict[Any, Number]] = {}
+    for s, docs in ideal.items():
+        sid = _subtopic_id(s, "ideal")
+        if not isinstance(docs, Mapping):
+            raise InvalidArgumentError(
+                f"ideal[{s!r}] must be a mapping of doc id to label (got {type(docs).__name__})"
+            )
+        judged[sid] = {d: _label(v, f"ideal[{s!r}]") for d, v in docs.items()}
+    topics = Topics(judged, r)
+    # the ranked documents' labels, against the ideal's subtopic positions
+    position = {s: j for j, s in enumerate(topics.ids)}
+    rows: List[Row] = []
+    for i, item in enumerate(ranked):
+        subs = tuple(sorted(position[s] for s, v in item.items() if v >= r and s in position))
+        if subs:
+            rows.append((i, subs))
+    return topics, rows, len(ranked)
+
+
+def _count(
+    labels: Iterable[SubtopicLabels], rel: Any, n_subtopics: Any
+) -> Tuple[Topics, List[Row], int, int]:
+    topics, rows, n = _prepare(labels, rel)
+    a = topics.n_subtopics
+    if n_subtopics is not None:
+        if isinstance(n_subtopics, bool) or not isinstance(n_subtopics, int) or n_subtopics < a:
+            raise InvalidArgumentError(
+                "'n_subtopics' must be an int at least the number of subtopics the labels "
+                f"cover, {a} (got {n_subtopics!r})"
+            )
+        a = n_subtopics
+    return topics, rows, n, a
+
+
+def _cut(k: Any, n: int) -> int:
+    kk = check_k(k)
+    return n if kk is None else kk
+
+
+def alpha_dcg(
+    labels: Iterable[SubtopicLabels],
+    k: Optional[int] = None,
+    *,
+    alpha: float = 0.5,
+    n_subtopics: Optional[int] = None,
+    rel: Number = 1,
+) -> float:
+    """alpha-DCG@k with ndeval's "collection-independent" normalisation.
+
+    ``alpha-DCG@k = sum(g_i / log2(i + 2)) / sum(A (1 - alpha)^i / log2(i + 2))``, both over i < k,
+
+    where ``g_i = sum((1 - alpha) ** c_s)`` over the subtopics ``s`` the
+    document at rank ``i`` (0-based) is relevant to, ``c_s`` counting the
+    documents above it relevant to ``s``; at k = 1 the value is ``g_0``
+    itself (ndeval leaves rank 1 unnormalised).  *labels* holds one
+    ``{subtopic: label}`` mapping (or None) per ranked document;
+    *n_subtopics* (``A``) defaults to the subtopics the labels cover;
+    ``k=None`` is the whole list.
+
+    >>> labels = [{"1": 1, "2": 1}, {"1": 1}, None, {"3": 1}]
+    >>> round(alpha_dcg(labels, 1), 6)   # g_0 = 1 + 1
+    2.0
+    >>> # (2 + 0.5/log2(3)) / (3 + 1.5/log2(3)) = 2.315465 / 3.946395
+    >>> round(alpha_dcg(labels, 2), 6)
+    0.586729
+    """
+    topics, rows, n, a = _count(labels, rel, n_subtopics)
+    al = _check_alpha(alpha)
+    return _alpha_dcg(_novelty(rows, topics.n_subtopics, al), _cut(k, n), al, a)
+
+
+def alpha_ndcg(
+    labels: Iterable[SubtopicLabels],
+    k: Optional[int] = None,
+    *,
+    alpha: float = 0.5,
+    ideal: Optional[Mapping[Any, Mapping[Any, Any]]] = None,
+    rel: Number = 1,
+) -> float:
+    """alpha-nDCG@k: alpha-DCG@k over that of ndeval's greedy ideal ranking.
+
+    ``alpha-nDCG@k = alpha-DCG@k(labels) / alpha-DCG@k(greedy ideal)`` (0.0
+    when the top k has no relevant document).  *ideal* is the query's
+    judgments ``{subtopic: {doc id: label}}`` (``Qrels.subtopics(qid)``),
+    from which the ideal is built greedily, ties to the greater document id;
+    by default the documents of *labels* themselves (ties to the earlier).
+
+    >>> labels = [{"1": 1}, {"1": 1}, {"2": 1}]
+    >>> # ideal: {1}, {2}, {1}; (1 + 0.5/log2(3)) / (1 + 1/log2(3)) = 1.315465 / 1.630930
+    >>> round(alpha_ndcg(labels, 2), 6)
+    0.806574
+    """
+    topics, rows, n = _prepare(labels, rel, ideal)
+    al = _check_alpha(alpha)
+    a = topics.n_subtopics
+    return _alpha_ndcg(_novelty(rows, a, al), topics.ideal(al), _cut(k, n), al, a)
+
+
+def err_ia(
+    labels: Iterable[SubtopicLabels],
+    k: Optional[int] = None,
+    *,
+    alpha: float = 0.5,
+    n_subtopics: Optional[int] = None,
+    rel: Number = 1,
+) -> float:
+    """ERR-IA@k as ndeval computes it (collection-independent normalisation).
+
+    ``ERR-IA@k = sum(g_i / (i + 1) for i < k) / sum(A (1 - alpha)^i / (i + 1) for i < k)``
+
+    with the novelty gains ``g_i`` of :func:`alpha_dcg` (ndeval's intent-aware
+    ERR with binary judgments: each subtopic stops the user with probability
+    alpha); at k = 1 the value is ``g_0``.
+
+    >>> round(err_ia([{"1": 1}, {"2": 1}], 2), 6)   # (1 + 1/2) / (2 + 0.5)
+    0.6
+    """
+    topics, rows, n, a = _count(labels, rel, n_subtopics)
+    al = _check_alpha(alpha)
+    return _err_ia(_novelty(rows, topics.n_subtopics, al), _cut(k, n), al, a)
+
+
+def nerr_ia(
+    labels: Iterable[SubtopicLabels],
+    k: Optional[int] = None,
+    *,
+    alpha: float = 0.5,
+    ideal: Optional[Mapping[Any, Mapping[Any, Any]]] = None,
+    rel: Number = 1,
+) -> float:
+    """nERR-IA@k: ERR-IA@k over that of ndeval's greedy ideal ranking (see :func:`alpha_ndcg`).
+
+    >>> round(nerr_ia([{"1": 1}, {"1": 1}, {"2": 1}], 2), 6)   # 1.25 / 1.5
+    0.833333
+    """
+    topics, rows, n = _prepare(labels, rel, ideal)
+    al = _check_alpha(alpha)
+    a = topics.n_subtopics
+    return _nerr_ia(_novelty(rows, a, al), topics.ideal(al), _cut(k, n), al, a)
+
+
+def nrbp(
+    labels: Iterable[SubtopicLabels],
+    *,
+    alpha: float = 0.5,
+    beta: float = 0.5,
+    n_subtopics: Optional[int] = None,
+    rel: Number = 1,
+) -> float:
+    """Novelty- and rank-biased precision over the whole ranking.
+
+    ``NRBP = (1 - (1 - alpha) * beta) / A * sum(g_i * beta ** i)``
+
+    with the novelty gains ``g_i`` of :func:`alpha_dcg` and the patience
+    *beta* in (0, 1].
+
+    >>> nrbp([{"1": 1}, None, {"2": 1}])   # (1 - 0.25) / 2 * (1 + 0.25)
+    0.46875
+    """
+    topics, rows, _, a = _count(labels, rel, n_subtopics)
+    al, be = _check_alpha(alpha), _check_beta(beta)
+    return _nrbp(_novelty(rows, topics.n_subtopics, al), al, be, a)
+
+
+def nnrbp(
+    labels: Iterable[SubtopicLabels],
+    *,
+    alpha: float = 0.5,
+    beta: float = 0.5,
+    ideal: Optional[Mapping[Any, Mapping[Any, Any]]] = None,
+    rel: Number = 1,
+) -> float:
+    """NRBP over that of ndeval's greedy ideal ranking (see :func:`alpha_ndcg`).
+
+    >>> nnrbp([{"1": 1}, None, {"2": 1}])   # 1.25 / (1 + 0.5)
+    0.8333333333333334
+    """
+    topics, rows, _ = _prepare(labels, rel, ideal)
+    al, be = _check_alpha(alpha), _check_beta(beta)
+    a = topics.n_subtopics
+    return _nnrbp(_nrbp(_novelty(rows, a, al), al, be, a), topics.ideal(al), al, be, a)
+
+
+def precision_ia(
+    labels: Iterable[SubtopicLabels],
+    k: Optional[int] = None,
+    *,
+    n_subtopics: Optional[int] = None,
+    rel: Number = 1,
+) -> float:
+    """Intent-aware precision: precision@k per subtopic, averaged over the ``A`` subtopics.
+
+    ``P-IA@k = |{(i, s) : i < k, label_i[s] >= rel}| / (k * A)``
+
+    >>> precision_ia([{"1": 1, "2": 1}, {"1": 1}, None], 2)   # 3 / (2 * 2)
+    0.75
+    """
+    _, rows, n, a = _count(labels, rel, n_subtopics)
+    return _precision_ia(rows, _cut(k, n), a)
+
+
+def subtopic_recall(
+    labels: Iterable[SubtopicLabels],
+    k: Optional[int] = None,
+    *,
+    n_subtopics: Optional[int] = None,
+    rel: Number = 1,
+) -> float:
+    """Subtopic recall (S-recall, ndeval's ``strec``): the share of the ``A``
+    subtopics with a relevant document in the top k.
+
+    >>> subtopic_recall([{"1": 1}, {"1": 1}, {"2": 1}], 2)
+    0.5
+    """
+    _, rows, n, a = _count(labels, rel, n_subtopics)
+    return _subtopic_recall(rows, _cut(k, n), a)
+
+
+def ap_ia(
+    labels: Iterable[SubtopicLabels],
+    *,
+    n_relevant: Optional[Mapping[Any, int]] = None,
+    rel: Number = 1,
+) -> float:
+    """Intent-aware average precision (ndeval's MAP-IA, per query).
+
+    ``AP-IA = (1 / A) * sum over subtopics s of AP_s``, where ``AP_s`` sums
+    the precision of subtopic ``s`` at each rank relevant to it and divides
+    by ``n_relevant[s]``, the documents relevant to ``s`` (default: those in
+    *labels*).
+
+    >>> ap_ia([{"1": 1}, {"2": 1}, {"1": 1}])   # ((1 + 2/3) / 2 + (1/2) / 1) / 2
+    0.6666666666666666
+    """
+    topics, rows, _ = _prepare(labels, rel)
+    counts = list(topics.n_relevant)
+    if n_relevant is not None:
+        if not isinstance(n_relevant, Mapping):
+            raise InvalidArgumentError(
+                f"'n_relevant' must map subtopic ids to counts (got {type(n_relevant).__name__})"
+            )
+        given = {_subtopic_id(s, "n_relevant"): c for s, c in n_relevant.items()}
+        for s, c in given.items():
+            if isinstance(c, bool) or not isinstance(c, int) or c < 0:
+                raise InvalidArgumentError(
+                    f"n_relevant[{s!r}] must be a non-negative int (got {c!r})"
+                )
+        for j, s in enumerate(topics.ids):
+            c = given.get(s, counts[j])
+            if c < counts[j]:
+                raise InvalidArgumentError(
+                    f"n_relevant[{s!r}] must be at least the relevant labels given, "
+                    f"{counts[j]} (got {c})"
+                )
+            counts[j] = c
+        # subtopics no ranked document is relevant to: AP_s = 0, but they count in A
+        covered = set(topics.ids)
+        counts.extend(c for s, c in given.items() if c and s not in covered)
+    return _ap_ia(rows, counts)
