@@ -18,12 +18,17 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, TextIO, Tuple
 from . import __version__
 from .compare import ROW_KEYS, TESTS, compare
 from .data import Qrels, Run
-from .errors import IrmetricsError, IrmetricsWarning, UnknownMeasureError
+from .errors import (
+    InvalidArgumentError,
+    IrmetricsError,
+    IrmetricsWarning,
+    UnknownMeasureError,
+)
 from .evaluate import Evaluation, _evaluate
 from .measures import (
     FAMILIES,
     Measure,
-    expand_trec_argument,
+    expand_trec_argument_named,
     parse_measure,
 )
 from .stats import CORRECTIONS
@@ -95,32 +100,30 @@ def _parser() -> argparse.ArgumentParser:
 def _measures(args: Sequence[str]) -> List[Tuple[str, Measure]]:
     """Resolve -m arguments into (printed name, measure), in trec_eval's order.
 
-    Measures given in trec_eval's forms print under trec_eval's names (also
-    ``set_F.0.5`` or ``ndcg.1=2``, which trec_eval prints as ``set_F`` and
-    ``ndcg``) and in trec_eval's order; the others follow, as given.
+    Measures given in trec_eval's forms print under the names trec_eval
+    prints (``P_5``, ``iprec_at_recall_0.33``, and ``set_F_0.5`` for
+    ``set_F.0.5`` or ``ndcg_1=1,2=3`` for ``ndcg.1=1,2=3``: the parameters
+    as written) and in trec_eval's order; the others follow, as given.  A
+    measure asked for twice prints once, under its first name.
     """
     if not args:
         args = ["official"]
     trec: Dict[Measure, str] = {}
     others: Dict[Measure, str] = {}
     for arg in args:
+        found: List[Tuple[Optional[str], Measure]]
         if "@" in arg or "(" in arg:
-            found = [parse_measure(arg)]
-            from_trec = False
+            found = [(None, parse_measure(arg))]
         else:
             try:
-                found = expand_trec_argument(arg)
-                from_trec = True
+                found = list(expand_trec_argument_named(arg))
             except UnknownMeasureError:
-                found = [parse_measure(arg)]
-                from_trec = False
-        for m in found:
+                found = [(None, parse_measure(arg))]
+        for printed, m in found:
             if m in trec or m in others:
                 continue  # asked for twice, under any names: printed once
-            if from_trec:
-                # trec_eval's name, also for set_F.4 or ndcg.1=2 (which it
-                # prints as set_F and ndcg)
-                trec[m] = m.family.trec_name(m.param, ()) or m.name
+            if printed is not None:
+                trec[m] = printed
             else:
                 (trec if m.is_trec else others)[m] = m.name
     ordered = sorted(
@@ -128,14 +131,15 @@ def _measures(args: Sequence[str]) -> List[Tuple[str, Measure]]:
         key=lambda m: (_ORDER[m.family.key], m.param if m.param is not None else -1.0),
     )
     pairs = [(trec[m], m) for m in ordered] + [(others[m], m) for m in others]
-    # two different measures must not print (and be keyed) under one name
+    # Two different measures must not print (and be keyed) under one name:
+    # iprec_at_recall.0.33,0.333 would print two iprec_at_recall_0.33 lines.
     used: Dict[str, Measure] = {}
-    out = []
     for name, m in pairs:
         if used.setdefault(name, m) != m:
-            name = m.name
-        out.append((name, m))
-    return out
+            raise InvalidArgumentError(
+                f"two different measures would print as {name!r}; give one of them"
+            )
+    return pairs
 
 
 def format_trec(result: Evaluation, *, per_query: bool, summary: bool) -> str:

@@ -145,14 +145,15 @@ def test_ir_name_and_trec_name_print_once(files):
 
 
 def test_trec_parameter_keeps_trec_eval_name(tmp_path):
-    # set_F.0.5: trec_eval prints the line as "set_F" (pytrec_eval, which runs
-    # trec_eval 9.0.8, returns the key 'set_F' for the measure 'set_F.0.5').
+    # set_F.0.5: trec_eval 9.0.8 prints the line as "set_F_0.5" (the name
+    # and the parameters as written: append_string in meas_init.c; shared
+    # conformance pairs, option set 14).  pytrec_eval keys it 'set_F'.
     # Value: P = 1/1, R = 1/2; x = 0.5: (x + 1) P R / (x P + R) = 0.75 / 1 = 0.75
     qrels = write(tmp_path, "q", "q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 2\n")
     run = write(tmp_path, "r", "q1 Q0 d1 1 0.9 t\n")
     code, out, err = run_cli("-m", "set_F.0.5", qrels, run)
     assert code == 0, err
-    assert out == "set_F                 \tall\t0.7500\n"
+    assert out == "set_F_0.5             \tall\t0.7500\n"
 
 
 def test_json_format(files):
@@ -414,4 +415,4 @@ def test_a_measure_asked_twice_is_printed_once(capsys):
     run = "tests/data/trec_eval/results.test"
     assert main([qrels, run, "-m", "set_F.4", "-m", "SetF(beta=2)", "-m", "map", "-m", "AP"]) == 0
     names = [line.split("\t")[0].strip() for line in capsys.readouterr().out.splitlines()]
-    assert names == ["map", "set_F"]
+    assert names == ["map", "set_F_4"]

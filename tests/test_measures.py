@@ -332,8 +332,11 @@ def test_expand_with_parameters():
 
 def test_expand_set_f_parameter_is_beta_squared():
     # trec_eval set_F.x weighs (x + 1) P R / (x P + R): x = beta**2, so x=4 is beta=2
+    # (stored as the weight x itself, so that the arithmetic is trec_eval's)
     (m,) = expand_trec_argument("set_F.4")
-    assert m.option("beta") == pytest.approx(2.0)
+    assert m.option("weight") == 4.0
+    assert m == parse_measure("SetF(beta=2)") == parse_measure("set_F_4")
+    assert m.name == "set_F_4"
 
 
 @pytest.mark.parametrize(
