@@ -59,13 +59,19 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _evaluation_options(p: argparse.ArgumentParser, complete_help: str) -> None:
-    """trec_eval's options that change what is evaluated (both commands take them)."""
-    p.add_argument("-c", "--complete", action="store_true", help=complete_help)
-    p.add_argument("-l", "--level", type=int, default=1, metavar="LEVEL",
+    """trec_eval's options that change what is evaluated (both commands take
+    them), with trec_eval's long names as aliases."""
+    p.add_argument("-c", "--complete", "--complete_rel_info_wanted", dest="complete",
+                   action="store_true", help=complete_help)
+    p.add_argument("-l", "--level", "--level_for_rel", dest="level", type=int, default=1,
+                   metavar="LEVEL",
                    help="relevance level: judgments >= LEVEL are relevant (default 1)")
-    p.add_argument("-M", "--depth", type=int, default=None, metavar="DEPTH",
-                   help="evaluate only the top DEPTH documents of each query")
-    p.add_argument("-J", "--judged-only", action="store_true",
+    p.add_argument("-M", "--depth", "--Max_retrieved_per_topic", "--max_retrieved_per_topic",
+                   dest="depth", type=int, default=None, metavar="DEPTH",
+                   help="evaluate only the top DEPTH documents of each query (0: none, "
+                   "as trec_eval: every query is evaluated with nothing retrieved)")
+    p.add_argument("-J", "--judged-only", "--Judged_docs_only", "--judged_docs_only",
+                   dest="judged_only", action="store_true",
                    help="drop unjudged documents before evaluating")
 
 
@@ -79,7 +85,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("run", metavar="RUN", help="TREC run file (6 columns); '-' reads standard input")
     p.add_argument("-m", "--measure", action="append", default=[], metavar="MEASURE",
                    help="a measure to print (repeatable; default: official)")
-    p.add_argument("-q", "--query", action="store_true", help="print per-query values too")
+    p.add_argument("-q", "--query", "--query_eval_wanted", dest="query", action="store_true",
+                   help="print per-query values too")
     p.add_argument("-n", "--nosummary", action="store_true",
                    help="do not print the summary over all queries")
     _evaluation_options(
@@ -93,7 +100,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="no progress line on standard error (shown only on a terminal)")
     p.add_argument("--ranked-list", action="store_true",
                    help="RUN has two columns, 'qid docid', in rank order")
-    p.add_argument("--version", action="version", version=f"irmetrics {__version__}")
+    p.add_argument("-v", "--version", action="version", version=f"irmetrics {__version__}")
     return p
 
 
@@ -252,8 +259,8 @@ def _run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
     if args.workers < 0:
         stderr.write(f"irmetrics: error: --workers must be >= 1 (got {args.workers})\n")
         return 1
-    if args.depth is not None and args.depth < 1:
-        stderr.write(f"irmetrics: error: -M must be a positive depth (got {args.depth})\n")
+    if args.depth is not None and args.depth < 0:
+        stderr.write(f"irmetrics: error: -M must be a depth >= 0 (got {args.depth})\n")
         return 1
     try:
         pairs = _measures(args.measure)

@@ -271,11 +271,11 @@ def test_level_and_depth_flags(files):
         ([], "required"),
         (["--bogus", "QRELS", "RUN"], "--bogus"),
         (["-l", "0", "QRELS", "RUN"], "-l"),
-        (["-M", "0", "QRELS", "RUN"], "-M"),
+        (["-M", "-1", "QRELS", "RUN"], "-M"),
         (["--format", "xml", "QRELS", "RUN"], "xml"),
         (["-l", "x", "QRELS", "RUN"], "-l"),
     ],
-    ids=["no-args", "unknown-option", "l0", "M0", "format-xml", "l-not-int"],
+    ids=["no-args", "unknown-option", "l0", "M-negative", "format-xml", "l-not-int"],
 )
 def test_usage_errors_exit_1(files, argv, needle):
     argv = [str(files[0]) if a == "QRELS" else str(files[1]) if a == "RUN" else a for a in argv]

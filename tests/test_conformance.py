@@ -1,12 +1,16 @@
 """Conformance with trec_eval 9.0.8 on trec_eval's own test files.
 
 The inputs and the ``expected.*.txt`` files in ``tests/data/trec_eval`` are
-NIST trec_eval's ``test/`` folder and what trec_eval 9.0.8 (the version
-bundled in pytrec-eval-terrier) printed for each command below; see
-``tests/data/README.md``.  The command line must reproduce them line for line.
+NIST trec_eval's ``test/`` folder and what trec_eval 9.0.8 printed for each
+command below; see ``tests/data/README.md``.  The command line must reproduce
+them line for line.  ``tests/data/trec_eval/random`` adds 35 random pairs with
+trec_eval's output for 14 option sets each (see
+:func:`test_random_pair_prints_what_trec_eval_printed`).
 """
 
+import gzip
 import io
+import json
 import math
 import os
 import subprocess
@@ -259,3 +263,73 @@ def test_runid_is_the_tag_of_the_last_line(tmp_path):
     (tmp_path / "r").write_text("q1 Q0 a 1 1 first\nq1 Q0 b 2 0 last\n# a comment\n")
     code, out, _ = run_cli(["-m", "runid", tmp_path / "q", tmp_path / "r"])
     assert (code, out) == (0, "runid                 \tall\tlast\n")
+
+
+# === Random pairs: every printed line ========================================
+
+RANDOM = DATA / "random" / "pairs.json.gz"
+
+
+@pytest.fixture(scope="module")
+def random_pairs():
+    with gzip.open(RANDOM, "rt", encoding="utf-8") as f:
+        return json.load(f)
+
+
+def _random_case_names():
+    with gzip.open(RANDOM, "rt", encoding="utf-8") as f:
+        return sorted(json.load(f)["cases"])
+
+
+def _is_nan(value):
+    return value.strip() in ("nan", "-nan")
+
+
+@pytest.mark.parametrize("case", _random_case_names())
+def test_random_pair_prints_what_trec_eval_printed(random_pairs, case, tmp_path):
+    # Each pair under each of the 14 option sets: the same lines, byte for
+    # byte, except the differences docs/trec_eval.md documents that these
+    # pairs reach: where trec_eval exits with an error its output is no
+    # reference (none here), and where it prints nan or -nan (0/0: an
+    # iprec_at_recall level of a query with nothing retrieved under -J, and
+    # the summary of such a level) irmetrics prints a number, 0.0000 for
+    # the query.
+    data = random_pairs["cases"][case]
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text(data["qrels"], encoding="utf-8")
+    run.write_text(data["run"], encoding="utf-8")
+    compared = 0
+    for options, expected in zip(random_pairs["optsets"], data["outputs"]):
+        if expected["rc"] != 0:
+            continue
+        code, out, err = run_cli([*options, qrels, run])
+        assert code == 0, (options, err)
+        want, got = expected["stdout"].splitlines(), out.splitlines()
+        assert len(got) == len(want), options
+        for w, g in zip(want, got):
+            w_name, w_qid, w_value = w.split("\t")
+            if _is_nan(w_value):
+                g_name, g_qid, g_value = g.split("\t")
+                assert (g_name, g_qid) == (w_name, w_qid), options
+                if w_qid != "all":
+                    assert g_value == "0.0000", (options, w)
+                else:
+                    assert not math.isnan(float(g_value)), (options, w)
+                continue
+            assert g == w, options
+            compared += 1
+    assert compared > 1000
+
+
+def test_random_pairs_cover_the_documented_cases(random_pairs):
+    # The data is what the README beside it says: 35 pairs, 14 option sets,
+    # trec_eval exiting 0 on each, and nan lines only under -J.
+    assert len(random_pairs["cases"]) == 35
+    assert len(random_pairs["optsets"]) == 14
+    nan_optsets = set()
+    for data in random_pairs["cases"].values():
+        for options, expected in zip(random_pairs["optsets"], data["outputs"]):
+            assert expected["rc"] == 0
+            if any(_is_nan(line.split("\t")[2]) for line in expected["stdout"].splitlines()):
+                nan_optsets.add(tuple(options))
+    assert nan_optsets == {("-J", "-q", "-m", "official")}
