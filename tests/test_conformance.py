@@ -333,3 +333,90 @@ def test_random_pairs_cover_the_documented_cases(random_pairs):
             if any(_is_nan(line.split("\t")[2]) for line in expected["stdout"].splitlines()):
                 nan_optsets.add(tuple(options))
     assert nan_optsets == {("-J", "-q", "-m", "official")}
+
+
+# === trec_eval's command line: per-query arithmetic, parameters, flags ======
+
+
+def _write(tmp_path, qrels, run):
+    q, r = tmp_path / "qrels", tmp_path / "run"
+    q.write_text(qrels)
+    r.write_text(run)
+    return q, r
+
+
+def test_per_query_average_precision_prints_trec_evals_digits(tmp_path):
+    # Issue 12: 8 relevant, ranked x(6) r1(5) .. r5(1): AP = (1/2 + 2/3 +
+    # 3/4 + 4/5 + 5/6) / 8, exactly 0.44375; trec_eval adds left to right
+    # in doubles (m_map.c), lands just above, and prints 0.4438.
+    qrels = "".join(f"q1 0 r{i} 1\n" for i in range(1, 9))
+    run = "q1 Q0 x 1 6 t\n" + "".join(f"q1 Q0 r{i} {i + 1} {6 - i} t\n" for i in range(1, 6))
+    q, r = _write(tmp_path, qrels, run)
+    code, out, err = run_cli(["-q", "-m", "map", q, r])
+    assert (code, err) == (0, "")
+    assert out == "map                   \tq1\t0.4438\nmap                   \tall\t0.4438\n"
+
+
+def test_parameterised_measures_print_trec_evals_names(tmp_path):
+    # The names trec_eval 9.0.8 prints: name_ and the parameters as written
+    # (set_F, ndcg, G, ...), cutoffs sorted (P.10,5 prints P_5 then P_10).
+    q, r = _write(tmp_path, "q1 0 a 2\nq1 0 b 0\nq1 0 c 1\n", "q1 Q0 a 1 2 t\nq1 Q0 b 2 1 t\n")
+    code, out, err = run_cli(["-m", "set_F.0.5", "-m", "ndcg.1=1,2=3", "-m", "G.2=4",
+                              "-m", "utility.1,-1,0,0", "-m", "P.10,5", q, r])
+    assert (code, err) == (0, "")
+    assert [line.split("\t")[0].rstrip() for line in out.splitlines()] == [
+        "P_5", "P_10", "utility_1,-1,0,0", "G_2=4", "ndcg_1=1,2=3", "set_F_0.5"]
+
+
+@pytest.mark.parametrize("arg", ["P.5,5", "map_cut.10,10", "Rprec_mult.0.5,0.50"])
+def test_duplicate_cutoffs_are_an_error(tmp_path, arg):
+    # meas_init.c stops on them ("duplicate cutoffs detected", exit 2)
+    q, r = _write(tmp_path, "q1 0 a 1\n", "q1 Q0 a 1 1 t\n")
+    code, out, err = run_cli(["-m", arg, q, r])
+    assert code == 2
+    assert out == ""
+    assert "duplicate cutoffs" in err
+
+
+def test_trec_evals_long_option_names(tmp_path):
+    q, r = _write(tmp_path, "q1 0 a 2\nq1 0 b 0\nq2 0 c 1\n",
+                  "q1 Q0 a 1 2 t\nq1 Q0 x 2 1 t\nq1 Q0 b 3 0 t\nq3 Q0 c 1 1 t\n")
+    short = run_cli(["-q", "-c", "-l", "2", "-n", "-J", "-M", "2", "-m", "P.1,2", q, r])
+    for long_names in (
+        ["--query_eval_wanted", "--complete_rel_info_wanted", "--level_for_rel", "2",
+         "--nosummary", "--Judged_docs_only", "--Max_retrieved_per_topic", "2",
+         "--measure", "P.1,2"],
+        ["--query_eval_wanted", "--complete_rel_info_wanted", "--level_for_rel=2",
+         "--nosummary", "--judged_docs_only", "--max_retrieved_per_topic=2",
+         "--measure=P.1,2"],
+    ):
+        assert run_cli([*long_names, q, r]) == short
+    # -J -M 2 on q1: a(2) and x (unjudged) kept, then x dropped: P_1 = 1
+    # (relevant at level 2), P_2 = 1/2
+    assert short[1] == "P_1                   \tq1\t1.0000\nP_2                   \tq1\t0.5000\n"
+
+
+def test_version_short_and_long(capsys):
+    import irmetrics
+    from irmetrics.cli import main
+
+    for flag in ("-v", "--version"):
+        with pytest.raises(SystemExit) as exc:
+            main([flag])
+        assert exc.value.code == 0
+        assert capsys.readouterr().out.strip() == f"irmetrics {irmetrics.__version__}"
+
+
+def test_max_retrieved_zero_evaluates_nothing_retrieved(tmp_path):
+    # form_res_rels.c keeps min(num_results, max_num_docs_per_topic) = 0
+    # documents of every query in the run: each is evaluated (num_q counts it)
+    # with nothing retrieved.
+    q, r = _write(tmp_path, "q1 0 a 1\nq1 0 b 0\nq2 0 c 1\n",
+                  "q1 Q0 a 1 2 t\nq1 Q0 b 2 1 t\nq2 Q0 c 1 1 t\n")
+    code, out, err = run_cli(["-M", "0", "-m", "num_q", "-m", "num_ret", "-m", "num_rel",
+                              "-m", "map", "-m", "P.5", q, r])
+    assert (code, err) == (0, "")
+    assert [line.split("\t")[2] for line in out.splitlines()] == [
+        "2", "0", "2", "0.0000", "0.0000"]
+    assert evaluate(str(q), str(r), ["num_ret", "map"], depth=0).aggregate == {
+        "num_ret": 0, "map": 0.0}

@@ -942,3 +942,74 @@ def test_ndcg_fast_path_equals_general_path(labels, k, gain):
     assert ndcg(labels, k, gain=gain) == ndcg(tuple(labels), k, gain=gain)
     if any(labels) and k is None and all(0 <= x <= 15 for x in labels):
         assert ndcg(sorted(labels, reverse=True), gain=gain) == 1.0
+
+
+# === trec_eval's arithmetic, to the last bit =================================
+# Each reference value below is built with trec_eval 9.0.8's own operations
+# in its own order (the m_*.c file named), as plain double additions.
+
+
+def _c_sum(terms):
+    total = 0.0
+    for t in terms:
+        total += t
+    return total
+
+
+def test_average_precision_adds_left_to_right():
+    # Issue 12's per-query reproducer: 8 relevant, ranks 2..6 relevant.
+    # m_map.c: sum += rel_so_far / rank: 1/2 + 2/3 + 3/4 + 4/5 + 5/6 = 3.55,
+    # exactly 0.44375 over 8; in doubles left to right the sum is just above
+    # 3.55 and %6.4f prints 0.4438 (trec_eval); the correctly rounded sum
+    # (math.fsum) prints 0.4437.
+    value = average_precision([0, 1, 1, 1, 1, 1], n_relevant=8)
+    assert value == _c_sum([1 / 2, 2 / 3, 3 / 4, 4 / 5, 5 / 6]) / 8
+    assert f"{value:6.4f}" == "0.4438"
+    assert f"{math.fsum([1 / 2, 2 / 3, 3 / 4, 4 / 5, 5 / 6]) / 8:6.4f}" == "0.4437"
+
+
+def test_dcg_divides_by_log2_left_to_right():
+    # m_ndcg.c: results_dcg += gain / log2(rank + 1) over non-zero gains
+    labels = [3, 0, 2, 1, 0, 2, 3, 1]
+    want = _c_sum(g / math.log2(i + 2) for i, g in enumerate(labels) if g)
+    assert dcg(labels) == want
+    ideal = _c_sum(g / math.log2(i + 2) for i, g in enumerate(sorted(labels, reverse=True)) if g)
+    assert ndcg(labels) == want / ideal
+    # the fast path (small int labels) and the general one (floats) agree
+    assert ndcg([float(x) for x in labels]) == ndcg(labels)
+
+
+def test_bpref_and_infap_add_left_to_right():
+    labels = [1, 0, None, 1, 0, 0, 1, None, 1]
+    # m_bpref.c, R = 4, N = 3: 1, then 1 - min(1, 4) / min(3, 4) for the
+    # next, 1 - 3/3, 1 - 3/3
+    assert bpref(labels) == _c_sum([1.0, 1.0 - 1 / 3, 1.0 - 3 / 3, 1.0 - 3 / 3]) / 4
+    eps = 0.00001
+
+    def term(j, rel_above, nonrel_above):
+        return (1.0 / (j + 1) + (j / (j + 1)) * ((rel_above + nonrel_above) / j)
+                * ((rel_above + eps) / (rel_above + nonrel_above + 2 * eps)))
+
+    # m_infap.c: relevant at 0-based positions 0, 3, 6, 8
+    want = _c_sum([1.0, term(3, 1, 1), term(6, 2, 3), term(8, 3, 3)]) / 4
+    assert inferred_ap(labels) == want
+
+
+def test_eleven_point_average_adds_levels_from_the_top():
+    # m_11pt_avg.c: relevant at ranks 1, 3, 4 of R = 5.  Level l needs
+    # (long)(l * 5 + 0.9) relevant: 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5 for
+    # 0.0..1.0; the best precision from the rank where that many are seen:
+    # 1 (0 or 1 needed), 3/4 (2 or 3: max(2/3, 3/4)), 0 (4 or 5: never).
+    # The levels are added from 1.0 down.
+    labels = [1, 0, 1, 1, 0]
+    values = [1.0, 1.0, 1.0, 3 / 4, 3 / 4, 3 / 4, 3 / 4, 0.0, 0.0, 0.0, 0.0]
+    assert [interpolated_precision(labels, i / 10, n_relevant=5) for i in range(11)] == values
+    assert eleven_point_average(labels, n_relevant=5) == _c_sum(reversed(values)) / 11
+
+
+def test_f_measure_uses_trec_evals_weight():
+    # m_set_F.c: (x + 1) P R / (x P + R) with x = beta**2; P = 2/4, R = 2/3
+    p, r = 2 / 4, 2 / 3
+    for beta in (1.0, 0.5, 2.0, 0.7):
+        x = beta * beta
+        assert f_measure([1, 0, 1, 0], n_relevant=3, beta=beta) == (x + 1.0) * p * r / (x * p + r)
