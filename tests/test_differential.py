@@ -422,3 +422,62 @@ def test_run_only_query_warns_and_is_skipped() -> None:
     assert got.skipped == ("q9",)
     assert got.missing == ("q3",)
     assert sorted(got.per_query) == ["q1", "q2"]
+
+
+# === Parameters ==============================================================
+# pytrec_eval passes one parameter after the dot to trec_eval (it splits the
+# rest on ',' and '='), so set_F.x and 11pt_avg with one level are compared
+# directly, and gain maps through a relabelling: the gain map 1=3,2=9,...
+# gives the numbers the default gains give on qrels relabelled 1 -> 3,
+# 2 -> 9, ... (setup_gains in m_ndcg.c, m_G.c, m_ndcg_rel.c, m_Rndcg.c).
+
+GAIN_MAP = {1: 3, 2: 9, 3: 10, 4: 20}  # increasing: the ideal order is kept
+
+
+def _safe_part(qrels: Qrels, run: RunDict) -> RunDict:
+    return {q: docs for q, docs in run.items()
+            if q in qrels and not _unsafe_for_trec_eval(qrels[q], docs)}
+
+
+@given(data=qrels_and_runs())
+def test_single_parameters_agree_with_trec_eval(pytrec_eval: Any,
+                                                data: Tuple[Qrels, RunDict]) -> None:
+    qrels, run = data
+    safe = _safe_part(qrels, run)
+    if not safe:
+        return
+    for param, name in (("set_F.0.5", "set_F_0.5"), ("set_F.3", "set_F_3"),
+                        ("11pt_avg.0.3", "11pt_avg_0.3")):
+        theirs = pytrec_eval.RelevanceEvaluator(qrels, {param}).evaluate(safe)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", IrmetricsWarning)
+            mine = evaluate(qrels, safe, [name]).per_query
+        for qid, values in theirs.items():
+            key = param.split(".", 1)[0]
+            if math.isnan(values[key]):  # 11pt_avg of nothing retrieved: 0/0
+                assert mine[qid][name] == 0.0
+            else:
+                assert mine[qid][name] == values[key], (qid, name)
+
+
+@given(data=qrels_and_runs())
+def test_gain_maps_agree_with_trec_eval_on_relabelled_qrels(
+        pytrec_eval: Any, data: Tuple[Qrels, RunDict]) -> None:
+    qrels, run = data
+    safe = _safe_part(qrels, run)
+    if not safe:
+        return
+    relabelled = {q: {d: GAIN_MAP.get(v, v) for d, v in docs.items()} for q, docs in qrels.items()}
+    families = ["ndcg", "G", "ndcg_rel", "Rndcg"]
+    theirs = pytrec_eval.RelevanceEvaluator(relabelled, set(families)).evaluate(safe)
+    suffix = ",".join(f"{lvl}={g}" for lvl, g in GAIN_MAP.items())
+    names = [f"{f}_{suffix}" for f in families]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", IrmetricsWarning)
+        mine = evaluate(qrels, safe, names).per_query
+    for qid, values in theirs.items():
+        for family, name in zip(families, names):
+            if math.isnan(values[family]):  # Rndcg's 0/0 (nothing at any R level)
+                assert mine[qid][name] == 0.0
+            else:
+                assert mine[qid][name] == values[family], (qid, name)
