@@ -420,3 +420,48 @@ def test_max_retrieved_zero_evaluates_nothing_retrieved(tmp_path):
         "2", "0", "2", "0.0000", "0.0000"]
     assert evaluate(str(q), str(r), ["num_ret", "map"], depth=0).aggregate == {
         "num_ret": 0, "map": 0.0}
+
+
+# === The documented differences (docs/trec_eval.md), from their reproducers ==
+# Each shows trec_eval 9.0.8's output next to irmetrics'; here irmetrics'
+# side is checked, with the reason it differs.
+
+
+def test_documented_nan_with_nothing_to_rank(tmp_path):
+    # trec_eval: iprec_at_recall_0.00 is 0/0 (-nan) for q1 and for all
+    q, r = _write(tmp_path, "q1 0 a 1\nq1 0 b 0\n", "q1 Q0 x 1 1 r\n")
+    code, out, _ = run_cli(["-J", "-q", "-m", "iprec_at_recall.0,0.5", q, r])
+    assert code == 0
+    assert out == ("iprec_at_recall_0.00  \tq1\t0.0000\niprec_at_recall_0.50  \tq1\t0.0000\n"
+                   "iprec_at_recall_0.00  \tall\t0.0000\niprec_at_recall_0.50  \tall\t0.0000\n")
+
+
+def test_documented_num_rel_under_complete_follows_the_level(tmp_path):
+    # trec_eval prints num_rel all 3 (every judgment > 0); at level 2 q1 and
+    # q2 have one relevant document each: 2.
+    q, r = _write(tmp_path, "q1 0 a 1\nq1 0 b 2\nq2 0 c 2\n", "q1 Q0 a 1 1 r\n")
+    assert run_cli(["-c", "-l", "2", "-m", "num_rel", q, r]) == (
+        0, "num_rel               \tall\t2\n", "")
+
+
+def test_documented_query_judged_only_with_minus_one(tmp_path):
+    # trec_eval exits 4 (the query is the first evaluated); irmetrics: q1
+    # has no relevant document (AP 0), q2 AP 1: mean 0.5.
+    q, r = _write(tmp_path, "q1 0 a -1\nq2 0 b 1\n", "q1 Q0 a 1 1 r\nq2 Q0 b 1 1 r\n")
+    assert run_cli(["-m", "map", q, r]) == (0, "map                   \tall\t0.5000\n", "")
+
+
+def test_documented_repeated_measure_prints_both(tmp_path):
+    # trec_eval prints only P_5 (the first parameter list of P); relevant at
+    # ranks 1 and 3: P_5 = 2/5, P_10 = 2/10.
+    q, r = _write(tmp_path, "q1 0 a 1\nq1 0 b 0\nq1 0 c 1\n",
+                  "q1 Q0 a 1 3 r\nq1 Q0 b 2 2 r\nq1 Q0 c 3 1 r\n")
+    assert run_cli(["-m", "P.5", "-m", "P.10", q, r]) == (
+        0, "P_5                   \tall\t0.4000\nP_10                  \tall\t0.2000\n", "")
+
+
+def test_documented_negative_depth_is_refused(tmp_path):
+    # trec_eval 9.0.8 crashes (segmentation fault) on -M -1
+    q, r = _write(tmp_path, "q1 0 a 1\n", "q1 Q0 a 1 1 r\n")
+    code, out, err = run_cli(["-M", "-1", "-m", "map", q, r])
+    assert code != 0 and out == "" and "-M" in err
