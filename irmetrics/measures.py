@@ -161,6 +161,32 @@ class QueryData:
             self._cache[key] = v
         return v
 
+    def placed(self) -> List[Tuple[int, int]]:
+        """``(0-based rank, label)`` of the ranked documents in the qrels."""
+        v = self._cache.get("placed")
+        if v is None:
+            if self._placed is not None:
+                v = self._placed
+            else:
+                labels = self.labels
+                v = [(i, x) for i, x in enumerate(labels) if x is not None]
+            self._cache["placed"] = v
+        return v
+
+    def positive_gains(self) -> List[Tuple[int, float]]:
+        """``(0-based rank, label)`` of the ranked documents with a label > 0."""
+        v = self._cache.get("positive")
+        if v is None:
+            v = self._cache["positive"] = [(i, float(x)) for i, x in self.placed() if x > 0]
+        return v
+
+    def judged(self) -> List[int]:
+        """The labels of the ranked documents in the qrels, in rank order."""
+        v = self._cache.get("judged")
+        if v is None:
+            v = self._cache["judged"] = [x for _, x in self.placed()]
+        return v
+
     def ideal_gains(self) -> List[float]:
         """Linear gains of every judged positive document, best first."""
         v = self._cache.get("ideal")
@@ -364,12 +390,12 @@ def _judged(q: QueryData, m: Measure, env: Env) -> float:
 
 def _bpref(q: QueryData, m: Measure, env: Env) -> float:
     rel = m.rel(env)
-    return _m._bpref(q.labels, q.n_relevant(rel), q.n_nonrelevant(rel), rel)
+    return _m._bpref(q.judged(), q.n_relevant(rel), q.n_nonrelevant(rel), rel)
 
 
 def _infap(q: QueryData, m: Measure, env: Env) -> float:
     rel = m.rel(env)
-    return _m._inferred_ap(q.labels, q.n_relevant(rel), rel)
+    return _m._inferred_ap_placed(q.placed(), q.n_relevant(rel), rel)
 
 
 def _iprec(q: QueryData, m: Measure, env: Env) -> float:
@@ -387,7 +413,7 @@ def _11pt(q: QueryData, m: Measure, env: Env) -> float:
 def _rprec_mult(q: QueryData, m: Measure, env: Env) -> float:
     rel = m.rel(env)
     mult = float(m.param if m.param is not None else 1.0)
-    return _m._r_precision_multiple(q.labels, mult, q.n_relevant(rel), rel)
+    return _m._r_precision_multiple_r(q.relevant_ranks(rel), mult, q.n_relevant(rel))
 
 
 def _gain_of(m: Measure) -> Callable[[Optional[Union[int, float]]], float]:
@@ -413,19 +439,14 @@ def _gains_and_ideal(q: QueryData, m: Measure) -> Tuple[List[float], List[float]
     if m.option("gain") is None:
         return q.gains(), q.ideal_gains()
     gain_of = _gain_of(m)
-    gains = [gain_of(x) for x in q.labels]
-    ideal: List[float] = []
-    for lvl, c in q.levels.items():
-        g = gain_of(lvl)
-        if g > 0:
-            ideal.extend([g] * c)
-    ideal.sort(reverse=True)
-    return gains, ideal
+    return [gain_of(x) for x in q.labels], _gains_and_ideal_only(q, gain_of)
 
 
 def _ndcg(q: QueryData, m: Measure, env: Env) -> float:
     k = _opt_int(m.param)
     disc = _m._discount_function(m.option("discount", "log2"), None)
+    if m.option("gain") is None and disc is _m._log2_discount:
+        return _m._ndcg_sparse(q.positive_gains(), q.ideal_gains(), k)
     if m.option("gain") is None:
         return _m._ndcg_gains(q.gains(k), q.ideal_gains(), k, disc)
     gains, ideal = _gains_and_ideal(q, m)
@@ -522,26 +543,55 @@ def _relative_p(q: QueryData, m: Measure, env: Env) -> float:
     rel = m.rel(env)
     k = int(m.param or 0)
     d = min(k, q.n_relevant(rel))
-    return _m._count_relevant(_m._cut(q.labels, k), rel) / d if d else 0.0
+    # m_rel_P.c: relevant in the top k over min(k, R)
+    return _m._hits(q.relevant_ranks(rel), k) / d if d else 0.0
 
 
 def _bin_g(q: QueryData, m: Measure, env: Env) -> float:
     rel = m.rel(env)
-    return _m._binary_g(q.labels, q.n_relevant(rel), rel)
+    return _m._binary_g(q.relevant_ranks(rel), q.n_relevant(rel))
+
+
+def _nonzero_and_ideal(
+    q: QueryData, m: Measure
+) -> Tuple[List[Tuple[int, float]], List[float]]:
+    """The non-zero gains ``(0-based rank, gain)`` of the ranking and the
+    ideal's positive gains, highest first, under the measure's gain option."""
+    if m.option("gain") is None:
+        return q.positive_gains(), q.ideal_gains()
+    gain_of = _gain_of(m)
+    nz = []
+    for i, x in q.placed():
+        g = gain_of(x)
+        if g:
+            nz.append((i, g))
+    return nz, _gains_and_ideal_only(q, gain_of)
+
+
+def _gains_and_ideal_only(q: QueryData, gain_of: Callable[[Label], float]) -> List[float]:
+    ideal: List[float] = []
+    for lvl, c in q.levels.items():
+        g = gain_of(lvl)
+        if g > 0:
+            ideal.extend([g] * c)
+    ideal.sort(reverse=True)
+    return ideal
 
 
 def _g(q: QueryData, m: Measure, env: Env) -> float:
-    return _m._g(*_gains_and_ideal(q, m))
+    nz, ideal = _nonzero_and_ideal(q, m)
+    return _m._g_sparse(nz, q.n, ideal)
 
 
 def _ndcg_rel(q: QueryData, m: Measure, env: Env) -> float:
-    return _m._ndcg_rel(*_gains_and_ideal(q, m))
+    return _m._ndcg_rel_sparse(*_nonzero_and_ideal(q, m))
 
 
 def _rndcg(q: QueryData, m: Measure, env: Env) -> float:
     if q.n_relevant(env.relevance_level) == 0:
         return 0.0
-    return _m._rndcg(*_gains_and_ideal(q, m))
+    nz, ideal = _nonzero_and_ideal(q, m)
+    return _m._rndcg_sparse(nz, q.n, ideal)
 
 
 def _runid(q: QueryData, m: Measure, env: Env) -> str:

@@ -503,6 +503,28 @@ def _ndcg_gains(
     return _dcg_gains(gains, k, disc) / idcg
 
 
+def _ndcg_sparse(
+    positive: Sequence[Tuple[int, float]], ideal: Sequence[float], k: Optional[int]
+) -> float:
+    """:func:`_ndcg_gains` with the log2 discount, from the positive gains
+    ``(0-based rank, gain)`` of the ranking alone (the same additions: the
+    zero gains add nothing)."""
+    top = ideal if k is None or k >= len(ideal) else ideal[:k]
+    last = positive[-1][0] + 1 if positive else 0
+    logs = _log2_table(max(len(top), last))
+    idcg = 0.0
+    for i, g in enumerate(top, 1):
+        idcg += g / logs[i]
+    if idcg <= 0.0:
+        return 0.0
+    dcg_ = 0.0
+    for i, g in positive:
+        if k is not None and i >= k:
+            break
+        dcg_ += g / logs[i + 1]
+    return dcg_ / idcg
+
+
 def ndcg(
     labels: Iterable[Any],
     k: Optional[int] = None,
@@ -777,17 +799,23 @@ def bpref(
 
 
 def _inferred_ap(labels: Sequence[Label], n_relevant: int, rel: Number) -> float:
-    # trec_eval 9.0.8 (m_infap.c), after Yilmaz and Aslam (2006).  None marks a
-    # document outside the judgment pool; a negative label (only from
-    # evaluate()) one that was pooled but not judged.
+    placed = [(j, x) for j, x in enumerate(labels) if x is not None]
+    return _inferred_ap_placed(placed, n_relevant, rel)
+
+
+def _inferred_ap_placed(
+    placed: Iterable[Tuple[int, Number]], n_relevant: int, rel: Number
+) -> float:
+    # trec_eval 9.0.8 (m_infap.c), after Yilmaz and Aslam (2006), over the
+    # (0-based rank, label) of the documents in the judgment pool (documents
+    # outside it, None, only move the ranks); a negative label (only from
+    # evaluate()) is one that was pooled but not judged.
     if n_relevant == 0:
         return 0.0
     eps = 0.00001
     total = 0.0  # m_infap.c's inf_ap, added left to right
     rel_so_far = nonrel_so_far = pooled_unjudged = 0
-    for j, x in enumerate(labels):
-        if x is None:
-            continue
+    for j, x in placed:
         if x < 0:
             pooled_unjudged += 1
             continue
@@ -928,12 +956,18 @@ def _r_precision_multiple(
 ) -> float:
     # trec_eval's Rprec_mult: precision at rank round(multiple * R); the rank is
     # computed as (int)(multiple * R + 0.9).
+    return _r_precision_multiple_r(_relevant_ranks(labels, rel), multiple, n_relevant)
+
+
+def _r_precision_multiple_r(ranks: Sequence[int], multiple: float, n_relevant: int) -> float:
+    # m_Rprec_mult.c: relevant in the top cut over cut (the retrieved
+    # documents beyond the ranking count as non-relevant)
     if n_relevant == 0:
         return 0.0
     cut = int(multiple * n_relevant + 0.9)
     if cut <= 0:
         return 0.0
-    return _count_relevant(_cut(labels, cut), rel) / cut
+    return _hits(ranks, cut) / cut
 
 
 def r_precision_multiple(
@@ -992,28 +1026,68 @@ def f_measure(
 # m_*.c file: sums left to right, ``g / log2(rank + 1)``.
 
 
-def _binary_g(labels: Sequence[Label], n_relevant: int, rel: Number) -> float:
-    # m_binG.c: each relevant document earns 1 / log2(2 + the number of
-    # non-relevant documents ranked above it), summed and divided by R.
+def _binary_g(ranks: Sequence[int], n_relevant: int) -> float:
+    # m_binG.c: each relevant document (1-based ranks) earns 1 / log2(2 + the
+    # number of non-relevant documents ranked above it), summed and divided
+    # by R: at 0-based position i, the h-th relevant, 1 / log2(3 + i - h).
     total = 0.0
-    hits = 0
-    for i, x in enumerate(labels):
-        if x is not None and x >= rel:
-            hits += 1
-            total += 1.0 / _log2(3 + i - hits)
-    return total / n_relevant if hits and n_relevant else 0.0
+    for hits, rank in enumerate(ranks, 1):
+        total += 1.0 / _log2(2 + rank - hits)
+    return total / n_relevant if ranks and n_relevant else 0.0
+
+
+def _nonzero(gains: Sequence[float]) -> List[Tuple[int, float]]:
+    return [(i, gains[i]) for i in _compress(range(len(gains)), gains)]
+
+
+def _ideal_prefix(ideal: Sequence[float]) -> List[float]:
+    # the ideal DCG after each ideal rank, added left to right
+    logs = _log2_table(len(ideal))
+    out = []
+    idcg = 0.0
+    for i, g in enumerate(ideal):
+        idcg += g / logs[i + 1]
+        out.append(idcg)
+    return out
 
 
 def _g(gains: Sequence[float], ideal: Sequence[float]) -> float:
-    # m_G.c: a document of gain g at rank i earns
-    # g / log2(2 + cost(i) - gained(i)), where cost(i) sums the ideal gains of
-    # ranks <= i (at least 1 per rank) and gained(i) the ranking's gains; the
-    # sum is divided by the sum of the ideal gains.
+    return _g_sparse(_nonzero(gains), len(gains), ideal)
+
+
+def _g_sparse(nz: Sequence[Tuple[int, float]], n: int, ideal: Sequence[float]) -> float:
+    """m_G.c over the non-zero gains *nz* ``(0-based rank, gain)`` of a
+    ranking of *n* documents.
+
+    A document of gain g at rank i earns g / log2(2 + cost(i) - gained(i)),
+    where cost(i) sums the ideal gains of ranks <= i (at least 1 per rank)
+    and gained(i) the ranking's gains; the sum is divided by the sum of the
+    ideal gains.  trec_eval adds cost and gained rank by rank; with integer
+    gains every partial sum is an exact integer, so they are found here
+    from prefix sums, for the non-zero gains only (the same numbers).
+    Fractional gains take trec_eval's loop over every rank.
+    """
     m = len(ideal)
     total_ideal = _left_to_right(ideal)
     if total_ideal <= 0:
         return 0.0
-    gained = cost = total = 0.0
+    total = 0.0
+    if all(g.is_integer() for g in ideal) and all(g.is_integer() for _, g in nz):
+        cost_at = []  # cost(i) for i < m
+        cost = 0.0
+        for ig in ideal:
+            cost += ig if ig >= 1.0 else 1.0
+            cost_at.append(cost)
+        gained = 0.0
+        for i, g in nz:
+            gained += g
+            c = cost_at[i] if i < m else cost + (i + 1 - m)
+            total += g / _log2(2 + c - gained)
+        return total / total_ideal
+    gains = [0.0] * n
+    for i, g in nz:
+        gains[i] = g
+    gained = cost = 0.0
     for i, g in enumerate(gains):
         gained += g
         ig = ideal[i] if i < m else 0.0
@@ -1024,66 +1098,66 @@ def _g(gains: Sequence[float], ideal: Sequence[float]) -> float:
 
 
 def _ndcg_rel(gains: Sequence[float], ideal: Sequence[float]) -> float:
+    return _ndcg_rel_sparse(_nonzero(gains), ideal)
+
+
+def _ndcg_rel_sparse(nz: Sequence[Tuple[int, float]], ideal: Sequence[float]) -> float:
     # m_ndcg_rel.c: nDCG taken at each document of positive gain (with the
     # ideal DCG accumulated so far) and averaged over the ideal's documents;
-    # those not retrieved count the nDCG at the end of the ranking.
-    n, m = len(gains), len(ideal)
+    # those not retrieved count the nDCG at the end of the ranking.  The
+    # loop over ranks only changes the sums at the non-zero gains and the
+    # ideal's ranks: those are visited, with the same additions in order.
+    m = len(ideal)
     if m == 0:
         return 0.0  # trec_eval: 0/0, then 0
-    dcg_ = idcg = total = 0.0
+    prefix = _ideal_prefix(ideal)
+    logs = _log2_table(nz[-1][0] + 1 if nz else 0)
+    dcg_ = total = 0.0
     seen = 0
-    for i in range(max(n, m)):
-        d = _log2(i + 2)
-        g = gains[i] if i < n else 0.0
-        if g:
-            dcg_ += g / d
-        if i < m:
-            idcg += ideal[i] / d
+    for i, g in nz:
+        dcg_ += g / logs[i + 1]
         if g > 0:
-            total += dcg_ / idcg
+            total += dcg_ / prefix[i if i < m else m - 1]
             seen += 1
-    total += (m - seen) * dcg_ / idcg
+    total += (m - seen) * dcg_ / prefix[m - 1]
     return total / m if total > 0.0 else 0.0
 
 
 def _rndcg(gains: Sequence[float], ideal: Sequence[float]) -> float:
-    # m_Rndcg.c: nDCG taken where the ideal gain changes level (and at the
-    # end of the ranking), averaged.
-    n, m = len(gains), len(ideal)
+    return _rndcg_sparse(_nonzero(gains), len(gains), ideal)
+
+
+def _rndcg_sparse(nz: Sequence[Tuple[int, float]], n: int, ideal: Sequence[float]) -> float:
+    """m_Rndcg.c: nDCG taken where the ideal gain changes level (and at the
+    end of the ranking), averaged.
+
+    trec_eval walks the ranks; a point is taken at each rank i (1 <= i <= m,
+    m the ideal's length) where the ideal gain differs from the rank
+    before's (at m it drops to 0), with the DCG of the ranks before i and
+    the ideal DCG of the ideal ranks before i; and one more at the end of
+    the ranking when it is longer than m + 1.  The sums are the same
+    additions, in order, made only where they change.
+    """
+    m = len(ideal)
     if m == 0:
         return 0.0  # trec_eval: 0/0 (nan)
-    dcg_ = idcg = total = 0.0
+    prefix = _ideal_prefix(ideal)
+    logs = _log2_table(nz[-1][0] + 1 if nz else 0)
+    boundaries = [i for i in range(1, m) if ideal[i] != ideal[i - 1]]
+    boundaries.append(m)
+    dcg_ = total = 0.0
     points = 0
-    old = cur = ideal[0]
-    i = 0
-    while i < n and cur > 0:
-        cur = ideal[i] if i < m else 0.0
-        if cur != old:
-            if idcg > 0:
-                total += dcg_ / idcg
-                points += 1
-            old = cur
-        if gains[i]:
-            dcg_ += gains[i] / _log2(i + 2)
-        if cur > 0:
-            idcg += cur / _log2(i + 2)
-        i += 1
-    if i < n:
-        while i < n:
-            if gains[i]:
-                dcg_ += gains[i] / _log2(i + 2)
-            i += 1
-        if idcg > 0:
-            total += dcg_ / idcg
-            points += 1
-    while cur > 0:
-        cur = ideal[i] if i < m else 0.0
-        if cur != old:
-            if idcg > 0:
-                total += dcg_ / idcg
-                points += 1
-            old = cur
-        if cur > 0:
-            idcg += cur / _log2(i + 2)
-        i += 1
-    return total / points if points else 0.0
+    k = 0
+    for b in boundaries:
+        while k < len(nz) and nz[k][0] < b:
+            dcg_ += nz[k][1] / logs[nz[k][0] + 1]
+            k += 1
+        total += dcg_ / prefix[b - 1]
+        points += 1
+    if n > m + 1:
+        while k < len(nz):
+            dcg_ += nz[k][1] / logs[nz[k][0] + 1]
+            k += 1
+        total += dcg_ / prefix[m - 1]
+        points += 1
+    return total / points

@@ -1013,3 +1013,165 @@ def test_f_measure_uses_trec_evals_weight():
     for beta in (1.0, 0.5, 2.0, 0.7):
         x = beta * beta
         assert f_measure([1, 0, 1, 0], n_relevant=3, beta=beta) == (x + 1.0) * p * r / (x * p + r)
+
+
+# --- trec_eval's gain measures: the kernels against line-by-line C ports ---
+# The kernels of G, ndcg_rel and Rndcg visit only the non-zero gains; these
+# ports of m_G.c, m_ndcg_rel.c and m_Rndcg.c walk every rank as trec_eval
+# does (the ideal as levels of (gain, count), highest gain last), and the
+# two must give the same bits.
+
+
+def _ideal_walk(levels):
+    """trec_eval's ideal gain after each step: cur_level/num_at_level."""
+    state = {"cur": len(levels) - 1, "num": 0}
+
+    def step():
+        state["num"] += 1
+        while state["cur"] >= 0 and state["num"] > levels[state["cur"]][1]:
+            state["num"] = 1
+            state["cur"] -= 1
+        return levels[state["cur"]][0] if state["cur"] >= 0 else 0.0
+
+    top = levels[-1][0] if levels else 0.0
+    return step, top
+
+
+def _c_g(gains, levels):
+    step, ideal_gain = _ideal_walk(levels)
+    results_g = sum_results = sum_ideal = sum_cost = 0.0
+    i, n = 0, len(gains)
+    while i < n and ideal_gain > 0.0:
+        sum_results += gains[i]
+        ideal_gain = step()
+        if ideal_gain > 0.0:
+            sum_ideal += ideal_gain
+        sum_cost += ideal_gain if ideal_gain >= 1.0 else 1.0
+        if gains[i] != 0:
+            results_g += gains[i] / math.log2(2 + sum_cost - sum_results)
+        i += 1
+    while i < n:
+        sum_results += gains[i]
+        sum_cost += 1.0
+        if gains[i] != 0:
+            results_g += gains[i] / math.log2(2 + sum_cost - sum_results)
+        i += 1
+    while ideal_gain > 0.0:
+        ideal_gain = step()
+        if ideal_gain > 0.0:
+            sum_ideal += ideal_gain
+    return results_g / sum_ideal if sum_ideal > 0.0 else 0.0
+
+
+def _c_ndcg_rel(gains, levels):
+    step, ideal_gain = _ideal_walk(levels)
+    results_dcg = ideal_dcg = total = 0.0
+    num_rel = num_rel_ret = 0
+    i, n = 0, len(gains)
+    while i < n and ideal_gain > 0.0:
+        if gains[i] != 0:
+            results_dcg += gains[i] / math.log2(i + 2)
+        ideal_gain = step()
+        if ideal_gain > 0.0:
+            num_rel += 1
+            ideal_dcg += ideal_gain / math.log2(i + 2)
+        if gains[i] > 0:
+            total += results_dcg / ideal_dcg
+            num_rel_ret += 1
+        i += 1
+    while i < n:
+        if gains[i] != 0:
+            results_dcg += gains[i] / math.log2(i + 2)
+        if gains[i] > 0:
+            total += results_dcg / ideal_dcg
+            num_rel_ret += 1
+        i += 1
+    while ideal_gain > 0.0:
+        ideal_gain = step()
+        if ideal_gain > 0.0:
+            num_rel += 1
+            ideal_dcg += ideal_gain / math.log2(i + 2)
+        i += 1
+    if ideal_dcg == 0.0:
+        return 0.0  # C: 0/0, nan, then "sum > 0" is false
+    total += (num_rel - num_rel_ret) * results_dcg / ideal_dcg
+    return total / num_rel if total > 0.0 else 0.0
+
+
+def _c_rndcg(gains, levels):
+    step, ideal_gain = _ideal_walk(levels)
+    old = ideal_gain
+    results_dcg = ideal_dcg = total = 0.0
+    points = 0
+    i, n = 0, len(gains)
+    while i < n and ideal_gain > 0.0:
+        ideal_gain = step()
+        if old != ideal_gain:
+            if ideal_dcg > 0.0:
+                total += results_dcg / ideal_dcg
+                points += 1
+            old = ideal_gain
+        if gains[i] != 0:
+            results_dcg += gains[i] / math.log2(i + 2)
+        if ideal_gain > 0.0:
+            ideal_dcg += ideal_gain / math.log2(i + 2)
+        i += 1
+    if i < n:
+        while i < n:
+            if gains[i] != 0:
+                results_dcg += gains[i] / math.log2(i + 2)
+            i += 1
+        if ideal_dcg > 0.0:
+            total += results_dcg / ideal_dcg
+            points += 1
+    while ideal_gain > 0.0:
+        ideal_gain = step()
+        if old != ideal_gain:
+            if ideal_dcg > 0.0:
+                total += results_dcg / ideal_dcg
+                points += 1
+            old = ideal_gain
+        if ideal_gain > 0.0:
+            ideal_dcg += ideal_gain / math.log2(i + 2)
+        i += 1
+    return total / points if points else 0.0  # C: 0/0 (nan) without points
+
+
+@st.composite
+def _gain_case(draw):
+    """Judged levels with counts, a gain per level (integral or not, maybe
+    0 or negative), and a ranking drawing from the judged documents and
+    unjudged ones (gain 0)."""
+    fractional = draw(st.booleans())
+    gain_values = (st.sampled_from([-1.0, 0.0, 0.5, 1.25, 2.5, 3.0, 7.0]) if fractional
+                   else st.integers(-1, 9).map(float))
+    counts = draw(st.dictionaries(st.integers(0, 4), st.integers(0, 4), min_size=1))
+    gain = {lvl: draw(gain_values) for lvl in counts}
+    pool = [lvl for lvl, c in counts.items() for _ in range(c)]
+    # each judged document at most once: a prefix of a shuffle of the pool
+    picked = draw(st.permutations(pool))[:draw(st.integers(0, len(pool)))]
+    ranking = draw(st.permutations(picked + [None] * draw(st.integers(0, 12))))
+    gains = [0.0 if x is None else gain[x] for x in ranking]
+    # trec_eval's levels sorted by gain, highest last (ties: any order, same gains)
+    levels = sorted(((gain[lvl], c) for lvl, c in counts.items()), key=lambda p: p[0])
+    ideal = sorted((g for g, c in levels for _ in range(c) if g > 0), reverse=True)
+    return gains, levels, ideal
+
+
+@given(_gain_case())
+def test_gain_measure_kernels_equal_trec_evals_loops(case):
+    gains, levels, ideal = case
+    assert metrics._g(gains, ideal) == _c_g(gains, levels)
+    assert metrics._ndcg_rel(gains, ideal) == _c_ndcg_rel(gains, levels)
+    assert metrics._rndcg(gains, ideal) == _c_rndcg(gains, levels)
+
+
+def test_gain_measure_kernels_by_hand():
+    # gains 2, 0, 1 (rank 1..3), ideal 2, 1, 1 (one judged 1 not retrieved)
+    gains, ideal = [2.0, 0.0, 1.0], [2.0, 1.0, 1.0]
+    levels = [(1.0, 2), (2.0, 1)]
+    # G: costs 2, 3, 4; gained 2, 2, 3: 2/log2(2) + 1/log2(3) over 4
+    assert metrics._g(gains, ideal) == (2 / math.log2(2 + 2 - 2) + 1 / math.log2(2 + 4 - 3)) / 4
+    assert metrics._g(gains, ideal) == _c_g(gains, levels)
+    assert metrics._ndcg_rel(gains, ideal) == _c_ndcg_rel(gains, levels)
+    assert metrics._rndcg(gains, ideal) == _c_rndcg(gains, levels)
