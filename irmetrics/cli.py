@@ -22,12 +22,17 @@ from ._parallel import WorkerError
 from .compare import ROW_KEYS, TESTS, compare
 from .data import Qrels, Run
 from .diversity import NDEVAL_MEASURES
-from .errors import IrmetricsError, IrmetricsWarning, UnknownMeasureError
+from .errors import (
+    InvalidArgumentError,
+    IrmetricsError,
+    IrmetricsWarning,
+    UnknownMeasureError,
+)
 from .evaluate import Evaluation, _evaluate
 from .measures import (
     FAMILIES,
     Measure,
-    expand_trec_argument,
+    expand_trec_argument_named,
     parse_measure,
 )
 from .stats import CORRECTIONS
@@ -91,13 +96,19 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _evaluation_options(p: argparse.ArgumentParser, complete_help: str) -> None:
-    """trec_eval's options that change what is evaluated (both commands take them)."""
-    p.add_argument("-c", "--complete", action="store_true", help=complete_help)
-    p.add_argument("-l", "--level", type=int, default=1, metavar="LEVEL",
+    """trec_eval's options that change what is evaluated (both commands take
+    them), with trec_eval's long names as aliases."""
+    p.add_argument("-c", "--complete", "--complete_rel_info_wanted", dest="complete",
+                   action="store_true", help=complete_help)
+    p.add_argument("-l", "--level", "--level_for_rel", dest="level", type=int, default=1,
+                   metavar="LEVEL",
                    help="relevance level: judgments >= LEVEL are relevant (default 1)")
-    p.add_argument("-M", "--depth", type=int, default=None, metavar="DEPTH",
-                   help="evaluate only the top DEPTH documents of each query")
-    p.add_argument("-J", "--judged-only", action="store_true",
+    p.add_argument("-M", "--depth", "--Max_retrieved_per_topic", "--max_retrieved_per_topic",
+                   dest="depth", type=int, default=None, metavar="DEPTH",
+                   help="evaluate only the top DEPTH documents of each query (0: none, "
+                   "as trec_eval: every query is evaluated with nothing retrieved)")
+    p.add_argument("-J", "--judged-only", "--Judged_docs_only", "--judged_docs_only",
+                   dest="judged_only", action="store_true",
                    help="drop unjudged documents before evaluating")
 
 
@@ -105,8 +116,8 @@ def _bad_evaluation_option(args: argparse.Namespace) -> str:
     """What is wrong with -l or -M, in words; "" when nothing is."""
     if args.level < 1:
         return f"-l must be a relevance level >= 1 (got {args.level})"
-    if args.depth is not None and args.depth < 1:
-        return f"-M must be a positive depth (got {args.depth})"
+    if args.depth is not None and args.depth < 0:  # -M 0: nothing retrieved, as trec_eval
+        return f"-M must be a depth >= 0 (got {args.depth})"
     return ""
 
 
@@ -121,7 +132,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("run", metavar="RUN", help="TREC run file (6 columns); '-' reads standard input")
     p.add_argument("-m", "--measure", action="append", default=[], metavar="MEASURE",
                    help="a measure to print (repeatable; default: official)")
-    p.add_argument("-q", "--query", action="store_true", help="print per-query values too")
+    p.add_argument("-q", "--query", "--query_eval_wanted", dest="query", action="store_true",
+                   help="print per-query values too")
     p.add_argument("-n", "--nosummary", action="store_true",
                    help="do not print the summary over all queries")
     _evaluation_options(
@@ -145,39 +157,37 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--traditional", action="store_true",
                    help="with --ndeval: order RUN by score, ties by docid descending, "
                         "like trec_eval (ndeval -traditional)")
-    p.add_argument("--version", action="version", version=f"irmetrics {__version__}")
+    p.add_argument("-v", "--version", action="version", version=f"irmetrics {__version__}")
     return p
 
 
 def _measures(args: Sequence[str]) -> List[Tuple[str, Measure]]:
     """Resolve -m arguments into (printed name, measure), in trec_eval's order.
 
-    Measures given in trec_eval's forms print under trec_eval's names (also
-    ``set_F.0.5`` or ``ndcg.1=2``, which trec_eval prints as ``set_F`` and
-    ``ndcg``) and in trec_eval's order; the others follow, as given.
+    Measures given in trec_eval's forms print under the names trec_eval
+    prints (``P_5``, ``iprec_at_recall_0.33``, and ``set_F_0.5`` for
+    ``set_F.0.5`` or ``ndcg_1=1,2=3`` for ``ndcg.1=1,2=3``: the parameters
+    as written) and in trec_eval's order; the others follow, as given.  A
+    measure asked for twice prints once, under its first name.
     """
     if not args:
         args = ["official"]
     trec: Dict[Measure, str] = {}
     others: Dict[Measure, str] = {}
     for arg in args:
+        found: List[Tuple[Optional[str], Measure]]
         if "@" in arg or "(" in arg:
-            found = [parse_measure(arg)]
-            from_trec = False
+            found = [(None, parse_measure(arg))]
         else:
             try:
-                found = expand_trec_argument(arg)
-                from_trec = True
+                found = list(expand_trec_argument_named(arg))
             except UnknownMeasureError:
-                found = [parse_measure(arg)]
-                from_trec = False
-        for m in found:
+                found = [(None, parse_measure(arg))]
+        for printed, m in found:
             if m in trec or m in others:
                 continue  # asked for twice, under any names: printed once
-            if from_trec:
-                # trec_eval's name, also for set_F.4 or ndcg.1=2 (which it
-                # prints as set_F and ndcg)
-                trec[m] = m.family.trec_name(m.param, ()) or m.name
+            if printed is not None:
+                trec[m] = printed
             else:
                 (trec if m.is_trec else others)[m] = m.name
     ordered = sorted(
@@ -185,14 +195,15 @@ def _measures(args: Sequence[str]) -> List[Tuple[str, Measure]]:
         key=lambda m: (_ORDER[m.family.key], m.param if m.param is not None else -1.0),
     )
     pairs = [(trec[m], m) for m in ordered] + [(others[m], m) for m in others]
-    # two different measures must not print (and be keyed) under one name
+    # Two different measures must not print (and be keyed) under one name:
+    # iprec_at_recall.0.33,0.333 would print two iprec_at_recall_0.33 lines.
     used: Dict[str, Measure] = {}
-    out = []
     for name, m in pairs:
         if used.setdefault(name, m) != m:
-            name = m.name
-        out.append((name, m))
-    return out
+            raise InvalidArgumentError(
+                f"two different measures would print as {name!r}; give one of them"
+            )
+    return pairs
 
 
 def format_trec(result: Evaluation, *, per_query: bool, summary: bool) -> str:

@@ -287,7 +287,9 @@ def evaluate(
         Average over every judged query, a query missing from the run scoring
         as an empty ranking (trec_eval ``-c``).  Otherwise only queries in both.
     depth:
-        Evaluate only the top *depth* documents of each ranking (``-M``).
+        Evaluate only the top *depth* documents of each ranking (``-M``);
+        0 evaluates every query of the run with nothing retrieved, as
+        trec_eval's ``-M 0`` does.
     judged_only:
         Drop unjudged documents from rankings before scoring (``-J``).
     workers:
@@ -353,7 +355,7 @@ def _evaluate(
     if workers is not None:
         workers = check_int(workers, "workers", 1)
     if depth is not None:
-        depth = check_int(depth, "depth", 1)
+        depth = check_int(depth, "depth", 0)
     if not isinstance(complete, bool):
         raise InvalidArgumentError(f"'complete' must be a bool (got {complete!r})")
     if not isinstance(judged_only, bool):

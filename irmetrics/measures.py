@@ -45,6 +45,8 @@ __all__ = [
     "parse_measures",
     "known_names",
     "trec_measure_names",
+    "expand_trec_argument",
+    "expand_trec_argument_named",
     "MIN_GEO_MEAN",
 ]
 
@@ -166,6 +168,32 @@ class QueryData:
             self._cache[key] = v
         return v
 
+    def placed(self) -> List[Tuple[int, int]]:
+        """``(0-based rank, label)`` of the ranked documents in the qrels."""
+        v = self._cache.get("placed")
+        if v is None:
+            if self._placed is not None:
+                v = self._placed
+            else:
+                labels = self.labels
+                v = [(i, x) for i, x in enumerate(labels) if x is not None]
+            self._cache["placed"] = v
+        return v
+
+    def positive_gains(self) -> List[Tuple[int, float]]:
+        """``(0-based rank, label)`` of the ranked documents with a label > 0."""
+        v = self._cache.get("positive")
+        if v is None:
+            v = self._cache["positive"] = [(i, float(x)) for i, x in self.placed() if x > 0]
+        return v
+
+    def judged(self) -> List[int]:
+        """The labels of the ranked documents in the qrels, in rank order."""
+        v = self._cache.get("judged")
+        if v is None:
+            v = self._cache["judged"] = [x for _, x in self.placed()]
+        return v
+
     def ideal_gains(self) -> List[float]:
         """Linear gains of every judged positive document, best first."""
         v = self._cache.get("ideal")
@@ -250,6 +278,7 @@ class Family:
         metric: Optional[str] = None,
         aliases: Tuple[str, ...] = (),
         option_defaults: Optional[Mapping[str, Any]] = None,
+        trec_params: Optional[str] = None,
     ) -> None:
         self.key = key
         self.compute = compute
@@ -272,13 +301,27 @@ class Family:
         # option values that are the defaults (dropped from the name), when
         # they differ from the shared _DEFAULT_OPTION_VALUES
         self.option_defaults = option_defaults
+        # The option that holds what trec_eval reads after the dot of ``-m
+        # name.params`` for the measures that print ``name_params`` (gain
+        # maps, set_F's weight, utility's coefficients, 11pt_avg's levels).
+        self.trec_params = trec_params
 
     def __repr__(self) -> str:
         return f"<measure family {self.key}>"
 
     def trec_name(self, param: Param, options: Options) -> Optional[str]:
-        """trec_eval's name for this measure, or None if trec_eval lacks it."""
-        if options or self.trec is None:
+        """trec_eval's name for this measure, or None if trec_eval lacks it.
+
+        trec_eval prints ``name_params`` for a measure given parameters that
+        are not cutoffs (``set_F_0.5``, ``ndcg_1=1,2=3``): that name too.
+        """
+        if self.trec is None:
+            return None
+        if options:
+            if len(options) == 1 and options[0][0] == self.trec_params:
+                value = options[0][1]
+                if not isinstance(value, str):  # not gain=exp
+                    return f"{self.trec}_{_format_option(value)}"
             return None
         if param is None:
             return self.trec
@@ -310,8 +353,10 @@ def _format_number(v: Union[int, float]) -> str:
 
 
 def _format_option(v: Any) -> str:
-    if isinstance(v, tuple):  # a gain map: level=gain pairs
+    if isinstance(v, tuple) and v and isinstance(v[0], tuple):  # a gain map
         return ",".join(f"{lvl}={_format_number(g)}" for lvl, g in v)
+    if isinstance(v, tuple):  # numbers: coefficients, recall levels
+        return ",".join(_format_number(x) for x in v)
     if isinstance(v, (int, float)):
         return _format_number(v)
     return str(v)
@@ -358,35 +403,36 @@ def _judged(q: QueryData, m: Measure, env: Env) -> float:
 
 def _bpref(q: QueryData, m: Measure, env: Env) -> float:
     rel = m.rel(env)
-    return _m._bpref(q.labels, q.n_relevant(rel), q.n_nonrelevant(rel), rel)
+    return _m._bpref(q.judged(), q.n_relevant(rel), q.n_nonrelevant(rel), rel)
 
 
 def _infap(q: QueryData, m: Measure, env: Env) -> float:
     rel = m.rel(env)
-    return _m._inferred_ap(q.labels, q.n_relevant(rel), rel)
+    return _m._inferred_ap_placed(q.placed(), q.n_relevant(rel), rel)
 
 
 def _iprec(q: QueryData, m: Measure, env: Env) -> float:
     rel = m.rel(env)
     level = float(m.param if m.param is not None else 0.0)
-    return _m._interpolated_precision(q.labels, level, q.n_relevant(rel), rel)
+    return _m._interpolated_sum(q.relevant_ranks(rel), q.n, (level,), q.n_relevant(rel))
 
 
 def _11pt(q: QueryData, m: Measure, env: Env) -> float:
     rel = m.rel(env)
-    return _m._eleven_point_average(q.labels, q.n_relevant(rel), rel)
+    levels = m.option("levels", _m._ELEVEN_POINTS)
+    return _m._eleven_point_average_r(q.relevant_ranks(rel), q.n, q.n_relevant(rel), levels)
 
 
 def _rprec_mult(q: QueryData, m: Measure, env: Env) -> float:
     rel = m.rel(env)
     mult = float(m.param if m.param is not None else 1.0)
-    return _m._r_precision_multiple(q.labels, mult, q.n_relevant(rel), rel)
+    return _m._r_precision_multiple_r(q.relevant_ranks(rel), mult, q.n_relevant(rel))
 
 
 def _gain_of(m: Measure) -> Callable[[Optional[Union[int, float]]], float]:
     # Gains of judged levels; pooled-unjudged (negative) and unjudged (None)
     # documents gain nothing.  A trec_eval gain map leaves unlisted levels at
-    # their own value.
+    # their own value (setup_gains in m_ndcg.c).
     gain = m.option("gain", "linear")
     table: Dict[Union[int, float], float] = {} if gain in ("linear", "exp") else dict(gain)
 
@@ -400,18 +446,24 @@ def _gain_of(m: Measure) -> Callable[[Optional[Union[int, float]]], float]:
     return gain_of
 
 
+def _gains_and_ideal(q: QueryData, m: Measure) -> Tuple[List[float], List[float]]:
+    """The gains of the ranked documents and the ideal's positive gains,
+    highest first, under the measure's gain option."""
+    if m.option("gain") is None:
+        return q.gains(), q.ideal_gains()
+    gain_of = _gain_of(m)
+    return [gain_of(x) for x in q.labels], _gains_and_ideal_only(q, gain_of)
+
+
 def _ndcg(q: QueryData, m: Measure, env: Env) -> float:
     k = _opt_int(m.param)
     disc = _m._discount_function(m.option("discount", "log2"), None)
-    if not m.options or m.options == (("discount", "log2"),):
+    if m.option("gain") is None and disc is _m._log2_discount:
+        return _m._ndcg_sparse(q.positive_gains(), q.ideal_gains(), k)
+    if m.option("gain") is None:
         return _m._ndcg_gains(q.gains(k), q.ideal_gains(), k, disc)
-    gain_of = _gain_of(m)
-    gains = [gain_of(x) for x in q.labels]
-    ideal_labels: List[Label] = []
-    for lvl, c in q.levels.items():
-        ideal_labels.extend([lvl] * c)
-    ideal = _m._ideal_gains(ideal_labels, gain_of, k)
-    return _m._ndcg_gains(gains, [g for g in ideal if g > 0], k, disc)
+    gains, ideal = _gains_and_ideal(q, m)
+    return _m._ndcg_gains(gains, ideal, k, disc)
 
 
 def _err(q: QueryData, m: Measure, env: Env) -> float:
@@ -453,11 +505,16 @@ def _num_nonrel_judged_ret(q: QueryData, m: Measure, env: Env) -> float:
 
 
 def _utility(q: QueryData, m: Measure, env: Env) -> float:
-    # trec_eval's default coefficients (1, -1, 0, 0): relevant retrieved
-    # count +1, non-relevant retrieved count -1.
+    # m_utility.c: p1 * a + p2 * b + p3 * c + p4 * d over the contingency
+    # table (a relevant retrieved, b non-relevant retrieved, c relevant not
+    # retrieved, d the rest of the collection).  trec_eval's collection size
+    # (-N) is 0 unless given, and irmetrics has no -N, so d is
+    # a - retrieved - R, as in trec_eval without -N.
     rel = m.rel(env)
-    rr = q.n_relevant_retrieved(rel)
-    return float(rr - (q.n - rr))
+    coefficients: Tuple[float, ...] = m.option("coefficients", _UTILITY)
+    p1, p2, p3, p4 = coefficients
+    rr, ret, r = q.n_relevant_retrieved(rel), q.n, q.n_relevant(rel)
+    return p1 * rr + p2 * (ret - rr) + p3 * (r - rr) + p4 * (0 + rr - ret - r)
 
 
 def _set_p(q: QueryData, m: Measure, env: Env) -> float:
@@ -489,35 +546,65 @@ def _set_map(q: QueryData, m: Measure, env: Env) -> float:
 def _set_f(q: QueryData, m: Measure, env: Env) -> float:
     rel = m.rel(env)
     r = q.n_relevant(rel)
-    if not r or not q.labels:
+    if not r or not q.n:
         return 0.0
-    return _m._f_measure(q.labels, r, float(m.option("beta", 1.0)), rel)
+    weight = float(m.option("weight", 1.0))
+    return _m._f_measure_counts(q.n_relevant_retrieved(rel), q.n, r, weight)
 
 
 def _relative_p(q: QueryData, m: Measure, env: Env) -> float:
     rel = m.rel(env)
     k = int(m.param or 0)
     d = min(k, q.n_relevant(rel))
-    return _m._count_relevant(_m._cut(q.labels, k), rel) / d if d else 0.0
+    # m_rel_P.c: relevant in the top k over min(k, R)
+    return _m._hits(q.relevant_ranks(rel), k) / d if d else 0.0
 
 
 def _bin_g(q: QueryData, m: Measure, env: Env) -> float:
     rel = m.rel(env)
-    return _m._binary_g(q.labels, q.n_relevant(rel), rel)
+    return _m._binary_g(q.relevant_ranks(rel), q.n_relevant(rel))
+
+
+def _nonzero_and_ideal(
+    q: QueryData, m: Measure
+) -> Tuple[List[Tuple[int, float]], List[float]]:
+    """The non-zero gains ``(0-based rank, gain)`` of the ranking and the
+    ideal's positive gains, highest first, under the measure's gain option."""
+    if m.option("gain") is None:
+        return q.positive_gains(), q.ideal_gains()
+    gain_of = _gain_of(m)
+    nz = []
+    for i, x in q.placed():
+        g = gain_of(x)
+        if g:
+            nz.append((i, g))
+    return nz, _gains_and_ideal_only(q, gain_of)
+
+
+def _gains_and_ideal_only(q: QueryData, gain_of: Callable[[Label], float]) -> List[float]:
+    ideal: List[float] = []
+    for lvl, c in q.levels.items():
+        g = gain_of(lvl)
+        if g > 0:
+            ideal.extend([g] * c)
+    ideal.sort(reverse=True)
+    return ideal
 
 
 def _g(q: QueryData, m: Measure, env: Env) -> float:
-    return _m._g(q.gains(), q.ideal_gains())
+    nz, ideal = _nonzero_and_ideal(q, m)
+    return _m._g_sparse(nz, q.n, ideal)
 
 
 def _ndcg_rel(q: QueryData, m: Measure, env: Env) -> float:
-    return _m._ndcg_rel(q.gains(), q.ideal_gains())
+    return _m._ndcg_rel_sparse(*_nonzero_and_ideal(q, m))
 
 
 def _rndcg(q: QueryData, m: Measure, env: Env) -> float:
     if q.n_relevant(env.relevance_level) == 0:
         return 0.0
-    return _m._rndcg(q.gains(), q.ideal_gains())
+    nz, ideal = _nonzero_and_ideal(q, m)
+    return _m._rndcg_sparse(nz, q.n, ideal)
 
 
 def _runid(q: QueryData, m: Measure, env: Env) -> str:
@@ -528,7 +615,7 @@ def _relstring(q: QueryData, m: Measure, env: Env) -> str:
     # trec_eval's relstring: one character per document of the top 10: the
     # judgment 0-9, '>' above 9, '-' outside the qrels, '.' pooled but unjudged.
     chars = []
-    for x in q.labels[:10]:
+    for x in q.labels[: m.option("length", 10)]:
         if x is None:
             chars.append("-")
         elif x < 0:
@@ -673,20 +760,25 @@ def _opt_gain(value: str) -> Any:
         return value
     if value == "exponential":
         return "exp"
-    # trec_eval's form: level=gain pairs, e.g. 1=0.5,2=3 (';' also accepted)
-    pairs = []
+    # trec_eval's form: level=gain pairs, e.g. 1=0.5,2=3 (';' also accepted).
+    # As in trec_eval, a gain may be 0 or negative; a level is a judgment
+    # value (>= 0), given once.
+    pairs: Dict[int, float] = {}
     for part in value.replace(";", ",").split(","):
         lvl, sep, g = part.partition("=")
         try:
-            pairs.append((int(lvl), float(g)))
+            level, gain = int(lvl), float(g)
         except ValueError:
             sep = ""
-        if not sep or not 0.0 <= pairs[-1][1] < math.inf:
+        if not sep or level < 0 or not -math.inf < gain < math.inf:
             raise InvalidArgumentError(
-                f"'gain' must be linear, exp or level=gain pairs with finite non-negative "
-                f"gains, such as 1=1,2=3 (got {value!r})"
+                f"'gain' must be linear, exp or level=gain pairs (levels >= 0, finite "
+                f"gains), such as 1=1,2=3 (got {value!r})"
             )
-    return tuple(sorted(pairs))
+        if level in pairs:
+            raise InvalidArgumentError(f"'gain' gives level {level} twice (got {value!r})")
+        pairs[level] = gain
+    return tuple(sorted(pairs.items()))
 
 
 def _opt_discount(value: str) -> str:
@@ -703,6 +795,46 @@ def _opt_max_label(value: str) -> int:
     if v < 1:
         raise InvalidArgumentError(f"'max_label' must be a positive int (got {value!r})")
     return v
+
+
+def _numbers(value: str, what: str) -> Tuple[float, ...]:
+    try:
+        out = tuple(float(v) for v in value.split(","))
+    except ValueError:
+        out = (math.nan,)
+    if not all(-math.inf < v < math.inf for v in out):
+        raise InvalidArgumentError(f"{what} (got {value!r})")
+    return out
+
+
+def _opt_weight(value: str) -> float:
+    # set_F's parameter in trec_eval: x in (x + 1) P R / (x P + R), beta**2
+    v = _numbers(value, "'weight' must be one finite number >= 0")
+    if len(v) != 1 or v[0] < 0:
+        raise InvalidArgumentError(f"'weight' must be one finite number >= 0 (got {value!r})")
+    return v[0]
+
+
+def _opt_coefficients(value: str) -> Tuple[float, ...]:
+    what = "'coefficients' must be 4 finite numbers, such as 1,-1,0,0"
+    v = _numbers(value, what)
+    if len(v) != 4:
+        raise InvalidArgumentError(f"{what} (got {value!r})")
+    return v
+
+
+def _opt_levels(value: str) -> Tuple[float, ...]:
+    what = "'levels' must be recall levels in [0, 1], such as 0.2,0.5,0.8"
+    v = _numbers(value, what)
+    if not all(0.0 <= x <= 1.0 for x in v):
+        raise InvalidArgumentError(f"{what} (got {value!r})")
+    return v
+
+
+def _opt_length(value: str) -> int:
+    if not value.isdigit():
+        raise InvalidArgumentError(f"'length' must be an int >= 0 (got {value!r})")
+    return int(value)
 
 
 def _opt_beta(value: str) -> float:
@@ -736,7 +868,10 @@ def _opt_nrbp_beta(value: str) -> float:
 
 
 _REL: Dict[str, Callable[[str], Any]] = {"rel": _opt_rel}
+_GAIN: Dict[str, Callable[[str], Any]] = {"gain": _opt_gain}
+_UTILITY = (1.0, -1.0, 0.0, 0.0)
 _CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+_ELEVEN_POINTS_OPTION = _m._ELEVEN_POINTS
 _RECALL_LEVELS = tuple(i / 10 for i in range(11))
 _MULTIPLES = tuple(i / 5 for i in range(1, 11))
 _IA: Dict[str, Callable[[str], Any]] = {"alpha": _opt_alpha, "rel": _opt_rel}
@@ -778,7 +913,8 @@ FAMILIES: Tuple[Family, ...] = (
     Family("P", _p, "Precision at rank k (divided by k).", ir="P", param="cutoff",
            defaults=_CUTOFFS, options=_REL, metric="precision_at_k"),
     Family("relstring", _relstring, "The first 10 relevance values, as a string.",
-           aggregate="first", in_summary=False, text=True),
+           aggregate="first", in_summary=False, text=True, options={"length": _opt_length},
+           trec_params="length"),
     Family("recall", _recall, "Recall at rank k.", ir="R", param="cutoff", defaults=_CUTOFFS,
            options=_REL, metric="recall_at_k"),
     Family("infAP", _infap, "Inferred average precision.", ir="infAP", options=_REL,
@@ -788,15 +924,22 @@ FAMILIES: Tuple[Family, ...] = (
     Family("Rprec_mult", _rprec_mult, "Precision at rank multiple * R.", param="multiple",
            defaults=_MULTIPLES, options=_REL, metric="r_precision_multiple"),
     Family("utility", _utility,
-           "Set utility: relevant retrieved minus non-relevant retrieved.", options=_REL),
+           "Set utility: relevant retrieved minus non-relevant retrieved.",
+           options={"rel": _opt_rel, "coefficients": _opt_coefficients},
+           trec_params="coefficients"),
     Family("11pt_avg", _11pt, "Mean interpolated precision at recall 0.0, 0.1, ..., 1.0.",
-           options=_REL, metric="eleven_point_average"),
+           options={"rel": _opt_rel, "levels": _opt_levels}, metric="eleven_point_average",
+           trec_params="levels"),
     Family("binG", _bin_g, "Binary G (trec_eval's experimental measure).", options=_REL),
-    Family("G", _g, "G (trec_eval's experimental gain measure)."),
+    Family("G", _g, "G (trec_eval's experimental gain measure).", options=_GAIN,
+           trec_params="gain"),
     Family("ndcg", _ndcg, "nDCG of the whole ranking; the ideal is every judged document.",
-           ir="nDCG", options={"gain": _opt_gain, "discount": _opt_discount}, metric="ndcg"),
-    Family("ndcg_rel", _ndcg_rel, "nDCG averaged over relevant documents (experimental)."),
-    Family("Rndcg", _rndcg, "nDCG averaged at the R levels (experimental)."),
+           ir="nDCG", options={"gain": _opt_gain, "discount": _opt_discount}, metric="ndcg",
+           trec_params="gain"),
+    Family("ndcg_rel", _ndcg_rel, "nDCG averaged over relevant documents (experimental).",
+           options=_GAIN, trec_params="gain"),
+    Family("Rndcg", _rndcg, "nDCG averaged at the R levels (experimental).", options=_GAIN,
+           trec_params="gain"),
     Family("ndcg_cut", _ndcg, "nDCG of the top k; the ideal is cut at k too.", ir="nDCG",
            param="cutoff", defaults=_CUTOFFS,
            options={"gain": _opt_gain, "discount": _opt_discount}, metric="ndcg"),
@@ -813,7 +956,8 @@ FAMILIES: Tuple[Family, ...] = (
            options=_REL),
     Family("set_map", _set_map, "Set precision times set recall.", options=_REL),
     Family("set_F", _set_f, "F measure of the retrieved set.", ir="SetF",
-           options={"rel": _opt_rel, "beta": _opt_beta}, metric="f_measure"),
+           options={"rel": _opt_rel, "beta": _opt_beta, "weight": _opt_weight},
+           metric="f_measure", trec_params="weight"),
     Family("num_nonrel_judged_ret", _num_nonrel_judged_ret,
            "Number of judged non-relevant documents retrieved.", aggregate="sum", count=True,
            options=_REL),
@@ -881,7 +1025,8 @@ OFFICIAL = (
 # Options that are always present (so that RBP and RBP(p=0.8) are one measure).
 _IMPLICIT_OPTIONS: Dict[str, Options] = {"RBP": (("p", 0.8),)}
 _DEFAULT_OPTION_VALUES: Dict[str, Any] = {
-    "gain": "linear", "discount": "log2", "beta": 1.0,
+    "gain": "linear", "discount": "log2", "weight": 1.0, "coefficients": _UTILITY,
+    "levels": _ELEVEN_POINTS_OPTION, "length": 10,
 }
 
 
@@ -982,6 +1127,12 @@ def _split_options(raw: str) -> List[str]:
 def _normalise_options(fam: Family, opts: Dict[str, Any]) -> Options:
     # Options equal to their defaults are dropped, so that P(rel=1)@5 is P_5
     # only when evaluate() runs with relevance_level=1; rel is kept as given.
+    opts = dict(opts)
+    if fam.key == "set_F" and "beta" in opts:  # SetF(beta=b): trec_eval's weight b**2
+        if "weight" in opts:
+            raise InvalidArgumentError("give set_F's 'beta' or its 'weight' (beta**2), not both")
+        beta = opts.pop("beta")
+        opts["weight"] = beta * beta
     defaults = _DEFAULT_OPTION_VALUES if fam.option_defaults is None else fam.option_defaults
     out = {k: v for k, v in opts.items() if defaults.get(k, object()) != v}
     for k, v in _IMPLICIT_OPTIONS.get(fam.key, ()):
@@ -1029,6 +1180,8 @@ def parse_measure(text: str) -> Measure:
                 f"measure {text!r} names {len(found)} measures; give them one by one "
                 f"(e.g. {found[0].name!r})"
             )
+        if fam is not None and fam.trec_params and tail:  # set_F_0.5, ndcg_1=1,2=3
+            return Measure(fam, None, _trec_options(fam, tail, text))
         raise _unknown(text, s)
     if base == "NumRet" and opts_raw and opts_raw.replace(" ", "").startswith("rel="):
         # ir_measures writes NumRelRet as NumRet(rel=1)
@@ -1111,30 +1264,62 @@ def expand_trec_argument(arg: str) -> List[Measure]:
     A family given without parameters gets trec_eval's default parameters;
     ``all_trec`` is every trec_eval measure irmetrics implements.
 
-    >>> [m.name for m in expand_trec_argument("P.5,10")]
+    >>> [m.name for m in expand_trec_argument("P.10,5")]
     ['P_5', 'P_10']
     >>> len(expand_trec_argument("official"))   # 10 + 11 recall levels + 9 cutoffs
     30
     """
+    return [m for _, m in expand_trec_argument_named(arg)]
+
+
+def expand_trec_argument_named(arg: str) -> List[Tuple[str, Measure]]:
+    """:func:`expand_trec_argument` with the name trec_eval prints for each.
+
+    Cutoffs are sorted and must be distinct (trec_eval stops on ``P.5,5``:
+    "duplicate cutoffs"); recall levels and multiples print with two
+    decimals (``iprec_at_recall_0.33``).  A measure whose parameters are
+    not cutoffs prints ``name_`` and its parameters as written
+    (``set_F.0.50`` prints ``set_F_0.50``, ``ndcg.1=1,2=3`` prints
+    ``ndcg_1=1,2=3``).
+
+    >>> expand_trec_argument_named("set_F.0.50")[0][0]
+    'set_F_0.50'
+    """
     if arg in ("official", "all_trec"):
         keys = OFFICIAL if arg == "official" else tuple(trec_measure_names())
-        out: List[Measure] = []
+        out: List[Tuple[str, Measure]] = []
         for key in keys:
-            out.extend(expand_trec_argument(key))
+            out.extend(expand_trec_argument_named(key))
         return out
     name, sep, params = arg.partition(".")
     fam = _BY_TREC.get(name)
     if fam is None:
         raise _unknown(arg, name)
+    if sep and not params:
+        raise InvalidArgumentError(f"measure {arg!r}: no parameter after the '.'")
     if fam.param != "none":
-        values = params.split(",") if sep and params else [f"{d}" for d in fam.defaults]
-        return [Measure(fam, _parse_param(fam, v.strip(), arg), ()) for v in values if v.strip()]
-    if sep and params:
-        if fam.key == "ndcg":
-            return [Measure(fam, None, _parse_options(fam, "gain=" + params, arg))]
-        if fam.key == "set_F":
-            # trec_eval's parameter x weighs (x + 1) P R / (x P + R): x = beta**2
-            x = _opt_beta(params)
-            return [Measure(fam, None, _normalise_options(fam, {"beta": math.sqrt(x)}))]
-        raise InvalidArgumentError(f"trec_eval measure {name!r} takes no parameters here")
-    return [Measure(fam, None, _normalise_options(fam, {}))]
+        if not sep:
+            return [(fam.trec_name(d, ()) or fam.key, Measure(fam, d, ())) for d in fam.defaults]
+        values = sorted(_parse_param(fam, v.strip(), arg) for v in params.split(","))
+        for a, b in zip(values, values[1:]):
+            if a == b:
+                raise InvalidArgumentError(
+                    f"measure {arg!r}: duplicate cutoffs ({_format_param(a, fam.param)}); "
+                    "trec_eval stops on them too"
+                )
+        return [(fam.trec_name(v, ()) or fam.key, Measure(fam, v, ())) for v in values]
+    if sep:
+        if not fam.trec_params:
+            raise InvalidArgumentError(f"trec_eval measure {name!r} takes no parameters here")
+        return [(f"{fam.key}_{params}", Measure(fam, None, _trec_options(fam, params, arg)))]
+    return [(fam.key, Measure(fam, None, _normalise_options(fam, {})))]
+
+
+def _trec_options(fam: Family, params: str, text: str) -> Options:
+    """The options of trec_eval's parameters *params* of *fam* (after the dot)."""
+    key = fam.trec_params or ""
+    try:
+        value = fam.options[key](params)
+    except InvalidArgumentError as exc:
+        raise InvalidArgumentError(f"measure {text!r}: {exc}") from None
+    return _normalise_options(fam, {key: value})

@@ -22,7 +22,16 @@ Graded:
 
 Each public function validates its arguments once and hands them to a private
 kernel (``_name``); :mod:`irmetrics.measures` calls the kernels directly with
-inputs it has already validated.
+inputs it has already validated, so a function and evaluate() give the same
+bits.
+
+Arithmetic: where trec_eval 9.0.8 defines a measure, its kernel computes with
+trec_eval's operations in trec_eval's order (the m_*.c file it follows is
+named in a comment): sums are plain double additions, left to right, with
+the terms trec_eval adds (``g / log2(i + 2)``, not ``g * (1 / log2(i + 2))``).
+A printed value then sits on the same side of a rounding boundary as
+trec_eval's.  The measures trec_eval lacks (ERR, RBP, Judged, the "jk" and
+callable discounts) add with :func:`math.fsum`.
 """
 
 import math
@@ -68,6 +77,17 @@ Discount = Union[str, Callable[[int], float]]
 
 _fsum = math.fsum
 _log2 = math.log2
+
+
+def _left_to_right(terms: Iterable[float]) -> float:
+    """C's ``sum += term`` loop: plain double additions in order.
+
+    Not :func:`sum`, which Python 3.12 and later compensate when adding floats.
+    """
+    total = 0.0
+    for t in terms:
+        total += t
+    return total
 
 
 # === Helpers =================================================================
@@ -181,8 +201,12 @@ def recall_at_k(
 def _average_precision_r(ranks: Sequence[int], k: Optional[int], n_relevant: int) -> float:
     if n_relevant == 0:
         return 0.0
+    # m_map.c / m_map_cut.c: sum += rel_so_far / rank, left to right
     top = ranks if k is None else ranks[: _bisect_right(ranks, k)]
-    return _fsum([hits / i for hits, i in enumerate(top, 1)]) / n_relevant
+    total = 0.0
+    for hits, i in enumerate(top, 1):
+        total += hits / i
+    return total / n_relevant
 
 
 def _average_precision(
@@ -414,9 +438,14 @@ def _checked_callable_discount(fn: Callable[[int], float]) -> Callable[[int], fl
 
 def _dcg_gains(gains: Sequence[float], k: Optional[int], disc: Callable[[int], float]) -> float:
     top = gains if k is None or k >= len(gains) else gains[:k]
-    if disc is _log2_discount:  # the same values, from the table
-        table = _log2_discounts(len(top))
-        return _fsum([top[i] * table[i + 1] for i in _compress(range(len(top)), top)])
+    if disc is _log2_discount:
+        # m_ndcg.c / m_ndcg_cut.c: sum += gain / log2(rank + 1), left to
+        # right, over the non-zero gains (log2 from the table, same values)
+        logs = _log2_table(len(top))
+        total = 0.0
+        for i in _compress(range(len(top)), top):
+            total += top[i] / logs[i + 1]
+        return total
     return _fsum([top[i] * disc(i + 1) for i in _compress(range(len(top)), top)])
 
 
@@ -472,6 +501,28 @@ def _ndcg_gains(
     if idcg <= 0.0:
         return 0.0
     return _dcg_gains(gains, k, disc) / idcg
+
+
+def _ndcg_sparse(
+    positive: Sequence[Tuple[int, float]], ideal: Sequence[float], k: Optional[int]
+) -> float:
+    """:func:`_ndcg_gains` with the log2 discount, from the positive gains
+    ``(0-based rank, gain)`` of the ranking alone (the same additions: the
+    zero gains add nothing)."""
+    top = ideal if k is None or k >= len(ideal) else ideal[:k]
+    last = positive[-1][0] + 1 if positive else 0
+    logs = _log2_table(max(len(top), last))
+    idcg = 0.0
+    for i, g in enumerate(top, 1):
+        idcg += g / logs[i]
+    if idcg <= 0.0:
+        return 0.0
+    dcg_ = 0.0
+    for i, g in positive:
+        if k is not None and i >= k:
+            break
+        dcg_ += g / logs[i + 1]
+    return dcg_ / idcg
 
 
 def ndcg(
@@ -533,21 +584,21 @@ def ndcg(
 _SMALL = bytes(range(16))  # labels 0..15 take the fast path
 _LINEAR_GAINS = [float(v) for v in range(16)]
 _EXP_GAINS = [0.0] + [2.0**v - 1.0 for v in range(1, 16)]  # as _exp_gain computes them
-_DISCOUNTS: List[float] = [0.0]  # [rank] -> 1 / log2(rank + 1), grown on demand
+_LOG2: List[float] = [0.0]  # [rank] -> log2(rank + 1), grown on demand
 
 
-def _log2_discounts(n: int) -> List[float]:
-    """The table of 1 / log2(rank + 1), at least up to rank *n*.
+def _log2_table(n: int) -> List[float]:
+    """The table of log2(rank + 1), at least up to rank *n*.
 
     Grown by building a longer list and rebinding the name, never by
     appending in place, so that threads sharing it always see a consistent
     table (entry i is the same number in every version of it).
     """
-    global _DISCOUNTS
-    d = _DISCOUNTS
+    global _LOG2
+    d = _LOG2
     if len(d) <= n:
-        d = d + [1.0 / _log2(i + 1) for i in range(len(d), max(n + 1, 2 * len(d)))]
-        _DISCOUNTS = d
+        d = d + [_log2(i + 1) for i in range(len(d), max(n + 1, 2 * len(d)))]
+        _LOG2 = d
     return d
 
 
@@ -569,16 +620,20 @@ def _ndcg_small_labels(labels: List[Any], k: Optional[int], exponential: bool) -
     n = len(b)
     kk = n if k is None or k > n else k
     gains = _EXP_GAINS if exponential else _LINEAR_GAINS
-    disc = _log2_discounts(kk)
+    logs = _log2_table(kk)
     top = b[:kk]
-    dcg_ = _fsum([gains[top[i]] * disc[i + 1] for i in _compress(range(kk), top)])
+    dcg_ = 0.0
+    for i in _compress(range(kk), top):
+        dcg_ += gains[top[i]] / logs[i + 1]
     ideal: List[float] = []
     for v in range(15, 0, -1):
         if v in b:
             ideal += [gains[v]] * b.count(v)
             if len(ideal) >= kk:
                 break
-    idcg = _fsum([g * disc[i] for i, g in enumerate(ideal[:kk], 1)])
+    idcg = 0.0
+    for i, g in enumerate(ideal[:kk], 1):
+        idcg += g / logs[i]
     if idcg <= 0.0:
         return 0.0
     return dcg_ / idcg
@@ -696,22 +751,23 @@ def _bpref(labels: Sequence[Label], n_relevant: int, n_nonrelevant: int, rel: Nu
     # by the judged non-relevant documents above it, at most min(R, N) of them.
     # Unjudged documents (None, and the negative labels evaluate() uses for
     # pooled-but-unjudged documents) are passed over.
+    # The sum is m_bpref.c's: 1.0 - min(n, R) / min(N, R), left to right.
     if n_relevant == 0:
         return 0.0
-    bound = min(n_relevant, n_nonrelevant)
+    bound = min(n_nonrelevant, n_relevant)
     nonrel_seen = 0
-    terms = []
+    total = 0.0
     for x in labels:
         if x is None or x < 0:
             continue
         if x >= rel:
             if nonrel_seen:
-                terms.append(1.0 - min(nonrel_seen, bound) / bound)
+                total += 1.0 - min(nonrel_seen, n_relevant) / bound
             else:
-                terms.append(1.0)
+                total += 1.0
         else:
             nonrel_seen += 1
-    return _fsum(terms) / n_relevant
+    return total / n_relevant
 
 
 def bpref(
@@ -743,17 +799,23 @@ def bpref(
 
 
 def _inferred_ap(labels: Sequence[Label], n_relevant: int, rel: Number) -> float:
-    # trec_eval 9.0.8 (m_infap.c), after Yilmaz and Aslam (2006).  None marks a
-    # document outside the judgment pool; a negative label (only from
-    # evaluate()) one that was pooled but not judged.
+    placed = [(j, x) for j, x in enumerate(labels) if x is not None]
+    return _inferred_ap_placed(placed, n_relevant, rel)
+
+
+def _inferred_ap_placed(
+    placed: Iterable[Tuple[int, Number]], n_relevant: int, rel: Number
+) -> float:
+    # trec_eval 9.0.8 (m_infap.c), after Yilmaz and Aslam (2006), over the
+    # (0-based rank, label) of the documents in the judgment pool (documents
+    # outside it, None, only move the ranks); a negative label (only from
+    # evaluate()) is one that was pooled but not judged.
     if n_relevant == 0:
         return 0.0
     eps = 0.00001
-    terms = []
+    total = 0.0  # m_infap.c's inf_ap, added left to right
     rel_so_far = nonrel_so_far = pooled_unjudged = 0
-    for j, x in enumerate(labels):
-        if x is None:
-            continue
+    for j, x in placed:
         if x < 0:
             pooled_unjudged += 1
             continue
@@ -761,17 +823,17 @@ def _inferred_ap(labels: Sequence[Label], n_relevant: int, rel: Number) -> float
             nonrel_so_far += 1
             continue
         if j == 0:
-            terms.append(1.0)
+            total += 1.0
         else:
             pooled_above = rel_so_far + nonrel_so_far + pooled_unjudged
-            terms.append(
+            total += (
                 1.0 / (j + 1)
                 + (j / (j + 1))
                 * (pooled_above / j)
                 * ((rel_so_far + eps) / (rel_so_far + nonrel_so_far + 2 * eps))
             )
         rel_so_far += 1
-    return _fsum(terms) / n_relevant
+    return total / n_relevant
 
 
 def inferred_ap(
@@ -795,18 +857,50 @@ def inferred_ap(
     return _inferred_ap(ls, n, r)
 
 
+def _interpolated_sum(
+    ranks: Sequence[int], n_ret: int, levels: Sequence[float], n_relevant: int
+) -> float:
+    """The sum of the interpolated precisions at *levels* (recall levels, in
+    the order given), added as m_11pt_avg.c adds them.
+
+    trec_eval 9.0.8 (m_iprec_at_recall.c, m_11pt_avg.c): each level becomes a
+    number of relevant documents, ``(long)(level * R + 0.9)`` (later versions
+    use lround); the ranking is walked from its end, keeping the highest
+    precision seen, and a level takes that value when the walk reaches its
+    number of relevant documents; levels never reached (more relevant
+    documents than were retrieved) stay 0, those left over (cutoff 0) take
+    the final value.  Only the relevant ranks are visited: the precision at
+    a non-relevant rank is below that at the relevant rank before it, which
+    the walk reaches later, so the maxima are the same numbers.  With
+    nothing retrieved trec_eval divides 0 by 0 (it prints nan); the sum is
+    0.0 here.
+    """
+    if n_ret == 0:
+        return 0.0
+    cutoffs = [int(level * n_relevant + 0.9) for level in levels]
+    found = len(ranks)
+    cut = len(cutoffs) - 1
+    while cut >= 0 and cutoffs[cut] > found:
+        cut -= 1
+    best = found / n_ret
+    total = 0.0
+    for hits in range(found, 0, -1):
+        p = hits / ranks[hits - 1]
+        if best < p:
+            best = p
+        while cut >= 0 and hits == cutoffs[cut]:
+            total += best
+            cut -= 1
+    while cut >= 0:
+        total += best
+        cut -= 1
+    return total
+
+
 def _interpolated_precision(
     labels: Sequence[Label], recall: float, n_relevant: int, rel: Number
 ) -> float:
-    # trec_eval 9.0.8 (m_iprec_at_recall.c): the recall level becomes a
-    # number of relevant documents, (long)(recall * R + 0.9); the value is the
-    # highest precision at or after the rank where that many have been seen.
-    # (Later trec_eval versions use lround; 9.0.8 is the reference here.)
-    if n_relevant == 0:
-        return 0.0
-    need = max(int(recall * n_relevant + 0.9), 1)
-    ranks = _relevant_ranks(labels, rel)
-    return max((hits / i for hits, i in enumerate(ranks, 1) if hits >= need), default=0.0)
+    return _interpolated_sum(_relevant_ranks(labels, rel), len(labels), (recall,), n_relevant)
 
 
 def interpolated_precision(
@@ -832,12 +926,15 @@ def interpolated_precision(
 _ELEVEN_POINTS = tuple(i / 10 for i in range(11))
 
 
+def _eleven_point_average_r(
+    ranks: Sequence[int], n_ret: int, n_relevant: int, levels: Sequence[float] = _ELEVEN_POINTS
+) -> float:
+    # m_11pt_avg.c: the sum over the levels, divided by the number of levels
+    return _interpolated_sum(ranks, n_ret, levels, n_relevant) / len(levels)
+
+
 def _eleven_point_average(labels: Sequence[Label], n_relevant: int, rel: Number) -> float:
-    if n_relevant == 0:
-        return 0.0
-    return _fsum(
-        _interpolated_precision(labels, level, n_relevant, rel) for level in _ELEVEN_POINTS
-    ) / 11
+    return _eleven_point_average_r(_relevant_ranks(labels, rel), len(labels), n_relevant)
 
 
 def eleven_point_average(
@@ -859,12 +956,18 @@ def _r_precision_multiple(
 ) -> float:
     # trec_eval's Rprec_mult: precision at rank round(multiple * R); the rank is
     # computed as (int)(multiple * R + 0.9).
+    return _r_precision_multiple_r(_relevant_ranks(labels, rel), multiple, n_relevant)
+
+
+def _r_precision_multiple_r(ranks: Sequence[int], multiple: float, n_relevant: int) -> float:
+    # m_Rprec_mult.c: relevant in the top cut over cut (the retrieved
+    # documents beyond the ranking count as non-relevant)
     if n_relevant == 0:
         return 0.0
     cut = int(multiple * n_relevant + 0.9)
     if cut <= 0:
         return 0.0
-    return _count_relevant(_cut(labels, cut), rel) / cut
+    return _hits(ranks, cut) / cut
 
 
 def r_precision_multiple(
@@ -884,14 +987,17 @@ def r_precision_multiple(
     return _r_precision_multiple(ls, m, n, r)
 
 
-def _f_measure(labels: Sequence[Label], n_relevant: int, beta: float, rel: Number) -> float:
-    hits = _count_relevant(labels, rel)
+def _f_measure_counts(hits: int, n_ret: int, n_relevant: int, weight: float) -> float:
+    # m_set_F.c: (x + 1) P R / (x P + R), x the weight of recall (beta**2)
     if hits == 0:
         return 0.0
-    precision = hits / len(labels)
+    precision = hits / n_ret
     recall = hits / n_relevant
-    b2 = beta * beta
-    return (1 + b2) * precision * recall / (b2 * precision + recall)
+    return (weight + 1.0) * precision * recall / (weight * precision + recall)
+
+
+def _f_measure(labels: Sequence[Label], n_relevant: int, weight: float, rel: Number) -> float:
+    return _f_measure_counts(_count_relevant(labels, rel), len(labels), n_relevant, weight)
 
 
 def f_measure(
@@ -901,7 +1007,7 @@ def f_measure(
 
     ``F = (1 + beta**2) * P * R / (beta**2 * P + R)`` with P and R the
     precision and recall of the whole list.  0.0 when nothing relevant is
-    ranked.
+    ranked.  trec_eval's parameter (``-m set_F.x``) is ``x = beta**2``.
 
     >>> f_measure([1, 0, 1, 0], n_relevant=4)   # P = 1/2, R = 1/2
     0.5
@@ -910,103 +1016,148 @@ def f_measure(
     b = check_positive_real(beta, "beta")
     r = check_rel(rel)
     n = check_n_relevant(n_relevant, _count_relevant(ls, r))
-    return _f_measure(ls, n, b, r)
+    return _f_measure(ls, n, b * b, r)
 
 
 # === trec_eval's experimental gain measures (used by evaluate() only) =========
+# *gains* are the gains of the ranked documents, rank 1 first (0 for
+# unjudged documents; a gain map may make some negative); *ideal* the
+# positive gains of every judged document, highest first.  Each follows its
+# m_*.c file: sums left to right, ``g / log2(rank + 1)``.
 
 
-def _binary_g(labels: Sequence[Label], n_relevant: int, rel: Number) -> float:
-    # trec_eval's binG: each relevant document earns 1 / log2(2 + the number
-    # of non-relevant documents ranked above it), averaged over R.
-    terms = []
-    hits = 0
-    for i, x in enumerate(labels):
-        if x is not None and x >= rel:
-            hits += 1
-            terms.append(1.0 / _log2(2 + i - hits + 1))
-    return _fsum(terms) / n_relevant if hits and n_relevant else 0.0
+def _binary_g(ranks: Sequence[int], n_relevant: int) -> float:
+    # m_binG.c: each relevant document (1-based ranks) earns 1 / log2(2 + the
+    # number of non-relevant documents ranked above it), summed and divided
+    # by R: at 0-based position i, the h-th relevant, 1 / log2(3 + i - h).
+    total = 0.0
+    for hits, rank in enumerate(ranks, 1):
+        total += 1.0 / _log2(2 + rank - hits)
+    return total / n_relevant if ranks and n_relevant else 0.0
+
+
+def _nonzero(gains: Sequence[float]) -> List[Tuple[int, float]]:
+    return [(i, gains[i]) for i in _compress(range(len(gains)), gains)]
+
+
+def _ideal_prefix(ideal: Sequence[float]) -> List[float]:
+    # the ideal DCG after each ideal rank, added left to right
+    logs = _log2_table(len(ideal))
+    out = []
+    idcg = 0.0
+    for i, g in enumerate(ideal):
+        idcg += g / logs[i + 1]
+        out.append(idcg)
+    return out
 
 
 def _g(gains: Sequence[float], ideal: Sequence[float]) -> float:
-    # trec_eval's G: a document of gain g at rank i earns
-    # g / log2(2 + cost(i) - gained(i)), where cost(i) sums the ideal gains of
-    # ranks <= i (at least 1 per rank) and gained(i) the ranking's gains.
+    return _g_sparse(_nonzero(gains), len(gains), ideal)
+
+
+def _g_sparse(nz: Sequence[Tuple[int, float]], n: int, ideal: Sequence[float]) -> float:
+    """m_G.c over the non-zero gains *nz* ``(0-based rank, gain)`` of a
+    ranking of *n* documents.
+
+    A document of gain g at rank i earns g / log2(2 + cost(i) - gained(i)),
+    where cost(i) sums the ideal gains of ranks <= i (at least 1 per rank)
+    and gained(i) the ranking's gains; the sum is divided by the sum of the
+    ideal gains.  trec_eval adds cost and gained rank by rank; with integer
+    gains every partial sum is an exact integer, so they are found here
+    from prefix sums, for the non-zero gains only (the same numbers).
+    Fractional gains take trec_eval's loop over every rank.
+    """
     m = len(ideal)
-    total_ideal = _fsum(ideal)
+    total_ideal = _left_to_right(ideal)
     if total_ideal <= 0:
         return 0.0
+    total = 0.0
+    if all(g.is_integer() for g in ideal) and all(g.is_integer() for _, g in nz):
+        cost_at = []  # cost(i) for i < m
+        cost = 0.0
+        for ig in ideal:
+            cost += ig if ig >= 1.0 else 1.0
+            cost_at.append(cost)
+        gained = 0.0
+        for i, g in nz:
+            gained += g
+            c = cost_at[i] if i < m else cost + (i + 1 - m)
+            total += g / _log2(2 + c - gained)
+        return total / total_ideal
+    gains = [0.0] * n
+    for i, g in nz:
+        gains[i] = g
     gained = cost = 0.0
-    terms = []
     for i, g in enumerate(gains):
         gained += g
         ig = ideal[i] if i < m else 0.0
         cost += ig if ig >= 1.0 else 1.0
         if g:
-            terms.append(g / _log2(2 + cost - gained))
-    return _fsum(terms) / total_ideal
+            total += g / _log2(2 + cost - gained)
+    return total / total_ideal
 
 
 def _ndcg_rel(gains: Sequence[float], ideal: Sequence[float]) -> float:
-    # trec_eval's ndcg_rel: nDCG taken at each relevant document (with the
-    # ideal DCG accumulated so far) and averaged over the relevant documents;
-    # relevant documents not retrieved count nDCG at the end of the ranking.
-    n, m = len(gains), len(ideal)
+    return _ndcg_rel_sparse(_nonzero(gains), ideal)
+
+
+def _ndcg_rel_sparse(nz: Sequence[Tuple[int, float]], ideal: Sequence[float]) -> float:
+    # m_ndcg_rel.c: nDCG taken at each document of positive gain (with the
+    # ideal DCG accumulated so far) and averaged over the ideal's documents;
+    # those not retrieved count the nDCG at the end of the ranking.  The
+    # loop over ranks only changes the sums at the non-zero gains and the
+    # ideal's ranks: those are visited, with the same additions in order.
+    m = len(ideal)
     if m == 0:
-        return 0.0
-    dcg_ = idcg = 0.0
-    total = []
+        return 0.0  # trec_eval: 0/0, then 0
+    prefix = _ideal_prefix(ideal)
+    logs = _log2_table(nz[-1][0] + 1 if nz else 0)
+    dcg_ = total = 0.0
     seen = 0
-    for i in range(max(n, m)):
-        d = _log2(i + 2)
-        g = gains[i] if i < n else 0.0
-        if g:
-            dcg_ += g / d
-        if i < m:
-            idcg += ideal[i] / d
+    for i, g in nz:
+        dcg_ += g / logs[i + 1]
         if g > 0:
-            total.append(dcg_ / idcg)
+            total += dcg_ / prefix[i if i < m else m - 1]
             seen += 1
-    total.append((m - seen) * dcg_ / idcg)
-    s = _fsum(total)
-    return s / m if s > 0 else 0.0
+    total += (m - seen) * dcg_ / prefix[m - 1]
+    return total / m if total > 0.0 else 0.0
 
 
 def _rndcg(gains: Sequence[float], ideal: Sequence[float]) -> float:
-    # trec_eval's Rndcg: nDCG taken where the ideal gain changes level (and
-    # at the end of the ranking), averaged.
-    n, m = len(gains), len(ideal)
+    return _rndcg_sparse(_nonzero(gains), len(gains), ideal)
+
+
+def _rndcg_sparse(nz: Sequence[Tuple[int, float]], n: int, ideal: Sequence[float]) -> float:
+    """m_Rndcg.c: nDCG taken where the ideal gain changes level (and at the
+    end of the ranking), averaged.
+
+    trec_eval walks the ranks; a point is taken at each rank i (1 <= i <= m,
+    m the ideal's length) where the ideal gain differs from the rank
+    before's (at m it drops to 0), with the DCG of the ranks before i and
+    the ideal DCG of the ideal ranks before i; and one more at the end of
+    the ranking when it is longer than m + 1.  The sums are the same
+    additions, in order, made only where they change.
+    """
+    m = len(ideal)
     if m == 0:
-        return 0.0
-    dcg_ = idcg = 0.0
-    points = []
-    old = cur = ideal[0]
-    i = 0
-    while i < n and cur > 0:
-        cur = ideal[i] if i < m else 0.0
-        if cur != old:
-            if idcg > 0:
-                points.append(dcg_ / idcg)
-            old = cur
-        if gains[i]:
-            dcg_ += gains[i] / _log2(i + 2)
-        if cur > 0:
-            idcg += cur / _log2(i + 2)
-        i += 1
-    if i < n:
-        while i < n:
-            if gains[i]:
-                dcg_ += gains[i] / _log2(i + 2)
-            i += 1
-        if idcg > 0:
-            points.append(dcg_ / idcg)
-    while cur > 0:
-        cur = ideal[i] if i < m else 0.0
-        if cur != old:
-            if idcg > 0:
-                points.append(dcg_ / idcg)
-            old = cur
-        if cur > 0:
-            idcg += cur / _log2(i + 2)
-        i += 1
-    return _fsum(points) / len(points) if points else 0.0
+        return 0.0  # trec_eval: 0/0 (nan)
+    prefix = _ideal_prefix(ideal)
+    logs = _log2_table(nz[-1][0] + 1 if nz else 0)
+    boundaries = [i for i in range(1, m) if ideal[i] != ideal[i - 1]]
+    boundaries.append(m)
+    dcg_ = total = 0.0
+    points = 0
+    k = 0
+    for b in boundaries:
+        while k < len(nz) and nz[k][0] < b:
+            dcg_ += nz[k][1] / logs[nz[k][0] + 1]
+            k += 1
+        total += dcg_ / prefix[b - 1]
+        points += 1
+    if n > m + 1:
+        while k < len(nz):
+            dcg_ += nz[k][1] / logs[nz[k][0] + 1]
+            k += 1
+        total += dcg_ / prefix[m - 1]
+        points += 1
+    return total / points

@@ -146,14 +146,15 @@ def test_ir_name_and_trec_name_print_once(files):
 
 
 def test_trec_parameter_keeps_trec_eval_name(tmp_path):
-    # set_F.0.5: trec_eval prints the line as "set_F" (pytrec_eval, which runs
-    # trec_eval 9.0.8, returns the key 'set_F' for the measure 'set_F.0.5').
+    # set_F.0.5: trec_eval 9.0.8 prints the line as "set_F_0.5" (the name
+    # and the parameters as written: append_string in meas_init.c; shared
+    # conformance pairs, option set 14).  pytrec_eval keys it 'set_F'.
     # Value: P = 1/1, R = 1/2; x = 0.5: (x + 1) P R / (x P + R) = 0.75 / 1 = 0.75
     qrels = write(tmp_path, "q", "q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 2\n")
     run = write(tmp_path, "r", "q1 Q0 d1 1 0.9 t\n")
     code, out, err = run_cli("-m", "set_F.0.5", qrels, run)
     assert code == 0, err
-    assert out == "set_F                 \tall\t0.7500\n"
+    assert out == "set_F_0.5             \tall\t0.7500\n"
 
 
 def test_json_format(files):
@@ -271,11 +272,11 @@ def test_level_and_depth_flags(files):
         ([], "required"),
         (["--bogus", "QRELS", "RUN"], "--bogus"),
         (["-l", "0", "QRELS", "RUN"], "-l"),
-        (["-M", "0", "QRELS", "RUN"], "-M"),
+        (["-M", "-1", "QRELS", "RUN"], "-M"),
         (["--format", "xml", "QRELS", "RUN"], "xml"),
         (["-l", "x", "QRELS", "RUN"], "-l"),
     ],
-    ids=["no-args", "unknown-option", "l0", "M0", "format-xml", "l-not-int"],
+    ids=["no-args", "unknown-option", "l0", "M-negative", "format-xml", "l-not-int"],
 )
 def test_usage_errors_exit_2(files, argv, needle):
     argv = [str(files[0]) if a == "QRELS" else str(files[1]) if a == "RUN" else a for a in argv]
@@ -415,7 +416,7 @@ def test_a_measure_asked_twice_is_printed_once(capsys):
     run = "tests/data/trec_eval/results.test"
     assert main([qrels, run, "-m", "set_F.4", "-m", "SetF(beta=2)", "-m", "map", "-m", "AP"]) == 0
     names = [line.split("\t")[0].strip() for line in capsys.readouterr().out.splitlines()]
-    assert names == ["map", "set_F"]
+    assert names == ["map", "set_F_4"]
 
 
 # === The exit-code convention (issue 18, finding 12) =========================
@@ -469,8 +470,8 @@ def test_row_0_success_with_a_warning(files, tmp_path):
          "irmetrics compare: error: a run file is given twice"),
         (["compare", "QRELS", "RUN", "DIR", "-m", "map"],
          "irmetrics compare: error: DIR: cannot open file (Is a directory)"),
-        (["compare", "QRELS", "RUN", "RUN2", "-m", "map", "-M", "0"],
-         "irmetrics compare: error: -M must be a positive depth (got 0)"),
+        (["compare", "QRELS", "RUN", "RUN2", "-m", "map", "-M", "-1"],
+         "irmetrics compare: error: -M must be a depth >= 0 (got -1)"),
     ],
 )
 def test_row_2_usage_and_input_errors_are_one_line(files, tmp_path, argv, message):

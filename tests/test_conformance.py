@@ -1,12 +1,16 @@
 """Conformance with trec_eval 9.0.8 on trec_eval's own test files.
 
 The inputs and the ``expected.*.txt`` files in ``tests/data/trec_eval`` are
-NIST trec_eval's ``test/`` folder and what trec_eval 9.0.8 (the version
-bundled in pytrec-eval-terrier) printed for each command below; see
-``tests/data/README.md``.  The command line must reproduce them line for line.
+NIST trec_eval's ``test/`` folder and what trec_eval 9.0.8 printed for each
+command below; see ``tests/data/README.md``.  The command line must reproduce
+them line for line.  ``tests/data/trec_eval/random`` adds 35 random pairs with
+trec_eval's output for 14 option sets each (see
+:func:`test_random_pair_prints_what_trec_eval_printed`).
 """
 
+import gzip
 import io
+import json
 import math
 import os
 import subprocess
@@ -259,3 +263,205 @@ def test_runid_is_the_tag_of_the_last_line(tmp_path):
     (tmp_path / "r").write_text("q1 Q0 a 1 1 first\nq1 Q0 b 2 0 last\n# a comment\n")
     code, out, _ = run_cli(["-m", "runid", tmp_path / "q", tmp_path / "r"])
     assert (code, out) == (0, "runid                 \tall\tlast\n")
+
+
+# === Random pairs: every printed line ========================================
+
+RANDOM = DATA / "random" / "pairs.json.gz"
+
+
+@pytest.fixture(scope="module")
+def random_pairs():
+    with gzip.open(RANDOM, "rt", encoding="utf-8") as f:
+        return json.load(f)
+
+
+def _random_case_names():
+    with gzip.open(RANDOM, "rt", encoding="utf-8") as f:
+        return sorted(json.load(f)["cases"])
+
+
+def _is_nan(value):
+    return value.strip() in ("nan", "-nan")
+
+
+@pytest.mark.parametrize("case", _random_case_names())
+def test_random_pair_prints_what_trec_eval_printed(random_pairs, case, tmp_path):
+    # Each pair under each of the 14 option sets: the same lines, byte for
+    # byte, except the differences docs/trec_eval.md documents that these
+    # pairs reach: where trec_eval exits with an error its output is no
+    # reference (none here), and where it prints nan or -nan (0/0: an
+    # iprec_at_recall level of a query with nothing retrieved under -J, and
+    # the summary of such a level) irmetrics prints a number, 0.0000 for
+    # the query.
+    data = random_pairs["cases"][case]
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text(data["qrels"], encoding="utf-8")
+    run.write_text(data["run"], encoding="utf-8")
+    compared = 0
+    for options, expected in zip(random_pairs["optsets"], data["outputs"]):
+        if expected["rc"] != 0:
+            continue
+        code, out, err = run_cli([*options, qrels, run])
+        assert code == 0, (options, err)
+        want, got = expected["stdout"].splitlines(), out.splitlines()
+        assert len(got) == len(want), options
+        for w, g in zip(want, got):
+            w_name, w_qid, w_value = w.split("\t")
+            if _is_nan(w_value):
+                g_name, g_qid, g_value = g.split("\t")
+                assert (g_name, g_qid) == (w_name, w_qid), options
+                if w_qid != "all":
+                    assert g_value == "0.0000", (options, w)
+                else:
+                    assert not math.isnan(float(g_value)), (options, w)
+                continue
+            assert g == w, options
+            compared += 1
+    assert compared > 1000
+
+
+def test_random_pairs_cover_the_documented_cases(random_pairs):
+    # The data is what the README beside it says: 35 pairs, 14 option sets,
+    # trec_eval exiting 0 on each, and nan lines only under -J.
+    assert len(random_pairs["cases"]) == 35
+    assert len(random_pairs["optsets"]) == 14
+    nan_optsets = set()
+    for data in random_pairs["cases"].values():
+        for options, expected in zip(random_pairs["optsets"], data["outputs"]):
+            assert expected["rc"] == 0
+            if any(_is_nan(line.split("\t")[2]) for line in expected["stdout"].splitlines()):
+                nan_optsets.add(tuple(options))
+    assert nan_optsets == {("-J", "-q", "-m", "official")}
+
+
+# === trec_eval's command line: per-query arithmetic, parameters, flags ======
+
+
+def _write(tmp_path, qrels, run):
+    q, r = tmp_path / "qrels", tmp_path / "run"
+    q.write_text(qrels)
+    r.write_text(run)
+    return q, r
+
+
+def test_per_query_average_precision_prints_trec_evals_digits(tmp_path):
+    # Issue 12: 8 relevant, ranked x(6) r1(5) .. r5(1): AP = (1/2 + 2/3 +
+    # 3/4 + 4/5 + 5/6) / 8, exactly 0.44375; trec_eval adds left to right
+    # in doubles (m_map.c), lands just above, and prints 0.4438.
+    qrels = "".join(f"q1 0 r{i} 1\n" for i in range(1, 9))
+    run = "q1 Q0 x 1 6 t\n" + "".join(f"q1 Q0 r{i} {i + 1} {6 - i} t\n" for i in range(1, 6))
+    q, r = _write(tmp_path, qrels, run)
+    code, out, err = run_cli(["-q", "-m", "map", q, r])
+    assert (code, err) == (0, "")
+    assert out == "map                   \tq1\t0.4438\nmap                   \tall\t0.4438\n"
+
+
+def test_parameterised_measures_print_trec_evals_names(tmp_path):
+    # The names trec_eval 9.0.8 prints: name_ and the parameters as written
+    # (set_F, ndcg, G, ...), cutoffs sorted (P.10,5 prints P_5 then P_10).
+    q, r = _write(tmp_path, "q1 0 a 2\nq1 0 b 0\nq1 0 c 1\n", "q1 Q0 a 1 2 t\nq1 Q0 b 2 1 t\n")
+    code, out, err = run_cli(["-m", "set_F.0.5", "-m", "ndcg.1=1,2=3", "-m", "G.2=4",
+                              "-m", "utility.1,-1,0,0", "-m", "P.10,5", q, r])
+    assert (code, err) == (0, "")
+    assert [line.split("\t")[0].rstrip() for line in out.splitlines()] == [
+        "P_5", "P_10", "utility_1,-1,0,0", "G_2=4", "ndcg_1=1,2=3", "set_F_0.5"]
+
+
+@pytest.mark.parametrize("arg", ["P.5,5", "map_cut.10,10", "Rprec_mult.0.5,0.50"])
+def test_duplicate_cutoffs_are_an_error(tmp_path, arg):
+    # meas_init.c stops on them ("duplicate cutoffs detected", exit 2)
+    q, r = _write(tmp_path, "q1 0 a 1\n", "q1 Q0 a 1 1 t\n")
+    code, out, err = run_cli(["-m", arg, q, r])
+    assert code == 2
+    assert out == ""
+    assert "duplicate cutoffs" in err
+
+
+def test_trec_evals_long_option_names(tmp_path):
+    q, r = _write(tmp_path, "q1 0 a 2\nq1 0 b 0\nq2 0 c 1\n",
+                  "q1 Q0 a 1 2 t\nq1 Q0 x 2 1 t\nq1 Q0 b 3 0 t\nq3 Q0 c 1 1 t\n")
+    short = run_cli(["-q", "-c", "-l", "2", "-n", "-J", "-M", "2", "-m", "P.1,2", q, r])
+    for long_names in (
+        ["--query_eval_wanted", "--complete_rel_info_wanted", "--level_for_rel", "2",
+         "--nosummary", "--Judged_docs_only", "--Max_retrieved_per_topic", "2",
+         "--measure", "P.1,2"],
+        ["--query_eval_wanted", "--complete_rel_info_wanted", "--level_for_rel=2",
+         "--nosummary", "--judged_docs_only", "--max_retrieved_per_topic=2",
+         "--measure=P.1,2"],
+    ):
+        assert run_cli([*long_names, q, r]) == short
+    # -J -M 2 on q1: a(2) and x (unjudged) kept, then x dropped: P_1 = 1
+    # (relevant at level 2), P_2 = 1/2
+    assert short[1] == "P_1                   \tq1\t1.0000\nP_2                   \tq1\t0.5000\n"
+
+
+def test_version_short_and_long(capsys):
+    import irmetrics
+    from irmetrics.cli import main
+
+    for flag in ("-v", "--version"):
+        with pytest.raises(SystemExit) as exc:
+            main([flag])
+        assert exc.value.code == 0
+        assert capsys.readouterr().out.strip() == f"irmetrics {irmetrics.__version__}"
+
+
+def test_max_retrieved_zero_evaluates_nothing_retrieved(tmp_path):
+    # form_res_rels.c keeps min(num_results, max_num_docs_per_topic) = 0
+    # documents of every query in the run: each is evaluated (num_q counts it)
+    # with nothing retrieved.
+    q, r = _write(tmp_path, "q1 0 a 1\nq1 0 b 0\nq2 0 c 1\n",
+                  "q1 Q0 a 1 2 t\nq1 Q0 b 2 1 t\nq2 Q0 c 1 1 t\n")
+    code, out, err = run_cli(["-M", "0", "-m", "num_q", "-m", "num_ret", "-m", "num_rel",
+                              "-m", "map", "-m", "P.5", q, r])
+    assert (code, err) == (0, "")
+    assert [line.split("\t")[2] for line in out.splitlines()] == [
+        "2", "0", "2", "0.0000", "0.0000"]
+    assert evaluate(str(q), str(r), ["num_ret", "map"], depth=0).aggregate == {
+        "num_ret": 0, "map": 0.0}
+
+
+# === The documented differences (docs/trec_eval.md), from their reproducers ==
+# Each shows trec_eval 9.0.8's output next to irmetrics'; here irmetrics'
+# side is checked, with the reason it differs.
+
+
+def test_documented_nan_with_nothing_to_rank(tmp_path):
+    # trec_eval: iprec_at_recall_0.00 is 0/0 (-nan) for q1 and for all
+    q, r = _write(tmp_path, "q1 0 a 1\nq1 0 b 0\n", "q1 Q0 x 1 1 r\n")
+    code, out, _ = run_cli(["-J", "-q", "-m", "iprec_at_recall.0,0.5", q, r])
+    assert code == 0
+    assert out == ("iprec_at_recall_0.00  \tq1\t0.0000\niprec_at_recall_0.50  \tq1\t0.0000\n"
+                   "iprec_at_recall_0.00  \tall\t0.0000\niprec_at_recall_0.50  \tall\t0.0000\n")
+
+
+def test_documented_num_rel_under_complete_follows_the_level(tmp_path):
+    # trec_eval prints num_rel all 3 (every judgment > 0); at level 2 q1 and
+    # q2 have one relevant document each: 2.
+    q, r = _write(tmp_path, "q1 0 a 1\nq1 0 b 2\nq2 0 c 2\n", "q1 Q0 a 1 1 r\n")
+    assert run_cli(["-c", "-l", "2", "-m", "num_rel", q, r]) == (
+        0, "num_rel               \tall\t2\n", "")
+
+
+def test_documented_query_judged_only_with_minus_one(tmp_path):
+    # trec_eval exits 4 (the query is the first evaluated); irmetrics: q1
+    # has no relevant document (AP 0), q2 AP 1: mean 0.5.
+    q, r = _write(tmp_path, "q1 0 a -1\nq2 0 b 1\n", "q1 Q0 a 1 1 r\nq2 Q0 b 1 1 r\n")
+    assert run_cli(["-m", "map", q, r]) == (0, "map                   \tall\t0.5000\n", "")
+
+
+def test_documented_repeated_measure_prints_both(tmp_path):
+    # trec_eval prints only P_5 (the first parameter list of P); relevant at
+    # ranks 1 and 3: P_5 = 2/5, P_10 = 2/10.
+    q, r = _write(tmp_path, "q1 0 a 1\nq1 0 b 0\nq1 0 c 1\n",
+                  "q1 Q0 a 1 3 r\nq1 Q0 b 2 2 r\nq1 Q0 c 3 1 r\n")
+    assert run_cli(["-m", "P.5", "-m", "P.10", q, r]) == (
+        0, "P_5                   \tall\t0.4000\nP_10                  \tall\t0.2000\n", "")
+
+
+def test_documented_negative_depth_is_refused(tmp_path):
+    # trec_eval 9.0.8 crashes (segmentation fault) on -M -1
+    q, r = _write(tmp_path, "q1 0 a 1\n", "q1 Q0 a 1 1 r\n")
+    code, out, err = run_cli(["-M", "-1", "-m", "map", q, r])
+    assert code != 0 and out == "" and "-M" in err

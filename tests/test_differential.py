@@ -17,6 +17,14 @@ How pytrec_eval reports some measures per query:
 * ``runid`` and ``relstring``: text lines of trec_eval's report, which
   pytrec_eval returns as 0.0; irmetrics' evaluate() refuses them (the command
   line prints them), so they are not compared.
+
+Every value must be *equal*, to the last bit: irmetrics computes trec_eval's
+measures with trec_eval's operations in trec_eval's order.  pytrec_eval
+stores scores as single-precision floats (the ``v9.0.8`` tag), irmetrics as
+doubles (the ``trec_eval-9.0.8`` tag); the generated scores are all exact in
+single precision (``tests/strategies_runs.py``), so both rank alike.  The
+aggregates are derived from pytrec_eval's per-query values the way trec_eval
+derives them: added left to right in query-id order.
 """
 
 import math
@@ -32,7 +40,6 @@ from irmetrics import evaluate
 from irmetrics.errors import IrmetricsWarning
 from irmetrics.measures import MIN_GEO_MEAN, parse_measure
 
-TOL = 1e-9
 TEXT_MEASURES = ("runid", "relstring")
 GM_MEASURES = ("gm_map", "gm_bpref")
 
@@ -132,18 +139,24 @@ def _per_query_as_oracle(name: str, value: float) -> float:
     return float(value)
 
 
-def _close(a: float, b: float) -> bool:
-    return math.isclose(a, b, rel_tol=TOL, abs_tol=TOL)
+def _left_to_right(values: List[float]) -> float:
+    total = 0.0
+    for v in values:
+        total += v
+    return total
 
 
 def _aggregate_of_oracle(name: str, values: List[float]) -> float:
+    """trec_eval's summary from the per-query values, in query-id order
+    (te_acc_meas_s adds them as the queries come, te_calc_avg_meas_s
+    divides by their number)."""
     how = parse_measure(name).family.aggregate
     if how == "sum":
-        return math.fsum(values)
+        return _left_to_right(values)
     if how == "gm":  # the per-query values are already logs
-        return math.exp(math.fsum(values) / len(values))
+        return math.exp(_left_to_right(values) / len(values))
     assert how == "mean", (name, how)
-    return math.fsum(values) / len(values)
+    return _left_to_right(values) / len(values)
 
 
 def compare(pytrec_eval: Any, qrels: Qrels, run: RunDict, names: List[str], *,
@@ -177,14 +190,14 @@ def compare(pytrec_eval: Any, qrels: Qrels, run: RunDict, names: List[str], *,
                 # give 0.0, its value for every ranking with nothing retrieved.
                 assert math.isnan(theirs[name]) and mine == 0.0, (qid, name, mine)
                 nan_cells.add((qid, name))
-            elif not _close(mine, theirs[name]):
+            elif mine != theirs[name]:
                 diffs.append((qid, name, mine, theirs[name]))
     assert not diffs, _report(diffs, qrels, run, relevance_level, judged_only)
     aggregate = got.aggregate
     for name in names:
-        values = [0.0 if (q, name) in nan_cells else expected[q][name] for q in expected]
+        values = [0.0 if (q, name) in nan_cells else expected[q][name] for q in sorted(expected)]
         want = _aggregate_of_oracle(name, values)
-        assert _close(aggregate[name], want), (name, aggregate[name], want)
+        assert aggregate[name] == want, (name, aggregate[name], want)
 
 
 def _unsafe_for_trec_eval(judged: Any, scored: Mapping[str, float]) -> bool:
@@ -371,7 +384,8 @@ def test_iprec_rounding_by_hand(pytrec_eval: Any) -> None:
     assert got["iprec_at_recall_0.30"] == 0.5
     assert got["iprec_at_recall_0.50"] == 0.5
     assert got["iprec_at_recall_0.60"] == 0.0
-    assert math.isclose(got["11pt_avg"], 4.5 / 11, rel_tol=1e-15)
+    # m_11pt_avg.c adds the levels from 1.0 down: 0 * 5 + 0.5 * 3 + 1.0 * 3
+    assert got["11pt_avg"] == (0.5 + 0.5 + 0.5 + 1.0 + 1.0 + 1.0) / 11
     theirs = _oracle(pytrec_eval, qrels, run)["q1"]
     assert theirs["iprec_at_recall_0.30"] == 0.5  # 9.0.8, not lround
 
@@ -408,3 +422,62 @@ def test_run_only_query_warns_and_is_skipped() -> None:
     assert got.skipped == ("q9",)
     assert got.missing == ("q3",)
     assert sorted(got.per_query) == ["q1", "q2"]
+
+
+# === Parameters ==============================================================
+# pytrec_eval passes one parameter after the dot to trec_eval (it splits the
+# rest on ',' and '='), so set_F.x and 11pt_avg with one level are compared
+# directly, and gain maps through a relabelling: the gain map 1=3,2=9,...
+# gives the numbers the default gains give on qrels relabelled 1 -> 3,
+# 2 -> 9, ... (setup_gains in m_ndcg.c, m_G.c, m_ndcg_rel.c, m_Rndcg.c).
+
+GAIN_MAP = {1: 3, 2: 9, 3: 10, 4: 20}  # increasing: the ideal order is kept
+
+
+def _safe_part(qrels: Qrels, run: RunDict) -> RunDict:
+    return {q: docs for q, docs in run.items()
+            if q in qrels and not _unsafe_for_trec_eval(qrels[q], docs)}
+
+
+@given(data=qrels_and_runs())
+def test_single_parameters_agree_with_trec_eval(pytrec_eval: Any,
+                                                data: Tuple[Qrels, RunDict]) -> None:
+    qrels, run = data
+    safe = _safe_part(qrels, run)
+    if not safe:
+        return
+    for param, name in (("set_F.0.5", "set_F_0.5"), ("set_F.3", "set_F_3"),
+                        ("11pt_avg.0.3", "11pt_avg_0.3")):
+        theirs = pytrec_eval.RelevanceEvaluator(qrels, {param}).evaluate(safe)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", IrmetricsWarning)
+            mine = evaluate(qrels, safe, [name]).per_query
+        for qid, values in theirs.items():
+            key = param.split(".", 1)[0]
+            if math.isnan(values[key]):  # 11pt_avg of nothing retrieved: 0/0
+                assert mine[qid][name] == 0.0
+            else:
+                assert mine[qid][name] == values[key], (qid, name)
+
+
+@given(data=qrels_and_runs())
+def test_gain_maps_agree_with_trec_eval_on_relabelled_qrels(
+        pytrec_eval: Any, data: Tuple[Qrels, RunDict]) -> None:
+    qrels, run = data
+    safe = _safe_part(qrels, run)
+    if not safe:
+        return
+    relabelled = {q: {d: GAIN_MAP.get(v, v) for d, v in docs.items()} for q, docs in qrels.items()}
+    families = ["ndcg", "G", "ndcg_rel", "Rndcg"]
+    theirs = pytrec_eval.RelevanceEvaluator(relabelled, set(families)).evaluate(safe)
+    suffix = ",".join(f"{lvl}={g}" for lvl, g in GAIN_MAP.items())
+    names = [f"{f}_{suffix}" for f in families]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", IrmetricsWarning)
+        mine = evaluate(qrels, safe, names).per_query
+    for qid, values in theirs.items():
+        for family, name in zip(families, names):
+            if math.isnan(values[family]):  # Rndcg's 0/0 (nothing at any R level)
+                assert mine[qid][name] == 0.0
+            else:
+                assert mine[qid][name] == values[family], (qid, name)

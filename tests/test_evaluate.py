@@ -282,7 +282,7 @@ def test_text_measures_rejected(name):
 
 @pytest.mark.parametrize(
     "kwargs",
-    [{"relevance_level": 0}, {"depth": 0}, {"complete": 1}, {"judged_only": "yes"}],
+    [{"relevance_level": 0}, {"depth": -1}, {"complete": 1}, {"judged_only": "yes"}],
 )
 def test_bad_options(kwargs):
     with pytest.raises(InvalidArgumentError):

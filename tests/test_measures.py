@@ -1,6 +1,7 @@
 """The registry: contracts every family meets, names, aliases and errors."""
 
 import math
+import re
 
 import pytest
 
@@ -332,8 +333,11 @@ def test_expand_with_parameters():
 
 def test_expand_set_f_parameter_is_beta_squared():
     # trec_eval set_F.x weighs (x + 1) P R / (x P + R): x = beta**2, so x=4 is beta=2
+    # (stored as the weight x itself, so that the arithmetic is trec_eval's)
     (m,) = expand_trec_argument("set_F.4")
-    assert m.option("beta") == pytest.approx(2.0)
+    assert m.option("weight") == 4.0
+    assert m == parse_measure("SetF(beta=2)") == parse_measure("set_F_4")
+    assert m.name == "set_F_4"
 
 
 @pytest.mark.parametrize(
@@ -458,3 +462,115 @@ def test_ndcg_with_an_unretrieved_relevant_document_matches_pytrec_eval():
     for qid in qrels:
         assert got[qid]["ndcg"] == pytest.approx(oracle[qid]["ndcg"], rel=1e-12)
         assert got[qid]["ndcg_cut_2"] == pytest.approx(oracle[qid]["ndcg_cut_2"], rel=1e-12)
+
+
+# === trec_eval's parameters and the names it prints ==========================
+# meas_init.c: cutoffs (P, recall, map_cut, ndcg_cut, ...) are sorted, must be
+# positive and distinct, and print as name_%ld; recall levels and multiples
+# print as name_%3.2f; the other parameters (te_init_meas_s_double_p_double
+# and _p_pair) print as name_ followed by the text after the dot.
+
+
+@pytest.mark.parametrize(
+    "arg, printed, canonical",
+    [
+        ("set_F.0.5", ["set_F_0.5"], ["set_F_0.5"]),
+        ("set_F.0.50", ["set_F_0.50"], ["set_F_0.5"]),
+        ("set_F.1", ["set_F_1"], ["set_F"]),  # the default weight: one measure
+        ("ndcg.1=1,2=3", ["ndcg_1=1,2=3"], ["ndcg_1=1,2=3"]),
+        ("ndcg.2=3,1=1", ["ndcg_2=3,1=1"], ["ndcg_1=1,2=3"]),
+        ("G.1=2", ["G_1=2"], ["G_1=2"]),
+        ("Rndcg.2=0.5", ["Rndcg_2=0.5"], ["Rndcg_2=0.5"]),
+        ("ndcg_rel.0=1", ["ndcg_rel_0=1"], ["ndcg_rel_0=1"]),
+        ("utility.2,-1,0,0", ["utility_2,-1,0,0"], ["utility_2,-1,0,0"]),
+        ("11pt_avg.0.2,0.5,0.8", ["11pt_avg_0.2,0.5,0.8"], ["11pt_avg_0.2,0.5,0.8"]),
+        ("relstring.20", ["relstring_20"], ["relstring_20"]),
+        ("P.10,5", ["P_5", "P_10"], ["P_5", "P_10"]),
+        ("iprec_at_recall.0.333,0.1", ["iprec_at_recall_0.10", "iprec_at_recall_0.33"],
+         ["iprec_at_recall_0.10", "iprec_at_recall_0.33"]),
+        ("Rprec_mult.1.5", ["Rprec_mult_1.50"], ["Rprec_mult_1.50"]),
+    ],
+)
+def test_trec_printed_names(arg, printed, canonical):
+    pairs = M.expand_trec_argument_named(arg)
+    assert [name for name, _ in pairs] == printed
+    assert [m.name for _, m in pairs] == canonical
+    # the printed names read back as measures of the canonical names (the
+    # same measures, but for a recall level printed with fewer decimals)
+    assert [parse_measure(name).name for name in printed] == canonical
+
+
+@pytest.mark.parametrize(
+    "arg, fragment",
+    [
+        ("P.5,5", "duplicate cutoffs"),
+        ("ndcg_cut.10,5,10", "duplicate cutoffs"),
+        ("iprec_at_recall.0.5,0.50", "duplicate cutoffs"),
+        ("P.0", "positive"),
+        ("P.5,", "positive"),
+        ("P.", "no parameter"),
+        ("utility.1,-1", "4 finite numbers"),
+        ("set_F.0.5,2", "one finite number"),
+        ("set_F.-1", "one finite number"),
+        ("ndcg.1=2,1=3", "level 1 twice"),
+        ("ndcg.-1=2", "levels >= 0"),
+        ("G.1", "level=gain"),
+        ("11pt_avg.1.5", "[0, 1]"),
+        ("binG.2", "takes no parameters"),
+    ],
+)
+def test_trec_parameter_errors(arg, fragment):
+    with pytest.raises(InvalidArgumentError, match=re.escape(fragment)):
+        M.expand_trec_argument_named(arg)
+
+
+def _query(labels, levels):
+    return QueryData(labels, levels)
+
+
+def test_gain_maps_of_g_rndcg_ndcg_rel_are_relabelled_qrels():
+    # trec_eval's gain map 1=3,2=9 gives level 1 gain 3 and level 2 gain 9
+    # (setup_gains in m_G.c, m_Rndcg.c, m_ndcg_rel.c): the same numbers as the
+    # default gains of qrels whose labels were 3 and 9.
+    env = Env()
+    mapped = _query([2, None, 1, 0, 2, -1, 1], {0: 3, 1: 2, 2: 3})
+    relabelled = _query([9, None, 3, 0, 9, -1, 3], {0: 3, 3: 2, 9: 3})
+    for family in ("G", "Rndcg", "ndcg_rel", "ndcg"):
+        m = parse_measure(f"{family}_1=3,2=9")
+        plain = parse_measure(family)
+        assert m.compute(mapped, env) == plain.compute(relabelled, env), family
+        assert m.compute(mapped, env) != plain.compute(mapped, env), family
+
+
+def test_gain_map_negative_and_zero_gains():
+    # m_ndcg.c: a gain may be 0 or negative; a negative gain lowers the DCG,
+    # the ideal keeps only positive gains.  Labels [2, 1], levels {1: 1, 2: 1}
+    # with 1=-1: DCG = 2/log2(2) + (-1)/log2(3); ideal = 2/log2(2) = 2.
+    env = Env()
+    q = _query([2, 1], {1: 1, 2: 1})
+    m = parse_measure("ndcg_1=-1")
+    assert m.compute(q, env) == (2 / math.log2(2) + -1 / math.log2(3)) / (2 / math.log2(2))
+
+
+def test_utility_coefficients():
+    # m_utility.c: p1 a + p2 b + p3 c + p4 d, trec_eval's d without -N being
+    # a - retrieved - R.  Ranking rel, non, unjudged, rel; R = 3:
+    # a = 2, b = 2, c = 1, d = 2 - 4 - 3 = -5.
+    env = Env()
+    q = _query([1, 0, None, 1], {0: 2, 1: 3})
+    m = parse_measure("utility_2,-0.5,-1,0.25")
+    assert m.compute(q, env) == 2.0 * 2 + -0.5 * 2 + -1.0 * 1 + 0.25 * -5
+    default = parse_measure("utility")
+    assert default.compute(q, env) == 2 - 2
+
+
+def test_set_f_weight_and_11pt_levels():
+    env = Env()
+    q = _query([1, 0, 1, 0], {0: 2, 1: 3})
+    # P = 2/4, R = 2/3; x = 0.5: (x + 1) P R / (x P + R)
+    m = parse_measure("set_F_0.5")
+    assert m.compute(q, env) == 1.5 * 0.5 * (2 / 3) / (0.5 * 0.5 + 2 / 3)
+    # 11pt_avg.0.5: one level, needing (long)(0.5 * 3 + 0.9) = 2 relevant,
+    # best precision from rank 3: 2/3
+    m = parse_measure("11pt_avg_0.5")
+    assert m.compute(q, env) == (2 / 3) / 1

@@ -1021,3 +1021,236 @@ def test_ndcg_fast_path_with_label_15_by_hand():
     # [15, 14]: perfect.  [14, 15]: (14 + 15/log2(3)) / (15 + 14/log2(3)).
     assert ndcg([15, 14]) == 1.0
     assert ndcg([14, 15]) == pytest.approx((14 + 15 / log2(3)) / (15 + 14 / log2(3)), rel=1e-15)
+
+
+# === trec_eval's arithmetic, to the last bit =================================
+# Each reference value below is built with trec_eval 9.0.8's own operations
+# in its own order (the m_*.c file named), as plain double additions.
+
+
+def _c_sum(terms):
+    total = 0.0
+    for t in terms:
+        total += t
+    return total
+
+
+def test_average_precision_adds_left_to_right():
+    # Issue 12's per-query reproducer: 8 relevant, ranks 2..6 relevant.
+    # m_map.c: sum += rel_so_far / rank: 1/2 + 2/3 + 3/4 + 4/5 + 5/6 = 3.55,
+    # exactly 0.44375 over 8; in doubles left to right the sum is just above
+    # 3.55 and %6.4f prints 0.4438 (trec_eval); the correctly rounded sum
+    # (math.fsum) prints 0.4437.
+    value = average_precision([0, 1, 1, 1, 1, 1], n_relevant=8)
+    assert value == _c_sum([1 / 2, 2 / 3, 3 / 4, 4 / 5, 5 / 6]) / 8
+    assert f"{value:6.4f}" == "0.4438"
+    assert f"{math.fsum([1 / 2, 2 / 3, 3 / 4, 4 / 5, 5 / 6]) / 8:6.4f}" == "0.4437"
+
+
+def test_dcg_divides_by_log2_left_to_right():
+    # m_ndcg.c: results_dcg += gain / log2(rank + 1) over non-zero gains
+    labels = [3, 0, 2, 1, 0, 2, 3, 1]
+    want = _c_sum(g / math.log2(i + 2) for i, g in enumerate(labels) if g)
+    assert dcg(labels) == want
+    ideal = _c_sum(g / math.log2(i + 2) for i, g in enumerate(sorted(labels, reverse=True)) if g)
+    assert ndcg(labels) == want / ideal
+    # the fast path (small int labels) and the general one (floats) agree
+    assert ndcg([float(x) for x in labels]) == ndcg(labels)
+
+
+def test_bpref_and_infap_add_left_to_right():
+    labels = [1, 0, None, 1, 0, 0, 1, None, 1]
+    # m_bpref.c, R = 4, N = 3: 1, then 1 - min(1, 4) / min(3, 4) for the
+    # next, 1 - 3/3, 1 - 3/3
+    assert bpref(labels) == _c_sum([1.0, 1.0 - 1 / 3, 1.0 - 3 / 3, 1.0 - 3 / 3]) / 4
+    eps = 0.00001
+
+    def term(j, rel_above, nonrel_above):
+        return (1.0 / (j + 1) + (j / (j + 1)) * ((rel_above + nonrel_above) / j)
+                * ((rel_above + eps) / (rel_above + nonrel_above + 2 * eps)))
+
+    # m_infap.c: relevant at 0-based positions 0, 3, 6, 8
+    want = _c_sum([1.0, term(3, 1, 1), term(6, 2, 3), term(8, 3, 3)]) / 4
+    assert inferred_ap(labels) == want
+
+
+def test_eleven_point_average_adds_levels_from_the_top():
+    # m_11pt_avg.c: relevant at ranks 1, 3, 4 of R = 5.  Level l needs
+    # (long)(l * 5 + 0.9) relevant: 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5 for
+    # 0.0..1.0; the best precision from the rank where that many are seen:
+    # 1 (0 or 1 needed), 3/4 (2 or 3: max(2/3, 3/4)), 0 (4 or 5: never).
+    # The levels are added from 1.0 down.
+    labels = [1, 0, 1, 1, 0]
+    values = [1.0, 1.0, 1.0, 3 / 4, 3 / 4, 3 / 4, 3 / 4, 0.0, 0.0, 0.0, 0.0]
+    assert [interpolated_precision(labels, i / 10, n_relevant=5) for i in range(11)] == values
+    assert eleven_point_average(labels, n_relevant=5) == _c_sum(reversed(values)) / 11
+
+
+def test_f_measure_uses_trec_evals_weight():
+    # m_set_F.c: (x + 1) P R / (x P + R) with x = beta**2; P = 2/4, R = 2/3
+    p, r = 2 / 4, 2 / 3
+    for beta in (1.0, 0.5, 2.0, 0.7):
+        x = beta * beta
+        assert f_measure([1, 0, 1, 0], n_relevant=3, beta=beta) == (x + 1.0) * p * r / (x * p + r)
+
+
+# --- trec_eval's gain measures: the kernels against line-by-line C ports ---
+# The kernels of G, ndcg_rel and Rndcg visit only the non-zero gains; these
+# ports of m_G.c, m_ndcg_rel.c and m_Rndcg.c walk every rank as trec_eval
+# does (the ideal as levels of (gain, count), highest gain last), and the
+# two must give the same bits.
+
+
+def _ideal_walk(levels):
+    """trec_eval's ideal gain after each step: cur_level/num_at_level."""
+    state = {"cur": len(levels) - 1, "num": 0}
+
+    def step():
+        state["num"] += 1
+        while state["cur"] >= 0 and state["num"] > levels[state["cur"]][1]:
+            state["num"] = 1
+            state["cur"] -= 1
+        return levels[state["cur"]][0] if state["cur"] >= 0 else 0.0
+
+    top = levels[-1][0] if levels else 0.0
+    return step, top
+
+
+def _c_g(gains, levels):
+    step, ideal_gain = _ideal_walk(levels)
+    results_g = sum_results = sum_ideal = sum_cost = 0.0
+    i, n = 0, len(gains)
+    while i < n and ideal_gain > 0.0:
+        sum_results += gains[i]
+        ideal_gain = step()
+        if ideal_gain > 0.0:
+            sum_ideal += ideal_gain
+        sum_cost += ideal_gain if ideal_gain >= 1.0 else 1.0
+        if gains[i] != 0:
+            results_g += gains[i] / math.log2(2 + sum_cost - sum_results)
+        i += 1
+    while i < n:
+        sum_results += gains[i]
+        sum_cost += 1.0
+        if gains[i] != 0:
+            results_g += gains[i] / math.log2(2 + sum_cost - sum_results)
+        i += 1
+    while ideal_gain > 0.0:
+        ideal_gain = step()
+        if ideal_gain > 0.0:
+            sum_ideal += ideal_gain
+    return results_g / sum_ideal if sum_ideal > 0.0 else 0.0
+
+
+def _c_ndcg_rel(gains, levels):
+    step, ideal_gain = _ideal_walk(levels)
+    results_dcg = ideal_dcg = total = 0.0
+    num_rel = num_rel_ret = 0
+    i, n = 0, len(gains)
+    while i < n and ideal_gain > 0.0:
+        if gains[i] != 0:
+            results_dcg += gains[i] / math.log2(i + 2)
+        ideal_gain = step()
+        if ideal_gain > 0.0:
+            num_rel += 1
+            ideal_dcg += ideal_gain / math.log2(i + 2)
+        if gains[i] > 0:
+            total += results_dcg / ideal_dcg
+            num_rel_ret += 1
+        i += 1
+    while i < n:
+        if gains[i] != 0:
+            results_dcg += gains[i] / math.log2(i + 2)
+        if gains[i] > 0:
+            total += results_dcg / ideal_dcg
+            num_rel_ret += 1
+        i += 1
+    while ideal_gain > 0.0:
+        ideal_gain = step()
+        if ideal_gain > 0.0:
+            num_rel += 1
+            ideal_dcg += ideal_gain / math.log2(i + 2)
+        i += 1
+    if ideal_dcg == 0.0:
+        return 0.0  # C: 0/0, nan, then "sum > 0" is false
+    total += (num_rel - num_rel_ret) * results_dcg / ideal_dcg
+    return total / num_rel if total > 0.0 else 0.0
+
+
+def _c_rndcg(gains, levels):
+    step, ideal_gain = _ideal_walk(levels)
+    old = ideal_gain
+    results_dcg = ideal_dcg = total = 0.0
+    points = 0
+    i, n = 0, len(gains)
+    while i < n and ideal_gain > 0.0:
+        ideal_gain = step()
+        if old != ideal_gain:
+            if ideal_dcg > 0.0:
+                total += results_dcg / ideal_dcg
+                points += 1
+            old = ideal_gain
+        if gains[i] != 0:
+            results_dcg += gains[i] / math.log2(i + 2)
+        if ideal_gain > 0.0:
+            ideal_dcg += ideal_gain / math.log2(i + 2)
+        i += 1
+    if i < n:
+        while i < n:
+            if gains[i] != 0:
+                results_dcg += gains[i] / math.log2(i + 2)
+            i += 1
+        if ideal_dcg > 0.0:
+            total += results_dcg / ideal_dcg
+            points += 1
+    while ideal_gain > 0.0:
+        ideal_gain = step()
+        if old != ideal_gain:
+            if ideal_dcg > 0.0:
+                total += results_dcg / ideal_dcg
+                points += 1
+            old = ideal_gain
+        if ideal_gain > 0.0:
+            ideal_dcg += ideal_gain / math.log2(i + 2)
+        i += 1
+    return total / points if points else 0.0  # C: 0/0 (nan) without points
+
+
+@st.composite
+def _gain_case(draw):
+    """Judged levels with counts, a gain per level (integral or not, maybe
+    0 or negative), and a ranking drawing from the judged documents and
+    unjudged ones (gain 0)."""
+    fractional = draw(st.booleans())
+    gain_values = (st.sampled_from([-1.0, 0.0, 0.5, 1.25, 2.5, 3.0, 7.0]) if fractional
+                   else st.integers(-1, 9).map(float))
+    counts = draw(st.dictionaries(st.integers(0, 4), st.integers(0, 4), min_size=1))
+    gain = {lvl: draw(gain_values) for lvl in counts}
+    pool = [lvl for lvl, c in counts.items() for _ in range(c)]
+    # each judged document at most once: a prefix of a shuffle of the pool
+    picked = draw(st.permutations(pool))[:draw(st.integers(0, len(pool)))]
+    ranking = draw(st.permutations(picked + [None] * draw(st.integers(0, 12))))
+    gains = [0.0 if x is None else gain[x] for x in ranking]
+    # trec_eval's levels sorted by gain, highest last (ties: any order, same gains)
+    levels = sorted(((gain[lvl], c) for lvl, c in counts.items()), key=lambda p: p[0])
+    ideal = sorted((g for g, c in levels for _ in range(c) if g > 0), reverse=True)
+    return gains, levels, ideal
+
+
+@given(_gain_case())
+def test_gain_measure_kernels_equal_trec_evals_loops(case):
+    gains, levels, ideal = case
+    assert metrics._g(gains, ideal) == _c_g(gains, levels)
+    assert metrics._ndcg_rel(gains, ideal) == _c_ndcg_rel(gains, levels)
+    assert metrics._rndcg(gains, ideal) == _c_rndcg(gains, levels)
+
+
+def test_gain_measure_kernels_by_hand():
+    # gains 2, 0, 1 (rank 1..3), ideal 2, 1, 1 (one judged 1 not retrieved)
+    gains, ideal = [2.0, 0.0, 1.0], [2.0, 1.0, 1.0]
+    levels = [(1.0, 2), (2.0, 1)]
+    # G: costs 2, 3, 4; gained 2, 2, 3: 2/log2(2) + 1/log2(3) over 4
+    assert metrics._g(gains, ideal) == (2 / math.log2(2 + 2 - 2) + 1 / math.log2(2 + 4 - 3)) / 4
+    assert metrics._g(gains, ideal) == _c_g(gains, levels)
+    assert metrics._ndcg_rel(gains, ideal) == _c_ndcg_rel(gains, levels)
+    assert metrics._rndcg(gains, ideal) == _c_rndcg(gains, levels)
