@@ -46,6 +46,33 @@ def peak_rss_mb(pid: str = "self") -> float:
     return float("nan")
 
 
+def descendants_peak_rss(root: int, stop: Any, out: Dict[int, float]) -> None:
+    """Until *stop* is set, sample every 0.2 s the RSS of *root*'s descendant
+    processes (Spark's Python workers), keeping each one's largest, in MB."""
+    while not stop.wait(0.2):
+        parents: Dict[int, int] = {}
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open(f"/proc/{entry}/stat") as f:
+                        parents[int(entry)] = int(f.read().rsplit(")", 1)[1].split()[1])
+                except (OSError, IndexError, ValueError):
+                    continue
+        for pid in parents:
+            p, seen = pid, 0
+            while p in parents and p != root and seen < 50:
+                p, seen = parents[p], seen + 1
+            if p == root and pid != root:
+                try:
+                    with open(f"/proc/{pid}/status") as f:
+                        for line in f:
+                            if line.startswith("VmRSS:"):
+                                mb = int(line.split()[1]) / 1024
+                                out[pid] = max(out.get(pid, 0.0), mb)
+                except OSError:
+                    continue
+
+
 def job_stream(qrels: str, run: str, workers: Any) -> Dict[str, Any]:
     import irmetrics
 
@@ -92,19 +119,24 @@ def job_spark(qrels: str, run: str) -> Dict[str, Any]:
              .config("spark.driver.memory", "2g").getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
     start = time.perf_counter() - t
+    import threading
+
+    jvm_pid = spark.sparkContext._gateway.proc.pid
+    workers: Dict[int, float] = {}
+    stop = threading.Event()
+    watcher = threading.Thread(target=descendants_peak_rss, args=(jvm_pid, stop, workers))
+    watcher.start()
     t = time.perf_counter()
     schema = "query_id string, q0 string, doc_id string, rank int, score double, tag string"
     frame = spark.read.csv(run, sep=" ", schema=schema)
     result = irmetrics.spark.evaluate(qrels, frame, MEASURES)
     took = time.perf_counter() - t
-    # the Python workers are reused: ask them for their peak memory
-    pids = (spark.sparkContext.parallelize(range(8), 8)
-            .map(lambda _: (os.getpid(), peak_rss_mb())).collect())
-    memory = {f"python worker {i + 1}": mb for i, (_, mb) in enumerate(sorted(dict(pids).items()))}
-    gateway = spark.sparkContext._gateway
-    jvm_pid = getattr(getattr(gateway, "proc", None), "pid", None)
-    if jvm_pid is not None:
-        memory["JVM (driver and executors)"] = peak_rss_mb(str(jvm_pid))
+    stop.set()
+    watcher.join()
+    # the Python worker processes the JVM started (sampled while they ran)
+    big = sorted(workers.values(), reverse=True)
+    memory = {f"python worker {i + 1}": mb for i, mb in enumerate(big[:2])}
+    memory["JVM (driver and executors)"] = peak_rss_mb(str(jvm_pid))
     memory["driver (Python)"] = peak_rss_mb()
     spark.stop()
     return {"seconds": took, "start": start, "memory": memory, "per_query": result.per_query}
