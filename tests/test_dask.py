@@ -11,6 +11,7 @@ import random
 import subprocess
 import sys
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from oracles import require
@@ -118,9 +119,11 @@ def test_threaded_scheduler_without_a_cluster():
     import dask
     # (the task-based shuffle: with a distributed client alive, as when the
     # tests above ran, Dask would otherwise plan one that needs the cluster)
-    config = {"scheduler": "threads", "dataframe.shuffle.method": "tasks"}
-    with dask.config.set(config), pytest.warns(IrmetricsWarning):
-        got = irmetrics.dask.evaluate(QRELS, run_frame(3), ["map", "gm_map", "num_rel_ret"])
+    # (and a pool of our own, ended here: Dask's default one outlives the test)
+    with ThreadPoolExecutor(2) as pool:
+        config = {"scheduler": "threads", "pool": pool, "dataframe.shuffle.method": "tasks"}
+        with dask.config.set(config), pytest.warns(IrmetricsWarning):
+            got = irmetrics.dask.evaluate(QRELS, run_frame(3), ["map", "gm_map", "num_rel_ret"])
     assert_same_evaluation(got, whole(False, ["map", "gm_map", "num_rel_ret"]))
 
 
