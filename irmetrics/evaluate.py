@@ -8,6 +8,7 @@ the aggregate is the mean over the queries evaluated (counts are summed,
 ``gm_map`` and ``gm_bpref`` are geometric means with trec_eval's floor).
 """
 
+import itertools
 import math
 import os
 from array import array
@@ -27,6 +28,7 @@ from typing import (
     Mapping,
     Optional,
     Sequence,
+    Set,
     Tuple,
     Union,
 )
@@ -59,7 +61,13 @@ class Evaluation:
     :func:`~irmetrics.compare` unaffected).
     ``skipped``: run queries that have no judgments; ``missing``: judged
     queries the run does not have (scored as empty rankings when
-    ``complete=True``, else left out).
+    ``complete=True``, else left out).  ``options``: the options of
+    :func:`evaluate` it was computed with.
+
+    An evaluation carries everything its aggregates need, so that
+    evaluations of disjoint sets of queries, computed anywhere (another
+    process, another machine, a pickle on disk), combine into exactly the
+    evaluation of the whole with :meth:`merge`.
     """
 
     def __init__(
@@ -73,6 +81,12 @@ class Evaluation:
         missing: Tuple[str, ...],
         run_name: str,
         complete: bool,
+        *,
+        relevance_level: int = 1,
+        depth: Optional[int] = None,
+        judged_only: bool = False,
+        max_label: int = 0,
+        filled: Optional[Iterable[str]] = None,
     ) -> None:
         self.names = tuple(names)
         self.measures = tuple(measures)
@@ -88,6 +102,12 @@ class Evaluation:
         self.missing = missing
         self.run_name = run_name
         self.complete = complete
+        # What the aggregates and merge() need besides the rows: the options,
+        # the largest label (0 unless a measure reads it), and the rows that
+        # are judged queries missing from the run, scored as empty rankings.
+        self._options = (relevance_level, depth, judged_only)
+        self._max_label = max_label
+        self._filled = frozenset((missing if complete else ()) if filled is None else filled)
 
     def _dicts(self) -> Dict[str, Dict[str, Value]]:
         keys = self._keys
@@ -111,6 +131,17 @@ class Evaluation:
         if self._aggregate_copy is None:
             self._aggregate_copy = dict(self._aggregate)
         return self._aggregate_copy
+
+    @property
+    def options(self) -> Dict[str, Any]:
+        """The options of :func:`evaluate` this evaluation was computed with.
+
+        >>> evaluate({"q1": {"d1": 1}}, {"q1": {"d1": 1.0}}, "map", depth=100).options
+        {'relevance_level': 1, 'complete': False, 'depth': 100, 'judged_only': False}
+        """
+        level, depth, judged_only = self._options
+        return {"relevance_level": level, "complete": self.complete, "depth": depth,
+                "judged_only": judged_only}
 
     def __getitem__(self, name: str) -> Value:
         return self._aggregate[name]
@@ -150,6 +181,153 @@ class Evaluation:
     def _repr_html_(self) -> str:
         """What Jupyter shows: the aggregate values to four places, and the number of queries."""
         return frames.evaluation_html(self)
+
+
+    # === Pickling ============================================================
+    # The measures travel as the names they were parsed from (parsed again on
+    # arrival, so that they are the registry's own objects and compare equal
+    # to those of an evaluation made here); the cached copies stay behind.
+
+    def __getstate__(self) -> Dict[str, Any]:
+        state = dict(self.__dict__)
+        state["measures"] = None
+        state["_table"] = state["_per_query_copy"] = state["_aggregate_copy"] = None
+        return state
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.measures = tuple(parse_measures(list(self.names))) if self.names else ()
+
+    # === Merging =============================================================
+
+    @classmethod
+    def merge(cls, parts: Iterable["Evaluation"]) -> "Evaluation":
+        """Combine evaluations of disjoint sets of queries into the evaluation of the whole.
+
+        Each part is :func:`evaluate` of one shard of a run (a file of a job
+        array, a partition of a DataFrame), against the same qrels, with the
+        same measures (the same names, in the same order) and the same
+        options.  The result equals the evaluation of the whole run: the
+        same per-query values, and every aggregate (means in trec_eval's
+        order, ``gm_map``, counts such as ``num_q``) recomputed from the
+        merged per-query values, never averaged from the parts' averages.
+        ``skipped`` is every part's skipped queries; ``run_name`` the last
+        part's that has one (a TREC file's is the tag of its last line).
+
+        With ``complete=True``, each part scores as empty rankings the judged
+        queries missing from *its* shard; the merge keeps those that are
+        missing from every shard, and drops the others (another shard has
+        them).
+
+        A query id in the runs of two parts, parts with different measures
+        or different options, and no parts at all are
+        :class:`~irmetrics.errors.InvalidArgumentError`.
+
+        >>> qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}, "q3": {"d3": 1}}
+        >>> a = evaluate(qrels, {"q1": {"d1": 1.0}}, ["map", "num_q"], complete=True)
+        >>> b = evaluate(qrels, {"q2": {"d9": 1.0, "d2": 0.5}}, ["map", "num_q"], complete=True)
+        >>> whole = Evaluation.merge([a, b])
+        >>> whole.aggregate     # (1 + 1/2 + 0) / 3 queries, q3 missing from both
+        {'map': 0.5, 'num_q': 3}
+        >>> whole.missing
+        ('q3',)
+        """
+        parts = list(parts)
+        if not parts:
+            raise InvalidArgumentError("'parts' must hold at least one Evaluation (got none)")
+        for i, part in enumerate(parts):
+            if not isinstance(part, Evaluation):
+                raise InvalidArgumentError(
+                    f"'parts' must hold Evaluation objects (got {type(part).__name__} at {i})"
+                )
+        first = parts[0]
+        for i, part in enumerate(parts[1:], 1):
+            if part.names != first.names:
+                raise InvalidArgumentError(
+                    f"parts 0 and {i} have different measures: "
+                    f"{list(first.names)} and {list(part.names)}"
+                )
+            ours, theirs = first.options, part.options
+            for key in ours:
+                if ours[key] != theirs[key]:
+                    raise InvalidArgumentError(
+                        f"parts 0 and {i} were evaluated with different options: "
+                        f"{key}={ours[key]!r} and {key}={theirs[key]!r}"
+                    )
+            if part._max_label != first._max_label:
+                raise InvalidArgumentError(
+                    f"parts 0 and {i} were scored with different largest relevance labels "
+                    f"({first._max_label} and {part._max_label}, read by measures such as "
+                    "ERR): evaluate every part against the same qrels"
+                )
+        # The queries of each part's run: scored ones and skipped ones.
+        owner: Dict[str, int] = {}
+        for i, part in enumerate(parts):
+            for qid in itertools.chain(part._rows, part.skipped):
+                if qid in part._filled:
+                    continue
+                j = owner.setdefault(qid, i)
+                if j != i:
+                    raise InvalidArgumentError(
+                        f"query {qid!r} is in parts {j} and {i}: "
+                        "merged parts must hold disjoint sets of queries"
+                    )
+        rows: Dict[str, Sequence[Value]] = {}
+        filled: Dict[str, Sequence[Value]] = {}
+        for part in parts:
+            for qid, row in part._rows.items():
+                if qid not in part._filled:
+                    rows[qid] = row
+                elif qid not in owner:
+                    filled.setdefault(qid, row)
+        rows.update(filled)
+        missing: Set[str] = set()
+        for part in parts:
+            missing.update(q for q in part.missing if q not in owner)
+        skipped = sorted(set(itertools.chain.from_iterable(p.skipped for p in parts)))
+        run_name = ""
+        for part in parts:
+            run_name = part.run_name or run_name
+        level, depth, judged_only = first._options
+        return cls._build(
+            first.names, first.measures, first._keys, rows, filled, tuple(skipped),
+            tuple(sorted(missing)), run_name, first.complete, relevance_level=level,
+            depth=depth, judged_only=judged_only, max_label=first._max_label,
+        )
+
+    @classmethod
+    def _build(
+        cls,
+        names: Sequence[str],
+        measures: Sequence[Measure],
+        keys: Sequence[str],
+        rows: Mapping[str, Sequence[Value]],
+        filled: Iterable[str],
+        skipped: Tuple[str, ...],
+        missing: Tuple[str, ...],
+        run_name: str,
+        complete: bool,
+        *,
+        relevance_level: int,
+        depth: Optional[int],
+        judged_only: bool,
+        max_label: int,
+    ) -> "Evaluation":
+        """An evaluation from per-query rows (any order), its aggregates computed here."""
+        ordered = {qid: rows[qid] for qid in sorted(rows)}
+        filled = frozenset(filled)
+        aggregate: Dict[str, Value] = {}
+        if ordered:
+            by_name = dict(zip(names, measures))
+            scored = [qid not in filled for qid in ordered]
+            columns = list(zip(*ordered.values()))
+            aggregate = {key: _aggregate(by_name[key], list(column), scored, run_name)
+                         for key, column in zip(keys, columns)}
+        return cls(
+            names, measures, keys, ordered, aggregate, skipped, missing, run_name, complete,
+            relevance_level=relevance_level, depth=depth, judged_only=judged_only,
+            max_label=max_label, filled=filled,
+        )
 
 
 #: How many measures ``repr(Evaluation)`` shows before saying how many more there are.
@@ -427,7 +605,9 @@ def _evaluate(
         aggregate = {key: _aggregate(unique[col], list(column), scored, scorer.run_name)
                      for key, col, column in zip(keys, cols, columns)}
         return Evaluation(
-            names, parsed, keys, rows, aggregate, skipped, missing, scorer.run_name, complete
+            names, parsed, keys, rows, aggregate, skipped, missing, scorer.run_name, complete,
+            relevance_level=level, depth=depth, judged_only=judged_only,
+            max_label=scorer.max_label,
         )
 
 

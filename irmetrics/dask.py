@@ -1,0 +1,126 @@
+"""Evaluating a run held in a Dask DataFrame: :func:`evaluate`.
+
+A run too large for one machine, or one that already lives as Parquet files
+written by many tasks, can be evaluated where it is.  Dask does the
+distribution: the run is shuffled so that each query's rows are in one
+partition, each partition's queries are scored by the ordinary per-query
+code of :func:`irmetrics.evaluate` on a worker, with the qrels sent to every
+worker once, and the partitions' :class:`~irmetrics.evaluate.Evaluation`
+objects are merged on the client with :meth:`Evaluation.merge
+<irmetrics.evaluate.Evaluation.merge>`.  The result equals
+:func:`irmetrics.evaluate` on the same data: the same per-query values and
+the same aggregates, bit for bit.
+
+It works with any Dask scheduler, including a ``distributed`` cluster of
+worker processes (use the client as usual; nothing here needs to know it).
+Dask is imported only when :func:`evaluate` is called:
+``pip install irmetrics[dask]``.
+"""
+
+import uuid
+from typing import Any, Iterable, Mapping, Optional, Union
+
+from . import _engines
+from .errors import InvalidArgumentError
+from .evaluate import Evaluation
+
+__all__ = ["evaluate"]
+
+
+def _import_dask() -> Any:
+    try:
+        import dask
+        import dask.dataframe  # noqa: F401 - the DataFrame collection must be there
+    except ImportError:
+        raise ImportError(
+            "irmetrics.dask needs Dask with its DataFrame: pip install irmetrics[dask]"
+        ) from None
+    return dask
+
+
+def _collect(frame: Any) -> Any:
+    """A Dask DataFrame's rows as a pandas DataFrame (None for anything else)."""
+    if callable(getattr(frame, "compute", None)) and hasattr(frame, "npartitions"):
+        return frame.compute()
+    return None
+
+
+def evaluate(
+    qrels: Any,
+    run: Any,
+    measures: Union[str, Iterable[str]],
+    *,
+    relevance_level: int = 1,
+    complete: bool = False,
+    depth: Optional[int] = None,
+    judged_only: bool = False,
+    columns: Optional[Mapping[str, str]] = None,
+) -> Evaluation:
+    """Score a Dask DataFrame *run* against *qrels*, as :func:`irmetrics.evaluate` does.
+
+    run:
+        A Dask DataFrame with a query id, a document id and a score column:
+        ``query_id``, ``doc_id``, ``score`` (ir_measures' names), or
+        ``qid``, ``docno``, ``score`` (PyTerrier's); other columns are
+        ignored.  A query's rows may be spread over any number of
+        partitions.  Ids may be strings or integers (an integer becomes its
+        decimal string, as in a TREC file).
+    qrels:
+        A Dask or pandas DataFrame with ``query_id``, ``doc_id``,
+        ``relevance`` columns (or ``qid``, ``docno``, ``label``), or anything
+        :func:`irmetrics.evaluate` takes (a :class:`~irmetrics.Qrels`, a dict
+        of dicts, a TREC file).  The qrels are gathered on the client and
+        sent to each worker once.
+    measures, relevance_level, complete, depth, judged_only:
+        As for :func:`irmetrics.evaluate`.
+    columns:
+        Column names for frames that use others, by role:
+        ``{"query_id": "q", "doc_id": "doc", "score": "s", "relevance": "rel"}``
+        (any subset).
+
+    The run's name (``run_name``) is ``"irmetrics"``, as for a
+    :class:`~irmetrics.Run` built without one.  Run queries without
+    judgments are skipped with one :class:`~irmetrics.errors.IrmetricsWarning`,
+    raised here.
+
+    Example (with a ``distributed`` client, a run written as Parquet by many
+    tasks)::
+
+        import dask.dataframe as dd
+        from distributed import Client
+        import irmetrics.dask
+
+        client = Client()                          # or Client("scheduler:8786")
+        run = dd.read_parquet("runs/bm25/*.parquet")
+        result = irmetrics.dask.evaluate("qrels.txt", run, ["map", "nDCG@10"])
+    """
+    names, options = _engines.check_arguments(
+        measures, relevance_level, complete, depth, judged_only
+    )
+    dask = _import_dask()
+    if not (hasattr(run, "npartitions") and callable(getattr(run, "shuffle", None))):
+        raise InvalidArgumentError(
+            f"'run' must be a Dask DataFrame (got {type(run).__name__}); "
+            "irmetrics.evaluate() takes the others"
+        )
+    query, doc, score = _engines.find_columns(
+        list(run.columns), _engines.RUN_COLUMNS, columns, "run"
+    )
+    judgments = _engines.qrels_data(qrels, columns, _collect)
+    # One copy of the qrels in the graph, named so that Dask does not hash
+    # it, and not searched for Dask objects: each worker receives it once.
+    shared = dask.delayed(judgments, name=f"irmetrics-qrels-{uuid.uuid4().hex}", traverse=False)
+    shuffled = run[[query, doc, score]].shuffle(on=query)
+    score_partition = dask.delayed(_score_partition, pure=True)
+    tasks = [score_partition(part, query, doc, score, shared, names, options)
+             for part in shuffled.to_delayed()]
+    results = dask.compute(*tasks)
+    return _engines.assemble(results, judgments, names, options, stacklevel=3)
+
+
+def _score_partition(
+    frame: Any, query: str, doc: str, score: str, qrels: Any, names: Any, options: Any
+) -> Any:
+    # Runs on a worker, on a pandas DataFrame holding whole queries.
+    return _engines.score_columns(frame[query].tolist(), frame[doc].tolist(),
+                                  frame[score].tolist(), qrels, names, options)
