@@ -37,6 +37,7 @@ from ._gc import paused_gc
 from .data import Qrels, Run
 from .errors import InvalidArgumentError, IrmetricsWarning
 from .measures import MIN_GEO_MEAN, Env, Measure, QueryData, parse_measures
+from .ties import TIES_KEY, TieInfo, check_measure, check_ties, supports, tie_value
 from .trec import RunNotGrouped, RunStream
 
 if TYPE_CHECKING:
@@ -235,21 +236,52 @@ def query_data_from_scores(
     n = len(docids) if depth is None else min(len(docids), depth)
     levels, _ = _levels(judgments)
     placed: List[Tuple[int, int]] = []
+    # (block start, block size, label) of each judged document in a block of
+    # tied scores: what irmetrics.ties needs to reorder the blocks
+    blocks: List[Tuple[int, int, int]] = []
     if judged:
         ascending = sorted(scores)
         total = len(ascending)
+        tied: List[Tuple[int, int, int, int]] = []  # (index, label, start, size)
         for i, label in judged:
             s = scores[i]
             above = total - _bisect_right(ascending, s)
-            if total - above - _bisect_left(ascending, s) > 1:  # tied with others
-                d = docids[i]
-                above += sum(1 for j, t in enumerate(scores) if t == s and docids[j] > d)
-            if above < n:
-                placed.append((above, -1 if label < 0 else label))
+            size = total - above - _bisect_left(ascending, s)
+            label = -1 if label < 0 else label
+            if size > 1:
+                tied.append((i, label, above, size))
+            elif above < n:
+                placed.append((above, label))
+        if tied:
+            # Within a block of tied scores, a document's rank adds the number
+            # of the block's documents with a greater id: each block's ids are
+            # sorted once and bisected (one pass over the scores gathers them).
+            blocks = [(above, 1, label) for above, label in placed]
+            wanted: Dict[float, List[Any]] = {scores[i]: [] for i, _, _, _ in tied}
+            for d, t in zip(docids, scores):
+                ids = wanted.get(t)
+                if ids is not None:
+                    ids.append(d)
+            for ids in wanted.values():
+                ids.sort()
+            for i, label, above, size in tied:
+                if above >= n:
+                    continue
+                ids = wanted[scores[i]]
+                rank = above + size - _bisect_right(ids, docids[i])
+                if rank < n:
+                    placed.append((rank, label))
+                blocks.append((above, size, label))
         placed.sort()
     if judged_only:
-        return QueryData([x for _, x in placed if x >= 0], levels)
-    return QueryData.sparse(n, placed, levels)
+        data = QueryData([x for _, x in placed if x >= 0], levels)
+    else:
+        data = QueryData.sparse(n, placed, levels)
+    if blocks:
+        # only when a judged document is tied with another document
+        blocks.sort()
+        data._cache[TIES_KEY] = TieInfo(len(docids), n, blocks)
+    return data
 
 
 def evaluate(
@@ -262,6 +294,7 @@ def evaluate(
     depth: Optional[int] = None,
     judged_only: bool = False,
     workers: Optional[int] = None,
+    ties: str = "trec_eval",
 ) -> Evaluation:
     """Score *run* against *qrels* with trec_eval's semantics.
 
@@ -293,6 +326,12 @@ def evaluate(
         are the same as with one.  ``None`` (the default): two for a plain
         run file of 16 MB or more when the calling process runs no other
         threads, else one.
+    ties:
+        How documents with equal scores are ordered (see :mod:`irmetrics.ties`):
+        ``"trec_eval"`` (the default: by document id, descending),
+        ``"expected"`` (the exact mean over every order of the tied
+        documents), ``"best"`` or ``"worst"`` (the maximum or minimum over
+        them).  A measure a mode is not defined for is an error.
 
     Run queries that have no judgments are skipped, with an
     :class:`~irmetrics.errors.IrmetricsWarning` naming them.
@@ -307,6 +346,9 @@ def evaluate(
     """
     names = [measures] if isinstance(measures, str) else list(measures)
     parsed = parse_measures(names)
+    check_ties(ties)
+    for name, m in zip(names, parsed):
+        check_measure(name, m, ties)
     for name, m in zip(names, parsed):
         if m.family.text:
             raise InvalidArgumentError(
@@ -316,7 +358,7 @@ def evaluate(
     return _evaluate(
         qrels, run, [n.strip() for n in names], parsed,
         relevance_level=relevance_level, complete=complete, depth=depth,
-        judged_only=judged_only, stacklevel=4, workers=workers,
+        judged_only=judged_only, stacklevel=4, workers=workers, ties=ties,
     )
 
 
@@ -333,6 +375,8 @@ def _evaluate(
     stacklevel: int = 2,
     progress: Optional[Callable[[int, int], None]] = None,
     workers: Optional[int] = None,
+    ties: str = "trec_eval",
+    detect_ties: bool = False,
 ) -> Evaluation:
     level = check_int(relevance_level, "relevance_level", 1)
     if workers is not None:
@@ -349,7 +393,7 @@ def _evaluate(
         unique = list(dict.fromkeys(parsed))
 
         def new_scorer() -> "_Scorer":
-            return _Scorer(q, unique, level, depth, judged_only)
+            return _Scorer(q, unique, level, depth, judged_only, ties, detect_ties)
 
         scorer = new_scorer()
         in_memory = isinstance(run, (Run, Mapping)) or not _is_source(run)
@@ -412,9 +456,11 @@ def _evaluate(
         scored = [qid not in filled for qid in rows]
         aggregate = {key: _aggregate(unique[col], list(column), scored, scorer.run_name)
                      for key, col, column in zip(keys, cols, columns)}
-        return Evaluation(
+        result = Evaluation(
             names, parsed, keys, rows, aggregate, skipped, missing, scorer.run_name, complete
         )
+        result.tie_moved = tuple(sorted(scorer.tie_moved))  # type: ignore[attr-defined]
+        return result
 
 
 class _Scorer:
@@ -427,6 +473,8 @@ class _Scorer:
         level: int,
         depth: Optional[int],
         judged_only: bool,
+        ties: str = "trec_eval",
+        detect_ties: bool = False,
     ) -> None:
         self.qrels = qrels
         self.measures = measures
@@ -444,6 +492,11 @@ class _Scorer:
         self.seen: Dict[str, None] = {}
         self.skipped: List[str] = []
         self._env: Optional[Env] = None
+        # tie-aware evaluation (irmetrics.ties): the mode, and whether to
+        # note the queries whose values move with the order of tied scores
+        self.ties = ties
+        self.detect_ties = detect_ties
+        self.tie_moved: List[str] = []
 
     def add(self, qid: str, ranking: Sequence[Any]) -> None:
         """Score one query from its ranked document ids (``str``)."""
@@ -457,8 +510,23 @@ class _Scorer:
 
     def add_run(self, run: Run) -> None:
         self.run_name = run.name
+        scored = self.ties != "trec_eval" or self.detect_ties
         for qid in sorted(run):
-            self.add(qid, run.ranking(qid))
+            if scored:  # the tie blocks come from the scores
+                self._add_scored(qid, run[qid])
+            else:
+                self.add(qid, run.ranking(qid))
+
+    def _add_scored(self, qid: str, scores: Mapping[str, float]) -> None:
+        judged = self.qrels.get(qid)
+        if judged is None:
+            self.seen[qid] = None
+            self.skipped.append(qid)
+            return
+        docids = list(scores)
+        self._score(qid, query_data_from_scores(
+            judged, docids, [scores[d] for d in docids], depth=self.depth,
+            judged_only=self.judged_only))
 
     def _score(self, qid: str, data: QueryData) -> None:
         self.seen[qid] = None
@@ -466,6 +534,21 @@ class _Scorer:
         if env is None or env.run_name != self.run_name:
             env = self._env = Env(self.level, self.max_label, self.run_name)
         self.values[qid] = [f(data, m, env) for f, m in self._computes]
+        info = data._cache.get(TIES_KEY) if self.ties != "trec_eval" or self.detect_ties else None
+        if info is not None:  # a judged document is tied with another document
+            self._score_ties(qid, data, info, env)
+
+    def _score_ties(self, qid: str, data: QueryData, info: TieInfo, env: Env) -> None:
+        if self.ties != "trec_eval":
+            self.values[qid] = [tie_value(self.ties, m, data, info, env, self.judged_only)
+                                for _, m in self._computes]
+        if self.detect_ties:
+            for _, m in self._computes:
+                if supports(m, "best") and m.family.key not in ("num_q", "num_ret", "num_rel") \
+                        and tie_value("best", m, data, info, env, self.judged_only) != \
+                        tie_value("worst", m, data, info, env, self.judged_only):
+                    self.tie_moved.append(qid)
+                    break
 
     def add_stream(
         self, stream: RunStream, progress: Optional[Callable[[int, int], None]]
