@@ -27,6 +27,8 @@ from .measures import (
     parse_measure,
 )
 from .stats import CORRECTIONS
+from .tie_report import tie_report
+from .ties import check_measure, check_ties
 
 __all__ = ["main", "format_trec"]
 
@@ -88,6 +90,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="no progress line on standard error (shown only on a terminal)")
     p.add_argument("--ranked-list", action="store_true",
                    help="RUN has two columns, 'qid docid', in rank order")
+    p.add_argument("--ties", default="trec_eval", metavar="MODE",
+                   help="order of tied scores: trec_eval (default: by document id), "
+                        "expected, best or worst (see 'irmetrics ties --help')")
     p.add_argument("--version", action="version", version=f"irmetrics {__version__}")
     return p
 
@@ -237,6 +242,8 @@ class _Progress:
 def _run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
     if argv and argv[0] == "compare":
         return _run_compare(argv[1:], stdout, stderr)
+    if argv and argv[0] == "ties":
+        return _run_ties(argv[1:], stdout, stderr)
     try:
         args = _parser().parse_args(list(argv))
     except _UsageError as exc:
@@ -253,6 +260,9 @@ def _run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
         return 1
     try:
         pairs = _measures(args.measure)
+        check_ties(args.ties)
+        for name, m in pairs:
+            check_measure(name, m, args.ties)
         qrels = Qrels.from_trec(args.qrels)
         source: Any = sys.stdin.buffer if args.run == "-" else args.run
         run: Any = Run.from_ranked_list(source) if args.ranked_list else source
@@ -264,13 +274,20 @@ def _run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
                     qrels, run, [n for n, _ in pairs], [m for _, m in pairs],
                     relevance_level=args.level, complete=args.complete,
                     depth=args.depth, judged_only=args.judged_only, progress=progress,
-                    workers=args.workers or None,
+                    workers=args.workers or None, ties=args.ties,
+                    detect_ties=args.ties == "trec_eval",
                 )
             finally:
                 if progress is not None:
                     progress.clear()
         for w in caught:
             stderr.write(f"irmetrics: warning: {w.message}\n")
+        moved = getattr(result, "tie_moved", ())
+        if moved:
+            stderr.write(
+                f"irmetrics: note: tied scores move the values of {len(moved)} "
+                f"quer{'y' if len(moved) == 1 else 'ies'} (e.g. {moved[0]!r}); see --ties "
+                "and 'irmetrics ties'\n")
     except IrmetricsError as exc:
         stderr.write(f"irmetrics: error: {exc}\n")
         return 2
@@ -375,6 +392,48 @@ def _run_compare(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
         render = {"text": result.to_text, "markdown": result.to_markdown,
                   "latex": result.to_latex}[args.format]
         stdout.write(render())
+    return 0
+
+
+_TIES_DESCRIPTION = """\
+Which queries' values depend on the order of tied scores, and by how much:
+for each, the worst, trec_eval's (ties by document id), expected (the mean
+over every order of the tied documents) and best value of MEASURE, sorted
+by the spread (best - worst).  See also --ties MODE of 'irmetrics'.
+"""
+
+
+def _ties_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="irmetrics ties", description=_TIES_DESCRIPTION,
+                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("qrels", metavar="QRELS", help="TREC qrels file")
+    p.add_argument("run", metavar="RUN", help="TREC run file")
+    p.add_argument("-m", "--measure", required=True, metavar="MEASURE",
+                   help="the measure, e.g. map, nDCG@10, recip_rank")
+    p.add_argument("-l", "--level", type=int, default=1, metavar="LEVEL",
+                   help="relevance level: judgments >= LEVEL are relevant (default 1)")
+    p.add_argument("-M", "--depth", type=int, default=None, metavar="DEPTH",
+                   help="evaluate only the top DEPTH documents of each query")
+    p.add_argument("-J", "--judged-only", action="store_true",
+                   help="drop unjudged documents before evaluating")
+    return p
+
+
+def _run_ties(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
+    try:
+        args = _ties_parser().parse_args(list(argv))
+    except _UsageError as exc:
+        stderr.write(f"irmetrics ties: error: {exc} (see 'irmetrics ties --help')\n")
+        return 2
+    try:
+        source: Any = sys.stdin.buffer if args.run == "-" else args.run
+        report = tie_report(Qrels.from_trec(args.qrels), source, args.measure,
+                            relevance_level=args.level, depth=args.depth,
+                            judged_only=args.judged_only)
+    except IrmetricsError as exc:
+        stderr.write(f"irmetrics ties: error: {exc}\n")
+        return 2
+    stdout.write(str(report))
     return 0
 
 

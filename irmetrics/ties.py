@@ -100,7 +100,7 @@ MODES = ("trec_eval", "expected", "best", "worst")
 #: document is tied with another document).
 TIES_KEY = "ties"
 
-Label = Optional[int]
+Label = Optional[Union[int, float]]
 Block = Tuple[int, int, List[Label]]
 
 
@@ -119,7 +119,7 @@ class TieInfo(NamedTuple):
 
 # === Which measures each mode has ============================================
 
-_ORDER_FREE = frozenset({"num_q", "num_ret", "num_rel"})
+_ORDER_FREE = frozenset({"runid", "num_q", "num_ret", "num_rel"})
 _EXPECTED = frozenset({
     "P", "recall", "map", "gm_map", "map_cut", "recip_rank", "RR_cut", "ndcg", "ndcg_cut",
     "success", "Rprec", "num_rel_ret", "set_F",
@@ -258,10 +258,10 @@ def _expected_ap(bb: List[Tuple[int, int, int]], cut: int, n_rel: int) -> float:
     return total / n_rel
 
 
-def _expected(m: Measure, q: QueryData, blocks: List[Block], n: int, env: Env) -> float:
+def _expected(m: Measure, q: QueryData, blocks: List[Block], n: int, env: Env) -> Any:
     key = m.family.key
     if key in _ORDER_FREE:
-        return float(m.compute(q, env))
+        return m.compute(q, env)
     if key in _GAIN:
         return _expected_ndcg(m, q, blocks, n)
     rel = m.rel(env)
@@ -471,7 +471,7 @@ def tie_value(
         return _expected(m, q, blocks, n, env)
     placed = _placed_for(m, blocks, info.n, env, mode == "best", judged_only)
     kept: List[Tuple[int, int]] = sorted(
-        (i, x) for i, x in placed if i < info.n and x is not None)
+        (i, int(x)) for i, x in placed if i < info.n and x is not None)  # qrels labels: ints
     if judged_only:
         data = QueryData([x for _, x in kept if x >= 0], q.levels)
     else:
@@ -517,8 +517,9 @@ def check_scores(labels: Sequence[Any], scores: Any, ties: Any) -> Tuple[List[fl
 def list_value(
     name: str, labels: Sequence[Label], scores: List[float], ties: str,
     call: Callable[[List[Label]], float], param: Optional[Union[int, float]] = None,
-    *, rel: Union[int, float] = 1, n_relevant: Optional[int] = None,
-    options: Tuple[Tuple[str, Any], ...] = (), ideal: Optional[Sequence[Label]] = None,
+    *, rel: Union[int, float] = 1, n_relevant: Optional[int] = None, beta: float = 1.0,
+    ideal: Optional[Iterable[Any]] = None, gain: Any = "linear", discount: Any = "log2",
+    base: Optional[float] = None,
 ) -> float:
     """A list function's value under *ties*: *labels* are ranked by *scores*
     (descending), each block of equal scores in every order.
@@ -528,38 +529,61 @@ def list_value(
     """
     from .measures import FAMILIES
 
+    fam = next(f for f in FAMILIES if f.key == name)
+    options: Tuple[Tuple[str, Any], ...] = ()
+    if "rel" in fam.options:
+        options = (("rel", rel),)
+    if name == "set_F":
+        options += (("beta", float(beta)),)
+    m = Measure(fam, param, options)
+    check_measure(fam.key, m, ties)
     order = sorted(range(len(labels)), key=lambda i: -scores[i])
-    ranked = [labels[i] for i in order]
     entries: List[Tuple[int, int, Label]] = []
     i = 0
     while i < len(order):
         j = i
         while j < len(order) and scores[order[j]] == scores[order[i]]:
             j += 1
-        for p in range(i, j):
-            entries.append((i, j - i, ranked[p]))
+        entries.extend((i, j - i, labels[order[p]]) for p in range(i, j))
         i = j
     blocks = _blocks(entries)
-    fam = next(f for f in FAMILIES if f.key == name)
-    opts = tuple(sorted(options + ((("rel", rel),) if "rel" in fam.options else ())))
-    m = Measure(fam, param, opts)
-    env = Env(relevance_level=1)
     n = len(labels)
-    if ties == "expected":
-        levels: Dict[int, int] = {}
-        if name in _GAIN:
-            for x in (labels if ideal is None else ideal):
-                if x is not None and x >= 0:
-                    levels[x] = levels.get(x, 0) + 1
-        else:
-            nr = sum(1 for x in labels if x is not None and x >= rel)
-            r = nr if n_relevant is None else n_relevant
-            levels = {math.ceil(rel): r} if r else {}
-        q = QueryData([], levels)
-        judged: List[Block] = [(s, size, [x for x in ls if x is not None])
-                               for s, size, ls in blocks]
-        return float(_expected(m, q, judged, n, env))
-    placed = _placed_for(m, blocks, n, env, ties == "best", False)
+    env = Env(relevance_level=1)
+    if name in _GAIN:
+        if callable(discount) or base is not None:
+            raise InvalidArgumentError(
+                "'ties' needs discount='log2' or 'jk' with the default base "
+                f"(got discount={discount!r}, base={base!r})")
+        gain_of = _m._gain_function(gain)
+        if ties != "expected":
+            key = (lambda x: -gain_of(x)) if ties == "best" else gain_of
+            return _ordered(blocks, n, _arrange(blocks, key), call)
+        k = _opt_int(param)
+        top = n if k is None else min(k, n)
+        gains = [0.0] * top
+        for s, size, ls in blocks:
+            g = _m._fsum([gain_of(x) for x in ls]) / size
+            for p in range(s, min(s + size, top)):
+                gains[p] = g
+        ideal_gains = _m._ideal_gains(labels if ideal is None else list(ideal), gain_of, k)
+        return _m._ndcg_gains(gains, ideal_gains, k,
+                              _m._discount_function(discount, None))
+    if ties != "expected":
+        placed = _placed_for(m, blocks, n, env, ties == "best", False)
+        return _ordered(blocks, n, placed, call)
+    r = sum(1 for x in labels if x is not None and x >= rel)
+    if n_relevant is not None:
+        r = n_relevant
+    q = QueryData([], {math.ceil(rel): r} if r else {})
+    judged: List[Block] = [(s, size, [x for x in ls if x is not None])
+                           for s, size, ls in blocks]
+    return float(_expected(m, q, judged, n, env))
+
+
+def _ordered(
+    blocks: List[Block], n: int, placed: List[Tuple[int, Label]],
+    call: Callable[[List[Label]], float],
+) -> float:
     arranged: List[Label] = [None] * n
     for p, x in placed:
         arranged[p] = x
