@@ -282,7 +282,7 @@ def _run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
                     progress.clear()
         for w in caught:
             stderr.write(f"irmetrics: warning: {w.message}\n")
-        moved = getattr(result, "tie_moved", ())
+        moved = getattr(result, "_tie_moved", ())
         if moved:
             stderr.write(
                 f"irmetrics: note: tied scores move the values of {len(moved)} "

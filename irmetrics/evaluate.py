@@ -459,7 +459,7 @@ def _evaluate(
         result = Evaluation(
             names, parsed, keys, rows, aggregate, skipped, missing, scorer.run_name, complete
         )
-        result.tie_moved = tuple(sorted(scorer.tie_moved))  # type: ignore[attr-defined]
+        result._tie_moved = tuple(sorted(scorer.tie_moved))  # type: ignore[attr-defined]
         return result
 
 
