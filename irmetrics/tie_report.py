@@ -11,7 +11,7 @@ from typing import Any, Dict, List, NamedTuple, Optional
 
 from .data import Run
 from .errors import InvalidArgumentError
-from .evaluate import _evaluate, _is_source
+from .evaluate import _as_qrels, _evaluate, _is_source
 from .measures import parse_measure
 from .ties import check_measure, supports
 
@@ -90,7 +90,8 @@ def tie_report(
         raise InvalidArgumentError(f"'measure' must be one measure name (got {measure!r})")
     m = parse_measure(measure)
     check_measure(measure, m, "best")
-    if _is_source(run):  # read once, evaluated four times
+    qrels = _as_qrels(qrels)  # read once, evaluated up to four times
+    if _is_source(run):
         run = Run.from_trec(run)
     modes = ["trec_eval", "worst", "best"] + (["expected"] if supports(m, "expected") else [])
     values: Dict[str, Dict[str, Any]] = {}

@@ -69,6 +69,13 @@ apart only where the measure does:
 
 The tests check every closed form and ordering against the mean, maximum
 and minimum over every ordering, scored by pytrec_eval.
+
+>>> from irmetrics import evaluate
+>>> run = {"q": {"a": 1.0, "b": 1.0}}          # a relevant, b not: tied
+>>> evaluate({"q": {"a": 1}}, run, "recip_rank", ties="expected")["recip_rank"]  # (1 + 1/2) / 2
+0.75
+>>> evaluate({"q": {"a": 1}}, run, "recip_rank", ties="worst")["recip_rank"]
+0.5
 """
 
 import math
@@ -90,7 +97,8 @@ from . import metrics as _m
 from .errors import InvalidArgumentError
 from .measures import Env, Measure, QueryData, _gain_of, _opt_int
 
-__all__ = ["MODES", "check_ties", "check_measure", "tie_value", "TIES_KEY", "TieInfo"]
+__all__ = ["MODES", "check_ties", "check_measure", "supports", "tie_value", "TIES_KEY",
+           "TieInfo"]
 
 #: The accepted values of ``ties``.
 MODES = ("trec_eval", "expected", "best", "worst")
