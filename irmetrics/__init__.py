@@ -30,6 +30,8 @@ Rank correlation: :func:`kendall_tau_weighted` (Liu's RC) and
 
 Whole runs: :class:`Qrels`, :class:`Run` and :func:`evaluate`, with
 trec_eval's semantics; the command line ``irmetrics QRELS RUN``.
+Tied scores: ``evaluate(..., ties="expected")`` (or ``"best"``, ``"worst"``)
+and :func:`tie_report` (see :mod:`irmetrics.ties`).
 
 Comparing systems: :func:`compare` (runs against a baseline: means,
 differences, confidence intervals, corrected p-values; ``irmetrics compare``)
@@ -100,6 +102,7 @@ from .stats import (
     t_sf,
     wilcoxon_test,
 )
+from .tie_report import TieReport, tie_report
 
 __version__ = "0.1.0.dev0"
 
@@ -141,6 +144,8 @@ __all__ = [
     "Run",
     "evaluate",
     "Evaluation",
+    "tie_report",
+    "TieReport",
     # comparing systems
     "compare",
     "Comparison",

@@ -21,8 +21,8 @@ from ._checks import check_int
 from .data import DEFAULT_RUN_NAME, Qrels, Run, _as_id, _as_relevance, _as_score
 from .errors import InvalidArgumentError, IrmetricsWarning
 from .evaluate import Evaluation, _as_qrels, evaluate
-from .sources import is_file_source as _is_source
 from .measures import parse_measures
+from .sources import is_file_source as _is_source
 
 __all__ = ["Options", "check_arguments", "find_columns", "table", "qrels_data",
            "score_columns", "assemble", "RUN_COLUMNS", "QRELS_COLUMNS"]

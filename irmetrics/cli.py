@@ -36,6 +36,8 @@ from .measures import (
     parse_measure,
 )
 from .stats import CORRECTIONS
+from .tie_report import tie_report
+from .ties import check_measure, check_ties
 from .trec import _read_run_ranks
 
 __all__ = ["main", "format_trec", "EXIT_CODES"]
@@ -157,6 +159,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--traditional", action="store_true",
                    help="with --ndeval: order RUN by score, ties by docid descending, "
                         "like trec_eval (ndeval -traditional)")
+    p.add_argument("--ties", default="trec_eval", metavar="MODE",
+                   help="order of tied scores: trec_eval (default: by document id), "
+                        "expected, best or worst (see 'irmetrics ties --help')")
     p.add_argument("-v", "--version", action="version", version=f"irmetrics {__version__}")
     return p
 
@@ -377,6 +382,8 @@ class _Progress:
 def _run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
     if argv and argv[0] == "compare":
         return _run_compare(argv[1:], stdout, stderr)
+    if argv and argv[0] == "ties":
+        return _run_ties(argv[1:], stdout, stderr)
     try:
         args = _parser().parse_args(list(argv))
     except _UsageError as exc:
@@ -395,6 +402,9 @@ def _run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
         return USAGE_ERROR
     try:
         pairs = _ndeval_measures() if args.ndeval else _measures(args.measure)
+        check_ties(args.ties)
+        for name, m in pairs:
+            check_measure(name, m, args.ties)
         # read by evaluate(), which looks at duplicates as trec_eval does;
         # --ndeval's report also lists the qrels' queries
         qrels: Any = Qrels.from_trec(args.qrels) if args.ndeval else args.qrels
@@ -412,12 +422,19 @@ def _run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
                     depth=args.depth, judged_only=args.judged_only, progress=progress,
                     workers=args.workers or None,
                     scores="float32" if args.float32_scores else "float64",
+                    ties=args.ties, detect_ties=args.ties == "trec_eval",
                 )
             finally:
                 if progress is not None:
                     progress.clear()
         for w in caught:
             stderr.write(f"irmetrics: warning: {w.message}\n")
+        moved = getattr(result, "_tie_moved", ())
+        if moved:
+            stderr.write(
+                f"irmetrics: note: tied scores move the values of {len(moved)} "
+                f"quer{'y' if len(moved) == 1 else 'ies'} (e.g. {moved[0]!r}); see --ties "
+                "and 'irmetrics ties'\n")
     except (IrmetricsError, OSError) as exc:
         stderr.write(f"irmetrics: error: {_one_line(exc)}\n")
         return USAGE_ERROR
@@ -537,6 +554,48 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(message.split("\n"))
 
 
+_TIES_DESCRIPTION = """\
+Which queries' values depend on the order of tied scores, and by how much:
+for each, the worst, trec_eval's (ties by document id), expected (the mean
+over every order of the tied documents) and best value of MEASURE, sorted
+by the spread (best - worst).  See also --ties MODE of 'irmetrics'.
+"""
+
+
+def _ties_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="irmetrics ties", description=_TIES_DESCRIPTION,
+                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("qrels", metavar="QRELS", help="TREC qrels file")
+    p.add_argument("run", metavar="RUN", help="TREC run file")
+    p.add_argument("-m", "--measure", required=True, metavar="MEASURE",
+                   help="the measure, e.g. map, nDCG@10, recip_rank")
+    p.add_argument("-l", "--level", type=int, default=1, metavar="LEVEL",
+                   help="relevance level: judgments >= LEVEL are relevant (default 1)")
+    p.add_argument("-M", "--depth", type=int, default=None, metavar="DEPTH",
+                   help="evaluate only the top DEPTH documents of each query")
+    p.add_argument("-J", "--judged-only", action="store_true",
+                   help="drop unjudged documents before evaluating")
+    return p
+
+
+def _run_ties(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
+    try:
+        args = _ties_parser().parse_args(list(argv))
+    except _UsageError as exc:
+        stderr.write(f"irmetrics ties: error: {exc} (see 'irmetrics ties --help')\n")
+        return USAGE_ERROR
+    try:
+        source: Any = sys.stdin.buffer if args.run == "-" else args.run
+        report = tie_report(Qrels.from_trec(args.qrels), source, args.measure,
+                            relevance_level=args.level, depth=args.depth,
+                            judged_only=args.judged_only)
+    except (IrmetricsError, OSError) as exc:
+        stderr.write(f"irmetrics ties: error: {_one_line(exc)}\n")
+        return USAGE_ERROR
+    stdout.write(str(report))
+    return 0
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point of ``irmetrics`` and ``python -m irmetrics``; returns the exit code.
 
@@ -544,7 +603,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """
     if argv is None:
         argv = sys.argv[1:]
-    prog = "irmetrics compare" if argv and argv[0] == "compare" else "irmetrics"
+    prog = f"irmetrics {argv[0]}" if argv and argv[0] in ("compare", "ties") else "irmetrics"
     try:
         code = _run(argv, sys.stdout, sys.stderr)
         sys.stdout.flush()

@@ -41,6 +41,7 @@ from .data import Qrels, Run
 from .errors import DuplicateEntryError, InvalidArgumentError, _warn
 from .measures import MIN_GEO_MEAN, Env, Measure, QueryData, measure_names, parse_measures
 from .sources import RunSource, is_file_source, open_qrels, open_run
+from .ties import TIES_KEY, TieInfo, check_measure, check_ties, supports, tie_value
 
 if TYPE_CHECKING:
     from .trec import PathOrFile
@@ -414,21 +415,52 @@ def query_data_from_scores(
     n = len(docids) if depth is None else min(len(docids), depth)
     levels, _ = _levels(judgments)
     placed: List[Tuple[int, int]] = []
+    # (block start, block size, label) of each judged document in a block of
+    # tied scores: what irmetrics.ties needs to reorder the blocks
+    blocks: List[Tuple[int, int, int]] = []
     if judged:
         ascending = sorted(scores)
         total = len(ascending)
+        tied: List[Tuple[int, int, int, int]] = []  # (index, label, start, size)
         for i, label in judged:
             s = scores[i]
             above = total - _bisect_right(ascending, s)
-            if total - above - _bisect_left(ascending, s) > 1:  # tied with others
-                d = docids[i]
-                above += sum(1 for j, t in enumerate(scores) if t == s and docids[j] > d)
-            if above < n:
-                placed.append((above, -1 if label < 0 else label))
+            size = total - above - _bisect_left(ascending, s)
+            label = -1 if label < 0 else label
+            if size > 1:
+                tied.append((i, label, above, size))
+            elif above < n:
+                placed.append((above, label))
+        if tied:
+            # Within a block of tied scores, a document's rank adds the number
+            # of the block's documents with a greater id: each block's ids are
+            # sorted once and bisected (one pass over the scores gathers them).
+            blocks = [(above, 1, label) for above, label in placed]
+            wanted: Dict[float, List[Any]] = {scores[i]: [] for i, _, _, _ in tied}
+            for d, t in zip(docids, scores):
+                ids = wanted.get(t)
+                if ids is not None:
+                    ids.append(d)
+            for ids in wanted.values():
+                ids.sort()
+            for i, label, above, size in tied:
+                if above >= n:
+                    continue
+                ids = wanted[scores[i]]
+                rank = above + size - _bisect_right(ids, docids[i])
+                if rank < n:
+                    placed.append((rank, label))
+                blocks.append((above, size, label))
         placed.sort()
     if judged_only:
-        return QueryData([x for _, x in placed if x >= 0], levels)
-    return QueryData.sparse(n, placed, levels)
+        data = QueryData([x for _, x in placed if x >= 0], levels)
+    else:
+        data = QueryData.sparse(n, placed, levels)
+    if blocks:
+        # only when a judged document is tied with another document
+        blocks.sort()
+        data._cache[TIES_KEY] = TieInfo(len(docids), n, blocks)
+    return data
 
 
 def evaluate(
@@ -442,6 +474,7 @@ def evaluate(
     judged_only: bool = False,
     workers: Optional[int] = None,
     scores: str = "float64",
+    ties: str = "trec_eval",
 ) -> Evaluation:
     """Score *run* against *qrels* with trec_eval's semantics.
 
@@ -483,6 +516,12 @@ def evaluate(
         float builds store them (tag ``v9.0.8``, and the copy inside
         pytrec-eval-terrier), so that scores equal in single precision tie;
         this reproduces pytrec_eval's numbers exactly.
+    ties:
+        How documents with equal scores are ordered (see :mod:`irmetrics.ties`):
+        ``"trec_eval"`` (the default: by document id, descending),
+        ``"expected"`` (the exact mean over every order of the tied
+        documents), ``"best"`` or ``"worst"`` (the maximum or minimum over
+        them).  A measure a mode is not defined for is an error.
 
     Run queries that have no judgments are skipped, with an
     :class:`~irmetrics.errors.IrmetricsWarning` naming them.
@@ -497,6 +536,9 @@ def evaluate(
     """
     names = measure_names(measures)
     parsed = parse_measures(names)
+    check_ties(ties)
+    for name, m in zip(names, parsed):
+        check_measure(name, m, ties)
     for name, m in zip(names, parsed):
         if m.family.text:
             raise InvalidArgumentError(
@@ -506,7 +548,7 @@ def evaluate(
     return _evaluate(
         qrels, run, [n.strip() for n in names], parsed,
         relevance_level=relevance_level, complete=complete, depth=depth,
-        judged_only=judged_only, workers=workers, scores=scores,
+        judged_only=judged_only, workers=workers, scores=scores, ties=ties,
     )
 
 
@@ -523,6 +565,8 @@ def _evaluate(
     progress: Optional[Callable[[int, int], None]] = None,
     workers: Optional[int] = None,
     scores: str = "float64",
+    ties: str = "trec_eval",
+    detect_ties: bool = False,
 ) -> Evaluation:
     level = check_int(relevance_level, "relevance_level", 1)
     if scores not in ("float64", "float32"):
@@ -544,7 +588,7 @@ def _evaluate(
         unique = list(dict.fromkeys(parsed))
 
         def new_scorer() -> "_Scorer":
-            return _Scorer(q, unique, level, depth, judged_only, float32)
+            return _Scorer(q, unique, level, depth, judged_only, float32, ties, detect_ties)
 
         scorer = new_scorer()
         source = open_run(run, keep_duplicates=True)
@@ -604,11 +648,13 @@ def _evaluate(
         scored = [qid not in filled for qid in rows]
         aggregate = {key: _aggregate(unique[col], list(column), scored, scorer.run_name)
                      for key, col, column in zip(keys, cols, columns)}
-        return Evaluation(
+        result = Evaluation(
             names, parsed, keys, rows, aggregate, skipped, missing, scorer.run_name, complete,
             relevance_level=level, depth=depth, judged_only=judged_only,
             max_label=scorer.max_label,
         )
+        result._tie_moved = tuple(sorted(scorer.tie_moved))  # type: ignore[attr-defined]
+        return result
 
 
 class _Scorer:
@@ -622,6 +668,8 @@ class _Scorer:
         depth: Optional[int],
         judged_only: bool,
         float32: bool = False,
+        ties: str = "trec_eval",
+        detect_ties: bool = False,
     ) -> None:
         self.qrels = qrels
         self.float32 = float32
@@ -645,6 +693,11 @@ class _Scorer:
         self._env: Optional[Env] = None
         # diversity measures read the ranks of the judged documents too
         self._subtopics = any(m.family.metric in _diversity.__all__ for m in measures)
+        # tie-aware evaluation (irmetrics.ties): the mode, and whether to
+        # note the queries whose values move with the order of tied scores
+        self.ties = ties
+        self.detect_ties = detect_ties
+        self.tie_moved: List[str] = []
 
     def add(self, qid: str, ranking: Sequence[Any]) -> None:
         """Score one query from its ranked document ids (``str``)."""
@@ -685,6 +738,21 @@ class _Scorer:
         if env is None or env.run_name != self.run_name:
             env = self._env = Env(self.level, self.max_label, self.run_name)
         self.values[qid] = [f(data, m, env) for f, m in self._computes]
+        info = data._cache.get(TIES_KEY) if self.ties != "trec_eval" or self.detect_ties else None
+        if info is not None:  # a judged document is tied with another document
+            self._score_ties(qid, data, info, env)
+
+    def _score_ties(self, qid: str, data: QueryData, info: TieInfo, env: Env) -> None:
+        if self.ties != "trec_eval":
+            self.values[qid] = [tie_value(self.ties, m, data, info, env, self.judged_only)
+                                for _, m in self._computes]
+        if self.detect_ties:
+            for _, m in self._computes:
+                if supports(m, "best") and m.family.key not in ("num_q", "num_ret", "num_rel") \
+                        and tie_value("best", m, data, info, env, self.judged_only) != \
+                        tie_value("worst", m, data, info, env, self.judged_only):
+                    self.tie_moved.append(qid)
+                    break
 
     def consume(
         self, source: RunSource, progress: Optional[Callable[[int, int], None]] = None

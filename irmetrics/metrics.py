@@ -123,6 +123,19 @@ def _labels_rel_n(
     return ls, r, check_n_relevant(n_relevant, _count_relevant(ls, r))
 
 
+def _tied(
+    labels: Iterable[Any], scores: Any, ties: Any, call: Callable[[List[Label]], float],
+    name: str, param: Optional[Number], **how: Any,
+) -> float:
+    """The list functions' ``scores=``/``ties=``: see :func:`irmetrics.ties.list_value`."""
+    from .ties import check_scores, list_value  # ties imports this module
+
+    ls = check_labels(labels)
+    checked, mode = check_scores(ls, scores, ties)
+    call(ls)  # the function's own checks of its other arguments
+    return list_value(name, ls, checked, mode, call, param, **how)
+
+
 # === Binary measures =========================================================
 
 
@@ -143,7 +156,14 @@ def _precision(labels: Sequence[Label], k: int, rel: Number) -> float:
     return _precision_r(_relevant_ranks(labels, rel), k)
 
 
-def precision_at_k(labels: Iterable[Any], k: int, *, rel: Number = 1) -> float:
+def precision_at_k(
+    labels: Iterable[Any],
+    k: int,
+    *,
+    rel: Number = 1,
+    scores: Optional[Sequence[float]] = None,
+    ties: Optional[str] = None,
+) -> float:
     """Precision at rank *k*: the relevant labels in the top *k*, divided by *k*.
 
     ``P@k = |{i <= k : label_i >= rel}| / k``
@@ -159,6 +179,9 @@ def precision_at_k(labels: Iterable[Any], k: int, *, rel: Number = 1) -> float:
     >>> precision_at_k([2, 1, 0], 3, rel=2)
     0.3333333333333333
     """
+    if scores is not None or ties is not None:  # ranked by score (irmetrics.ties)
+        return _tied(labels, scores, ties, lambda ls: precision_at_k(ls, k, rel=rel),
+                     "P", k, rel=rel)
     ls = check_labels(labels)
     kk = check_k(k, optional=False)
     r = check_rel(rel)
@@ -178,7 +201,13 @@ def _recall(labels: Sequence[Label], k: Optional[int], n_relevant: int, rel: Num
 
 
 def recall_at_k(
-    labels: Iterable[Any], k: int, *, n_relevant: Optional[int] = None, rel: Number = 1
+    labels: Iterable[Any],
+    k: int,
+    *,
+    n_relevant: Optional[int] = None,
+    rel: Number = 1,
+    scores: Optional[Sequence[float]] = None,
+    ties: Optional[str] = None,
 ) -> float:
     """Recall at rank *k*: relevant labels in the top *k* over ``n_relevant``.
 
@@ -193,6 +222,10 @@ def recall_at_k(
     >>> recall_at_k([1, 0, 1, 0], 2, n_relevant=4)
     0.25
     """
+    if scores is not None or ties is not None:  # ranked by score (irmetrics.ties)
+        return _tied(labels, scores, ties,
+                     lambda ls: recall_at_k(ls, k, n_relevant=n_relevant, rel=rel),
+                     "recall", k, rel=rel, n_relevant=n_relevant)
     ls, r, n = _labels_rel_n(labels, rel, n_relevant)
     kk = check_k(k, optional=False)
     return _recall(ls, kk, n, r)
@@ -221,6 +254,8 @@ def average_precision(
     *,
     n_relevant: Optional[int] = None,
     rel: Number = 1,
+    scores: Optional[Sequence[float]] = None,
+    ties: Optional[str] = None,
 ) -> float:
     """Average precision: precision at each relevant rank, summed, over ``n_relevant``.
 
@@ -242,6 +277,10 @@ def average_precision(
     >>> average_precision([1, 0, 1, 0], 2, n_relevant=2)
     0.5
     """
+    if scores is not None or ties is not None:  # ranked by score (irmetrics.ties)
+        return _tied(labels, scores, ties,
+                     lambda ls: average_precision(ls, k, n_relevant=n_relevant, rel=rel),
+                     "map" if k is None else "map_cut", k, rel=rel, n_relevant=n_relevant)
     ls, r, n = _labels_rel_n(labels, rel, n_relevant)
     kk = check_k(k)
     return _average_precision(ls, kk, n, r)
@@ -257,7 +296,14 @@ def _reciprocal_rank(labels: Sequence[Label], k: Optional[int], rel: Number) -> 
     return _reciprocal_rank_r(_relevant_ranks(labels, rel), k)
 
 
-def reciprocal_rank(labels: Iterable[Any], k: Optional[int] = None, *, rel: Number = 1) -> float:
+def reciprocal_rank(
+    labels: Iterable[Any],
+    k: Optional[int] = None,
+    *,
+    rel: Number = 1,
+    scores: Optional[Sequence[float]] = None,
+    ties: Optional[str] = None,
+) -> float:
     """Reciprocal rank: ``1 / rank`` of the first relevant label within *k*, else 0.0.
 
     Mean reciprocal rank (MRR) averages this over *all* queries, counting 0.0
@@ -268,6 +314,9 @@ def reciprocal_rank(labels: Iterable[Any], k: Optional[int] = None, *, rel: Numb
     >>> reciprocal_rank([0, 0, 1, 1], 2)
     0.0
     """
+    if scores is not None or ties is not None:  # ranked by score (irmetrics.ties)
+        return _tied(labels, scores, ties, lambda ls: reciprocal_rank(ls, k, rel=rel),
+                     "recip_rank" if k is None else "RR_cut", k, rel=rel)
     ls = check_labels(labels)
     kk = check_k(k)
     r = check_rel(rel)
@@ -285,7 +334,12 @@ def _r_precision(labels: Sequence[Label], n_relevant: int, rel: Number) -> float
 
 
 def r_precision(
-    labels: Iterable[Any], *, n_relevant: Optional[int] = None, rel: Number = 1
+    labels: Iterable[Any],
+    *,
+    n_relevant: Optional[int] = None,
+    rel: Number = 1,
+    scores: Optional[Sequence[float]] = None,
+    ties: Optional[str] = None,
 ) -> float:
     """R-precision: precision at rank R, where R = ``n_relevant``.
 
@@ -299,6 +353,10 @@ def r_precision(
     >>> r_precision([1, 0, 1, 0], n_relevant=4)
     0.5
     """
+    if scores is not None or ties is not None:  # ranked by score (irmetrics.ties)
+        return _tied(labels, scores, ties,
+                     lambda ls: r_precision(ls, n_relevant=n_relevant, rel=rel),
+                     "Rprec", None, rel=rel, n_relevant=n_relevant)
     ls, r, n = _labels_rel_n(labels, rel, n_relevant)
     return _r_precision(ls, n, r)
 
@@ -311,7 +369,14 @@ def _success(labels: Sequence[Label], k: Optional[int], rel: Number) -> float:
     return _success_r(_relevant_ranks(labels, rel), k)
 
 
-def success_at_k(labels: Iterable[Any], k: int, *, rel: Number = 1) -> float:
+def success_at_k(
+    labels: Iterable[Any],
+    k: int,
+    *,
+    rel: Number = 1,
+    scores: Optional[Sequence[float]] = None,
+    ties: Optional[str] = None,
+) -> float:
     """Success at *k*: 1.0 if a relevant label is in the top *k*, else 0.0.
 
     >>> success_at_k([0, 0, 1], 2)
@@ -319,6 +384,9 @@ def success_at_k(labels: Iterable[Any], k: int, *, rel: Number = 1) -> float:
     >>> success_at_k([0, 0, 1], 3)
     1.0
     """
+    if scores is not None or ties is not None:  # ranked by score (irmetrics.ties)
+        return _tied(labels, scores, ties, lambda ls: success_at_k(ls, k, rel=rel),
+                     "success", k, rel=rel)
     ls = check_labels(labels)
     kk = check_k(k, optional=False)
     r = check_rel(rel)
@@ -533,6 +601,8 @@ def ndcg(
     gain: Gain = "linear",
     discount: Discount = "log2",
     base: Optional[float] = None,
+    scores: Optional[Sequence[float]] = None,
+    ties: Optional[str] = None,
 ) -> float:
     """Normalised DCG: ``DCG@k / IDCG@k``.
 
@@ -555,6 +625,11 @@ def ndcg(
     >>> round(ndcg([1, 0], ideal=[1, 1, 0]), 4)   # 1 / (1 + 1/log2(3))
     0.6131
     """
+    if scores is not None or ties is not None:  # ranked by score (irmetrics.ties)
+        return _tied(labels, scores, ties,
+                     lambda ls: ndcg(ls, k, ideal=ideal, gain=gain, discount=discount, base=base),
+                     "ndcg" if k is None else "ndcg_cut", k, ideal=ideal, gain=gain,
+                     discount=discount, base=base)
     if (
         ideal is None
         and type(labels) is list
@@ -776,6 +851,8 @@ def bpref(
     n_relevant: Optional[int] = None,
     n_nonrelevant: Optional[int] = None,
     rel: Number = 1,
+    scores: Optional[Sequence[float]] = None,
+    ties: Optional[str] = None,
 ) -> float:
     """Binary preference (Buckley and Voorhees 2004), as trec_eval computes it.
 
@@ -789,6 +866,11 @@ def bpref(
     >>> bpref([1, 0, 1, None, 1])   # R=3, N=1: (1 + 0 + 0) / 3
     0.3333333333333333
     """
+    if scores is not None or ties is not None:  # ranked by score (irmetrics.ties)
+        return _tied(labels, scores, ties,
+                     lambda ls: bpref(ls, n_relevant=n_relevant,
+                                      n_nonrelevant=n_nonrelevant, rel=rel),
+                     "bpref", None, rel=rel, n_relevant=n_relevant)
     ls, r, n = _labels_rel_n(labels, rel, n_relevant)
     found_non = sum(1 for x in ls if x is not None and x < r)
     if n_nonrelevant is None:
@@ -837,7 +919,12 @@ def _inferred_ap_placed(
 
 
 def inferred_ap(
-    labels: Iterable[Any], *, n_relevant: Optional[int] = None, rel: Number = 1
+    labels: Iterable[Any],
+    *,
+    n_relevant: Optional[int] = None,
+    rel: Number = 1,
+    scores: Optional[Sequence[float]] = None,
+    ties: Optional[str] = None,
 ) -> float:
     """Inferred average precision (Yilmaz and Aslam 2006), as trec_eval's ``infAP``.
 
@@ -853,6 +940,10 @@ def inferred_ap(
     >>> round(inferred_ap([1, None, 1]), 4)    # rank 2 unjudged: (1 + 1/3 + 2/3 * 1/2 * 1) / 2
     0.8333
     """
+    if scores is not None or ties is not None:  # ranked by score (irmetrics.ties)
+        return _tied(labels, scores, ties,
+                     lambda ls: inferred_ap(ls, n_relevant=n_relevant, rel=rel),
+                     "infAP", None, rel=rel, n_relevant=n_relevant)
     ls, r, n = _labels_rel_n(labels, rel, n_relevant)
     return _inferred_ap(ls, n, r)
 
@@ -904,7 +995,13 @@ def _interpolated_precision(
 
 
 def interpolated_precision(
-    labels: Iterable[Any], recall: float, *, n_relevant: Optional[int] = None, rel: Number = 1
+    labels: Iterable[Any],
+    recall: float,
+    *,
+    n_relevant: Optional[int] = None,
+    rel: Number = 1,
+    scores: Optional[Sequence[float]] = None,
+    ties: Optional[str] = None,
 ) -> float:
     """Interpolated precision at a recall level (trec_eval's ``iprec_at_recall``).
 
@@ -915,6 +1012,10 @@ def interpolated_precision(
     >>> interpolated_precision([0, 1, 1, 0], 0.5)   # best of P@2=1/2, P@3=2/3
     0.6666666666666666
     """
+    if scores is not None or ties is not None:  # ranked by score (irmetrics.ties)
+        return _tied(labels, scores, ties,
+                     lambda ls: interpolated_precision(ls, recall, n_relevant=n_relevant, rel=rel),
+                     "iprec_at_recall", recall, rel=rel, n_relevant=n_relevant)
     ls = check_labels(labels)
     if isinstance(recall, bool) or not isinstance(recall, (int, float)) or not (0 <= recall <= 1):
         raise InvalidArgumentError(f"'recall' must be a number in [0, 1] (got {recall!r})")
@@ -971,7 +1072,13 @@ def _r_precision_multiple_r(ranks: Sequence[int], multiple: float, n_relevant: i
 
 
 def r_precision_multiple(
-    labels: Iterable[Any], multiple: float, *, n_relevant: Optional[int] = None, rel: Number = 1
+    labels: Iterable[Any],
+    multiple: float,
+    *,
+    n_relevant: Optional[int] = None,
+    rel: Number = 1,
+    scores: Optional[Sequence[float]] = None,
+    ties: Optional[str] = None,
 ) -> float:
     """Precision at rank ``multiple * R`` (trec_eval's ``Rprec_mult``).
 
@@ -980,6 +1087,10 @@ def r_precision_multiple(
     >>> r_precision_multiple([1, 0, 1, 0], 2.0)   # R = 2, precision at rank 4
     0.5
     """
+    if scores is not None or ties is not None:  # ranked by score (irmetrics.ties)
+        return _tied(labels, scores, ties,
+                     lambda ls: r_precision_multiple(ls, multiple, n_relevant=n_relevant, rel=rel),
+                     "Rprec_mult", multiple, rel=rel, n_relevant=n_relevant)
     ls = check_labels(labels)
     m = check_positive_real(multiple, "multiple")
     r = check_rel(rel)
@@ -1001,7 +1112,13 @@ def _f_measure(labels: Sequence[Label], n_relevant: int, weight: float, rel: Num
 
 
 def f_measure(
-    labels: Iterable[Any], *, n_relevant: Optional[int] = None, beta: float = 1.0, rel: Number = 1
+    labels: Iterable[Any],
+    *,
+    n_relevant: Optional[int] = None,
+    beta: float = 1.0,
+    rel: Number = 1,
+    scores: Optional[Sequence[float]] = None,
+    ties: Optional[str] = None,
 ) -> float:
     """The F measure of the retrieved set (trec_eval's ``set_F``).
 
@@ -1012,6 +1129,10 @@ def f_measure(
     >>> f_measure([1, 0, 1, 0], n_relevant=4)   # P = 1/2, R = 1/2
     0.5
     """
+    if scores is not None or ties is not None:  # ranked by score (irmetrics.ties)
+        return _tied(labels, scores, ties,
+                     lambda ls: f_measure(ls, n_relevant=n_relevant, beta=beta, rel=rel),
+                     "set_F", None, rel=rel, n_relevant=n_relevant, beta=beta)
     ls = check_labels(labels)
     b = check_positive_real(beta, "beta")
     r = check_rel(rel)

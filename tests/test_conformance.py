@@ -13,6 +13,7 @@ import io
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -65,13 +66,21 @@ def parse_report(lines):
     return out
 
 
+def only_the_tie_note(err):
+    """trec_eval's test run has tied scores that move some values: the CLI's one
+    line pointing at --ties (tests/test_ties.py) is all it may print there."""
+    return re.fullmatch(r"(irmetrics: note: tied scores move the values of \d+ "
+                        r"quer(y|ies) \(e\.g\. '\d+'\); see --ties and 'irmetrics ties'\n)?",
+                        err) is not None
+
+
 @pytest.mark.parametrize(
     "expected, options, qrels, run", COMMANDS, ids=[c[0] for c in COMMANDS]
 )
 def test_cli_prints_what_trec_eval_printed(expected, options, qrels, run):
     code, out, err = run_cli([*options, DATA / qrels, DATA / run])
     assert code == 0, err
-    assert err == ""
+    assert only_the_tie_note(err), err
     # Lists of lines, so that a failure points at the first differing line.
     assert out.splitlines() == expected_lines(expected)
     assert out.endswith("\n")
@@ -93,7 +102,7 @@ def test_python_dash_m_irmetrics_matches_trec_eval():
         capture_output=True, text=True, cwd=str(ROOT), env=env, timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
-    assert proc.stderr == ""
+    assert only_the_tie_note(proc.stderr), proc.stderr
     assert proc.stdout.splitlines() == expected_lines("expected.all_trec.q.txt")
 
 
