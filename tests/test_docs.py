@@ -536,3 +536,11 @@ def test_license_is_an_spdx_expression():
     assert "License ::" not in text
     m = re.search(r'^requires = \["setuptools>=(\d+)"\]$', text, re.M)
     assert m and int(m.group(1)) >= 77
+
+
+def test_the_architecture_page_names_every_module():
+    # docs/architecture.md draws the road; a module it does not name is a
+    # module a newcomer cannot place.
+    page = (DOCS / "architecture.md").read_text(encoding="utf-8")
+    modules = sorted(p.name for p in (ROOT / "irmetrics").glob("*.py") if p.name != "__init__.py")
+    assert [m for m in modules if f"`{m}`" not in page and m not in page] == []
