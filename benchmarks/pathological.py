@@ -3,8 +3,9 @@
     python benchmarks/pathological.py            # about two minutes
     python benchmarks/pathological.py --quick    # a tenth of the sizes
 
-Each case is one run of ``python -m irmetrics`` in a fresh process: wall
-seconds and the process's own peak resident memory (``VmHWM``, Linux).
+Each case is one run of ``python -m irmetrics --workers 1`` in a fresh
+process: wall seconds and the process's own peak resident memory
+(``VmHWM``, Linux; one process, so that it is the whole evaluation's).
 Nothing here asserts; the script prints a Markdown table for
 docs/benchmarks.md.  Generated files go to a temporary folder.
 """
@@ -29,7 +30,9 @@ def run_cli(args: Sequence[str], feed: Optional[Callable[[object], None]] = None
     """(wall seconds, peak RSS MB, exit code, first line of standard error)."""
     env = dict(os.environ, PYTHONPATH=ROOT)
     start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", WRAPPER, "--quiet", *args], env=env,
+    # one process (--workers 1): the peak is then the whole evaluation's
+    proc = subprocess.Popen([sys.executable, "-c", WRAPPER, "--quiet", "--workers", "1", *args],
+                            env=env,
                             stdin=subprocess.PIPE if feed else subprocess.DEVNULL,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     if feed is not None:

@@ -15,7 +15,7 @@ from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from .errors import DuplicateEntryError, IrmetricsError, TrecFormatError
 from .sources import open_run
-from .trec import RunNotGrouped
+from .trec import MAX_LINE, RunNotGrouped
 
 __all__ = [
     "split_at_queries", "score_in_parallel", "parallel_possible", "auto_workers", "WorkerError",
@@ -73,7 +73,9 @@ def split_at_queries(path: str, parts: int) -> List[Tuple[int, int]]:
     """Cut *path* into at most *parts* byte ranges, each starting at a new query.
 
     A cut is moved forward to the first line whose query differs from the
-    line before it; a range that would be empty is dropped.
+    line before it; a range that would be empty is dropped.  A line longer
+    than the readers take ends the search (in bounded memory): the file is
+    then one range, and the reader reports the line.
     """
     size = os.path.getsize(path)
     cuts = [0]
@@ -81,12 +83,14 @@ def split_at_queries(path: str, parts: int) -> List[Tuple[int, int]]:
         for i in range(1, parts):
             pos = max(size * i // parts, cuts[-1])
             f.seek(pos)
-            if pos > 0:
-                f.readline()  # to the start of the next whole line
+            if pos > 0 and _too_long(f.readline(MAX_LINE + 1)):  # to the next whole line
+                return [(0, size)]
             prev: Optional[bytes] = None
             while True:
                 start = f.tell()
-                line = f.readline()
+                line = f.readline(MAX_LINE + 1)
+                if _too_long(line):
+                    return [(0, size)]
                 if not line:
                     start = size
                     break
@@ -100,6 +104,10 @@ def split_at_queries(path: str, parts: int) -> List[Tuple[int, int]]:
                 cuts.append(start)
     cuts.append(size)
     return [(a, b) for a, b in zip(cuts, cuts[1:]) if b > a]
+
+
+def _too_long(line: bytes) -> bool:
+    return len(line) > MAX_LINE and not line.endswith(b"\n")
 
 
 class _Slice(io.RawIOBase):
