@@ -257,6 +257,7 @@ def _describe_death(exitcode: Optional[int]) -> str:
 
 def _stop(procs: List[Any]) -> None:
     """End every worker still running, promptly; none outlives the call."""
+    procs = [p for p in procs if p.pid is not None]  # (one interrupted before it started)
     for p in procs:
         if p.exitcode is None:
             p.terminate()
@@ -306,9 +307,9 @@ def score_in_parallel(
                 args=(make_scorer, path, start, end, send, counter, others, os.getpid()),
                 daemon=True,
             )
+            procs.append(p)  # before it starts: an interrupt now still stops it
             p.start()
             send.close()
-            procs.append(p)
             counters.append(counter)
         pending = {i: pipes[i][0] for i in range(len(ranges))}
         while pending:
