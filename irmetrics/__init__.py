@@ -26,6 +26,8 @@ Rank correlation: :func:`kendall_tau_weighted` (Liu's RC) and
 
 Whole runs: :class:`Qrels`, :class:`Run` and :func:`evaluate`, with
 trec_eval's semantics; the command line ``irmetrics QRELS RUN``.
+:func:`explain` shows how one query's value is derived, rank by rank
+(``irmetrics explain``).
 
 Comparing systems: :func:`compare` (runs against a baseline: means,
 differences, confidence intervals, corrected p-values; ``irmetrics compare``)
@@ -54,6 +56,7 @@ from .errors import (
     UnorderedRankingError,
 )
 from .evaluate import Evaluation, evaluate
+from .explain import Explanation, explain
 from .metrics import (
     average_precision,
     bpref,
@@ -116,6 +119,8 @@ __all__ = [
     "Run",
     "evaluate",
     "Evaluation",
+    "explain",
+    "Explanation",
     # comparing systems
     "compare",
     "Comparison",
