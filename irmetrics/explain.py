@@ -93,6 +93,16 @@ class Explanation:
         return (f"Explanation(query={self.query!r}, measure={self.measure!r}, "
                 f"value={_fmt(self.value)}, rows={len(self.rows)})")
 
+    def to_dict(self) -> Dict[str, Any]:
+        """Everything as plain data (what ``irmetrics explain --format json`` prints)."""
+        return {
+            "query": self.query, "measure": self.measure, "name": self.name,
+            "value": self.value, "n_relevant": self.n_relevant,
+            "ideal": None if self.ideal is None else dict(self.ideal),
+            "columns": list(self.columns), "rows": [dict(r) for r in self.rows],
+            "formula": self.formula, "steps": list(self.steps),
+        }
+
     # === The derivation as text ===
 
     def _title(self) -> str:
