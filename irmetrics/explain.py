@@ -223,6 +223,11 @@ def _sum_text(terms: Sequence[Number]) -> str:
     return " + ".join(parts)
 
 
+def _eq(terms: Sequence[Number], total: float) -> str:
+    """``a + b = total``, or ``total`` alone for one term or none."""
+    return _fmt(total) if len(terms) <= 1 else f"{_sum_text(terms)} = {_fmt(total)}"
+
+
 # === Terms, one function per family =========================================
 
 
@@ -301,7 +306,7 @@ def _t_ap(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) -> _T
     total = math.fsum(terms)
     cut = "" if k is None else f" within the top {k}"
     steps = [
-        f"sum of precision at each relevant rank{cut} = {_sum_text(terms)} = {_fmt(total)}",
+        f"sum of precision at each relevant rank{cut} = {_eq(terms, total)}",
         _r_text(q, rel),
         f"{total:.4f} / {big_r} = {_fmt(total / big_r)}" if big_r else "R = 0: the value is 0",
     ]
@@ -536,7 +541,7 @@ def _t_infap(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) ->
                   "infAP = (1/R) * sum over relevant ranks k of 1/k + ((k-1)/k) * "
                   "(pooled above / (k-1)) * (r + eps) / (r + n + 2 eps)", [
                       "judged_above: relevant + non-relevant + pooled-unjudged above the rank",
-                      f"sum of the estimates = {_sum_text(terms)} = {_fmt(total)}",
+                      f"sum of the estimates = {_eq(terms, total)}",
                       _r_text(q, rel),
                       f"{total:.4f} / {big_r} = {_fmt(total / big_r)}" if big_r
                       else "R = 0: the value is 0",
@@ -606,7 +611,7 @@ def _t_bin_g(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) ->
     extent, rest = _after(ranks, None)
     return _Terms(["relevant", "nonrel_above", "contribution"],
                   "binG = (1/R) * sum over relevant ranked of 1 / log2(2 + non-relevant above)", [
-                      f"sum = {_sum_text(terms)} = {_fmt(total)}", _r_text(q, rel),
+                      f"sum = {_eq(terms, total)}", _r_text(q, rel),
                       f"{total:.4f} / {big_r} = {_fmt(total / big_r)}" if big_r and terms
                       else "no relevant document ranked (or R = 0): 0",
                   ], extent=extent, rest=rest, n_relevant=big_r)
@@ -654,10 +659,10 @@ def _t_ndcg(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) -> 
         "1 for ranks below 2, else 1 / log2(rank)"
     steps = [
         f"gain = {gain_text}; discount = {dtext}",
-        f"DCG = {_sum_text(terms)} = {_fmt(dcg)}",
+        f"DCG = {_eq(terms, dcg)}",
         "ideal ranking (labels): " + (_list(lvl for lvl, _ in top) if top else "none")
         + (f" (the top {k})" if k is not None else ""),
-        f"IDCG = {_sum_text(ideal_terms)} = {_fmt(idcg)}",
+        f"IDCG = {_eq(ideal_terms, idcg)}",
         f"{dcg:.4f} / {idcg:.4f} = {_fmt(dcg / idcg)}" if idcg > 0 else "IDCG = 0: the value is 0",
     ]
     return _Terms(["gain", "discount", "contribution"],
@@ -723,7 +728,7 @@ def _t_g(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) -> _Te
     total = math.fsum(terms)
     return _Terms(["gain", "cost", "gained", "contribution"],
                   "G = (1 / total ideal gain) * sum of gain / log2(2 + cost - gained)", [
-                      f"sum = {_sum_text(terms)} = {_fmt(total)}",
+                      f"sum = {_eq(terms, total)}",
                       f"total ideal gain = {_fmt(total_ideal)}",
                       f"{total:.4f} / {total_ideal:.4f} = {_fmt(total / total_ideal)}"
                       if total_ideal > 0 else "no ideal gain: 0",
@@ -752,7 +757,7 @@ def _t_err(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) -> _
     total = math.fsum(terms)
     return _Terms(["stop", "reach", "contribution"],
                   "ERR = sum of P(reach rank) * R_rank / rank, R = (2^label - 1) / 2^max_label",
-                  [f"max_label = {max_label}", f"ERR = {_sum_text(terms)} = {_fmt(total)}"],
+                  [f"max_label = {max_label}", f"ERR = {_eq(terms, total)}"],
                   extent=k, rest=f"below the cutoff k = {k}")
 
 
@@ -773,7 +778,7 @@ def _t_rbp(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) -> _
     extent, rest = _after(ranks, k)
     return _Terms(["relevant", "weight", "contribution"],
                   f"RBP = (1 - p) * sum of p^(rank - 1) over the relevant ranks, p = {p:g}", [
-                      f"sum = {_sum_text(terms)} = {_fmt(total)}",
+                      f"sum = {_eq(terms, total)}",
                       f"(1 - {p:g}) * {total:.4f} = {_fmt((1.0 - p) * total)}",
                   ], extent=extent, rest=rest)
 
