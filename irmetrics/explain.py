@@ -654,7 +654,8 @@ def _t_ndcg(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) -> 
     last = max((r["rank"] for r in rows if r["contribution"] is not None), default=0)
     extent, rest = (k, f"below the cutoff k = {k}") if k is not None else (last, "no gain")
     gain = m.option("gain", "linear")
-    gain_text = {"linear": "the label", "exp": "2^label - 1"}.get(gain, "the gain map")
+    gain_text = {"linear": "the label", "exp": "2^label - 1"}.get(gain) or (
+        "the map " + ", ".join(f"{lvl}={g:g}" for lvl, g in gain) + " (other labels: themselves)")
     dtext = "1 / log2(rank + 1)" if m.option("discount", "log2") == "log2" else \
         "1 for ranks below 2, else 1 / log2(rank)"
     steps = [
