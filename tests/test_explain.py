@@ -1,9 +1,11 @@
 """explain(): the value is evaluate()'s, the rows are trec_eval's order, the
 terms add up, the text and HTML say it, and bad input is the library's error."""
 
+import html
 import io
 import json
 import math
+import re
 import warnings
 
 import pytest
@@ -97,6 +99,14 @@ def test_value_is_evaluates_for_every_measure(data, opts, pick):
         e = explain(q, r, qid, name, **opts)
         assert e.value == result.per_query[qid][name], name
         assert type(e.value) is type(result.per_query[qid][name]), name
+        # the derivation's own last number (from the terms) agrees with the
+        # value to the four places shown
+        last = re.search(r"= (-?\d+(?:\.\d+)?)$", e.steps[-1])
+        if last:
+            assert abs(float(last.group(1)) - e.value) <= 1.0001e-4, (name, e.steps[-1])
+        shown = f"{e.value:.4f}" if isinstance(e.value, float) else str(e.value)
+        assert str(e).splitlines()[-1] == f"{e.name} = {shown}"
+        assert e._repr_html_().endswith(f"<p><b>{html.escape(e.name)} = {shown}</b></p></div>")
 
 
 @settings(max_examples=60)
