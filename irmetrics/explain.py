@@ -254,7 +254,7 @@ class _Terms:
         self.ideal = ideal
 
 
-TermFunction = Callable[[QueryData, Measure, Env, List[Row], Any], _Terms]
+TermFunction = Callable[[QueryData, Measure, Env, List[Row]], _Terms]
 
 
 def _k(m: Measure) -> Optional[int]:
@@ -291,7 +291,7 @@ def _after(ranks: Sequence[int], k: Optional[int]) -> Tuple[Optional[int], str]:
     return last, "no relevant document"
 
 
-def _t_ap(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) -> _Terms:
+def _t_ap(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> _Terms:
     rel, ranks = _relevance(q, m, env, rows)
     k = _k(m)
     terms = []
@@ -315,7 +315,7 @@ def _t_ap(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) -> _T
                   extent=extent, rest=rest, n_relevant=big_r)
 
 
-def _t_p(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) -> _Terms:
+def _t_p(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> _Terms:
     rel, ranks = _relevance(q, m, env, rows)
     k = int(m.param or 0)
     hits = sum(1 for x in ranks if x <= k)
@@ -326,7 +326,7 @@ def _t_p(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) -> _Te
     ], extent=k, rest=f"below the cutoff k = {k}")
 
 
-def _t_recall(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) -> _Terms:
+def _t_recall(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> _Terms:
     rel, ranks = _relevance(q, m, env, rows)
     k = _k(m)
     hits = sum(1 for x in ranks if k is None or x <= k)
@@ -338,7 +338,7 @@ def _t_recall(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) -
     ], extent=k, rest=f"below the cutoff k = {k}", n_relevant=big_r)
 
 
-def _t_rprec(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) -> _Terms:
+def _t_rprec(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> _Terms:
     rel, ranks = _relevance(q, m, env, rows)
     big_r = q.n_relevant(rel)
     hits = sum(1 for x in ranks if x <= big_r)
@@ -352,7 +352,7 @@ def _t_rprec(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) ->
                   extent=big_r, rest=f"below rank R = {big_r}", n_relevant=big_r)
 
 
-def _t_rprec_mult(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) -> _Terms:
+def _t_rprec_mult(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> _Terms:
     rel, ranks = _relevance(q, m, env, rows)
     big_r = q.n_relevant(rel)
     mult = float(m.param if m.param is not None else 1.0)
@@ -368,7 +368,7 @@ def _t_rprec_mult(q: QueryData, m: Measure, env: Env, rows: List[Row], value: An
                   extent=cut, rest=f"below rank {cut}", n_relevant=big_r)
 
 
-def _t_relative_p(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) -> _Terms:
+def _t_relative_p(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> _Terms:
     rel, ranks = _relevance(q, m, env, rows)
     k = int(m.param or 0)
     big_r = q.n_relevant(rel)
@@ -380,7 +380,7 @@ def _t_relative_p(q: QueryData, m: Measure, env: Env, rows: List[Row], value: An
     ], extent=k, rest=f"below the cutoff k = {k}", n_relevant=big_r)
 
 
-def _t_rr(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) -> _Terms:
+def _t_rr(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> _Terms:
     rel, ranks = _relevance(q, m, env, rows)
     k = _k(m)
     first = ranks[0] if ranks and (k is None or ranks[0] <= k) else None
@@ -400,7 +400,7 @@ def _t_rr(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) -> _T
                   steps, extent=extent, rest=rest)
 
 
-def _t_success(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) -> _Terms:
+def _t_success(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> _Terms:
     rel, ranks = _relevance(q, m, env, rows)
     k = _k(m)
     hit = bool(ranks) and (k is None or ranks[0] <= k)
@@ -410,7 +410,7 @@ def _t_success(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) 
                   steps, extent=k, rest=f"below the cutoff k = {k}")
 
 
-def _t_counts(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) -> _Terms:
+def _t_counts(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> _Terms:
     key = m.family.key
     if key == "num_ret":
         return _Terms([], "num_ret = documents ranked",
@@ -436,7 +436,7 @@ def _t_counts(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) -
     ], extent=ranks[-1] if ranks else 0, rest="no relevant document")
 
 
-def _t_set(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) -> _Terms:
+def _t_set(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> _Terms:
     rel, ranks = _relevance(q, m, env, rows)
     key = m.family.key
     n, hits, big_r = len(rows), len(ranks), q.n_relevant(rel)
@@ -474,7 +474,7 @@ def _t_set(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) -> _
                   n_relevant=big_r)
 
 
-def _t_bpref(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) -> _Terms:
+def _t_bpref(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> _Terms:
     rel, ranks = _relevance(q, m, env, rows)
     big_r, big_n = q.n_relevant(rel), q.n_nonrelevant(rel)
     bound = min(big_r, big_n)
@@ -507,7 +507,7 @@ def _t_bpref(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) ->
                   steps, extent=extent, rest=rest, n_relevant=big_r)
 
 
-def _t_infap(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) -> _Terms:
+def _t_infap(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> _Terms:
     # The counts trec_eval's m_infap.c reads at each relevant rank, and the
     # estimate it adds there (eps = 1e-5).
     rel, ranks = _relevance(q, m, env, rows)
@@ -553,7 +553,7 @@ def _precisions(rows: List[Row]) -> None:
         r["precision"] = r["hits"] / r["rank"] if r["relevant"] else None
 
 
-def _t_iprec(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) -> _Terms:
+def _t_iprec(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> _Terms:
     rel, ranks = _relevance(q, m, env, rows)
     _precisions(rows)
     big_r = q.n_relevant(rel)
@@ -579,7 +579,7 @@ def _t_iprec(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) ->
                   steps, extent=extent, rest=rest, n_relevant=big_r)
 
 
-def _t_11pt(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) -> _Terms:
+def _t_11pt(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> _Terms:
     rel, ranks = _relevance(q, m, env, rows)
     _precisions(rows)
     big_r = q.n_relevant(rel)
@@ -598,7 +598,7 @@ def _t_11pt(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) -> 
                   extent=extent, rest=rest, n_relevant=big_r)
 
 
-def _t_bin_g(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) -> _Terms:
+def _t_bin_g(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> _Terms:
     rel, ranks = _relevance(q, m, env, rows)
     terms = []
     for r in rows:
@@ -636,7 +636,7 @@ def _gains(
     return gains, [p for p in pairs if p[1] > 0]
 
 
-def _t_ndcg(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) -> _Terms:
+def _t_ndcg(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> _Terms:
     k = _k(m)
     disc = _m._discount_function(m.option("discount", "log2"), None)
     gains, ideal = _gains(q, m, rows)
@@ -673,7 +673,7 @@ def _t_ndcg(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) -> 
                          "dcg": idcg})
 
 
-def _t_ndcg_running(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) -> _Terms:
+def _t_ndcg_running(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> _Terms:
     # ndcg_rel and Rndcg: DCG and IDCG accumulated rank by rank, and their
     # ratio at each rank (the points those measures average).
     gains = q.gains()
@@ -694,11 +694,21 @@ def _t_ndcg_running(q: QueryData, m: Measure, env: Env, rows: List[Row], value: 
         missing = len(ideal) - len(points)
         formula = ("ndcg_rel = mean over the relevant documents of DCG/IDCG at their rank "
                    "(unretrieved ones: at the end of the ranking)")
+        end_idcg = idcg
+        for i in range(len(rows), len(ideal)):  # the ideal goes on past the ranking
+            end_idcg += ideal[i] / math.log2(i + 2)
+        end = dcg / end_idcg if end_idcg > 0 else 0.0
         steps = [f"ideal gains: {_list(ideal)}",
-                 f"DCG/IDCG at the relevant ranks: {_sum_text(points)}"
-                 + (f"; {missing} relevant document(s) not retrieved, each counting DCG/IDCG "
-                    "at the end of the ranking (IDCG over the whole ideal)" if missing > 0 else ""),
-                 f"divided by the {len(ideal)} relevant documents"]
+                 f"DCG/IDCG at the relevant ranks: {_sum_text(points) if points else 'none'}"]
+        if missing > 0:
+            steps.append(f"{missing} relevant document(s) not retrieved, each counting DCG/IDCG "
+                         f"at the end: {dcg:.4f} / {end_idcg:.4f} = {_fmt(end)}")
+        if ideal:
+            total = math.fsum(points + [missing * end])
+            steps.append(f"({_sum_text(points + [end] * missing)}) / {len(ideal)} = "
+                         f"{_fmt(total / len(ideal))}")
+        else:
+            steps.append("no relevant document: 0")
     else:
         formula = ("Rndcg = mean of DCG/IDCG at the ranks where the ideal gain changes level, "
                    "and at the end of the ranking")
@@ -709,7 +719,7 @@ def _t_ndcg_running(q: QueryData, m: Measure, env: Env, rows: List[Row], value: 
                          "dcg": math.fsum(g / math.log2(i + 2) for i, g in enumerate(ideal))})
 
 
-def _t_g(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) -> _Terms:
+def _t_g(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> _Terms:
     gains = q.gains()
     ideal = q.ideal_gains()
     gained = cost = 0.0
@@ -737,7 +747,7 @@ def _t_g(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) -> _Te
                             "dcg": None})
 
 
-def _t_err(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) -> _Terms:
+def _t_err(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> _Terms:
     k = _k(m)
     max_label = m.option("max_label")
     if max_label is None:
@@ -762,7 +772,7 @@ def _t_err(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) -> _
                   extent=k, rest=f"below the cutoff k = {k}")
 
 
-def _t_rbp(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) -> _Terms:
+def _t_rbp(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> _Terms:
     rel, ranks = _relevance(q, m, env, rows)
     k = _k(m)
     p = float(m.option("p", 0.8))
@@ -784,7 +794,7 @@ def _t_rbp(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) -> _
                   ], extent=extent, rest=rest)
 
 
-def _t_judged(q: QueryData, m: Measure, env: Env, rows: List[Row], value: Any) -> _Terms:
+def _t_judged(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> _Terms:
     k = _k(m)
     top = rows if k is None else rows[:k]
     for r in rows:
@@ -900,7 +910,7 @@ def explain(
     value = m.compute(data, env)  # the registry's value, as evaluate() computes it
 
     rows = _rows(docids, run_scores, judgments, data, depth, judged_only, encoded)
-    terms = _TERMS[m.family.key](data, m, env, rows, value)
+    terms = _TERMS[m.family.key](data, m, env, rows)
     options = []
     if level != 1:
         options.append(f"relevance_level={level}")
