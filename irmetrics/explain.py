@@ -33,14 +33,26 @@ value is the registry's.
 
 import html
 import math
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import (
+    Any,
+    Callable,
+    Dict,
+    Iterator,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Tuple,
+    Union,
+    cast,
+)
 
 from . import metrics as _m
 from ._checks import check_int
 from .errors import InvalidArgumentError
-from .evaluate import _as_float32, _max_label, query_data_from_scores
+from .evaluate import _as_float32, _Scorer
 from .measures import Env, Measure, QueryData, _gain_of, parse_measure
-from .sources import open_qrels, open_run
+from .sources import RunSource, open_qrels, open_run
 
 __all__ = ["explain", "Explanation"]
 
@@ -805,12 +817,19 @@ def _t_judged(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> _Terms:
     ], extent=k, rest=f"below the cutoff k = {k}")
 
 
+def _t_plain(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> _Terms:
+    # A family without terms of its own: the ranking and labels it reads.
+    return _Terms([], m.family.summary,
+                  ["(no per-rank terms for this measure: the rows show the labels it reads)"])
+
+
 def _list(items: Any) -> str:
     return ", ".join(_fmt(x) for x in items)
 
 
 #: The terms of each family, keyed like :data:`irmetrics.measures.FAMILIES`
-#: (text lines, ``runid`` and ``relstring``, have no value to explain).
+#: (text lines, ``runid`` and ``relstring``, have no value to explain; a
+#: family missing here is shown with its rows and labels, without terms).
 _TERMS: Dict[str, TermFunction] = {
     "num_q": _t_counts, "num_ret": _t_counts, "num_rel": _t_counts, "num_rel_ret": _t_counts,
     "num_nonrel_judged_ret": _t_counts,
@@ -885,7 +904,21 @@ def explain(
 
     table, qrels_duplicates = open_qrels(qrels)
     judged = table.get(query)
-    docids, run_scores, run_name, encoded, in_run = _find(run, query, depth)
+    # The run is scored by evaluate()'s own scorer, which keeps the query's
+    # per-query data and value; the source passes the query's documents on.
+    scorer = _Scorer(table, [m], level, depth, judged_only, scores == "float32")
+    source = _Watch(open_run(run, keep_duplicates=True), query)
+    kept: List[QueryData] = []
+    score = scorer._score
+
+    def score_one(qid: str, data: QueryData) -> None:
+        if qid == query:
+            kept.append(data)
+            score(qid, data)
+
+    scorer._score = score_one  # type: ignore[method-assign]
+    scorer.consume(cast(Any, source))
+    in_run = source.group is not None
     if judged is None:
         if in_run:
             raise InvalidArgumentError(
@@ -898,19 +931,23 @@ def explain(
     for error in qrels_duplicates:
         if error.qid == query:
             raise error
+    if not in_run:
+        scorer.add(query, [])  # as evaluate(complete=True) scores it
+    data = kept[-1]
+    value = scorer.values[query][0]  # evaluate()'s value for the query
+    env = Env(level, scorer.max_label, scorer.run_name)
+
+    docids, run_scores, duplicates = source.group or ([], [], [])
     if scores == "float32":
         run_scores = _as_float32(run_scores)
+    if duplicates:  # the scorer raised unless all of them are below the depth cut
+        docids, run_scores = _cut_duplicates(docids, run_scores, duplicates, depth)
+    encoded = source.encoded
     judgments: Mapping[Any, int] = judged
     if encoded:
         judgments = {d.encode("utf-8"): v for d, v in judged.items()}
-    data = query_data_from_scores(judgments, docids, run_scores, depth=depth,
-                                  judged_only=judged_only)
-    needs_max = "max_label" in m.family.options and m.option("max_label") is None
-    env = Env(level, _max_label(table) if needs_max else 0, run_name)
-    value = m.compute(data, env)  # the registry's value, as evaluate() computes it
-
     rows = _rows(docids, run_scores, judgments, data, depth, judged_only, encoded)
-    terms = _TERMS[m.family.key](data, m, env, rows)
+    terms = _TERMS.get(m.family.key, _t_plain)(data, m, env, rows)
     options = []
     if level != 1:
         options.append(f"relevance_level={level}")
@@ -924,20 +961,24 @@ def explain(
     return Explanation(query, measure.strip(), m.name, value, rows, terms, text)
 
 
-def _find(run: Any, query: str, depth: Optional[int]) -> Tuple[List[Any], List[float], str, bool,
-                                                                  bool]:
-    """The documents and scores of *query* in *run*, read as evaluate() reads it."""
-    source = open_run(run, keep_duplicates=True)
-    docids: List[Any] = []
-    scores: List[float] = []
-    found = False
-    for qid, ids, values in source:
-        if qid == query:  # a run read again (not grouped) yields it again, whole
-            found = True
-            docids, scores = list(ids), list(values)
-            if source.duplicates:
-                docids, scores = _cut_duplicates(docids, scores, source.duplicates, depth)
-    return docids, scores, source.name, source.encoded, found
+class _Watch:
+    """A run source that keeps, as it passes them on, one query's documents,
+    scores and repeated documents (the last time it sees them: a run that is
+    not grouped by query is read again, whole)."""
+
+    def __init__(self, source: RunSource, query: str) -> None:
+        self._source = source
+        self._query = query
+        self.group: Optional[Tuple[List[Any], List[float], List[Any]]] = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._source, name)
+
+    def __iter__(self) -> Iterator[Tuple[str, List[Any], List[float]]]:
+        for qid, docids, scores in self._source:
+            if qid == self._query:
+                self.group = (list(docids), list(scores), list(self._source.duplicates))
+            yield qid, docids, scores
 
 
 def _cut_duplicates(docids: List[Any], scores: List[float], found: Sequence[Any],
