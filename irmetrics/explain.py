@@ -634,7 +634,7 @@ def _gains(
 ) -> Tuple[List[float], List[Tuple[int, float]]]:
     """The gain of each row and the ideal ranking (label, gain), best first, as
     the measure computes them."""
-    if not m.options or m.options == (("discount", "log2"),):
+    if m.option("gain") is None:
         gains = q.gains()
         ideal = []
         for lvl in sorted(q.levels, reverse=True):
@@ -688,8 +688,8 @@ def _t_ndcg(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> _Terms:
 def _t_ndcg_running(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> _Terms:
     # ndcg_rel and Rndcg: DCG and IDCG accumulated rank by rank, and their
     # ratio at each rank (the points those measures average).
-    gains = q.gains()
-    ideal = q.ideal_gains()
+    gains, pairs = _gains(q, m, rows)
+    ideal = [g for _, g in pairs]
     dcg = idcg = 0.0
     for i, r in enumerate(rows):
         d = math.log2(i + 2)
@@ -727,13 +727,13 @@ def _t_ndcg_running(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> _Ter
         steps = [f"ideal gains: {_list(ideal)}",
                  "DCG/IDCG is read where the ideal gain steps down (see the idcg column)"]
     return _Terms(["gain", "dcg", "idcg", "ratio"], formula, steps,
-                  ideal={"labels": [int(g) for g in ideal], "gains": list(ideal),
+                  ideal={"labels": [lvl for lvl, _ in pairs], "gains": list(ideal),
                          "dcg": math.fsum(g / math.log2(i + 2) for i, g in enumerate(ideal))})
 
 
 def _t_g(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> _Terms:
-    gains = q.gains()
-    ideal = q.ideal_gains()
+    gains, pairs = _gains(q, m, rows)
+    ideal = [g for _, g in pairs]
     gained = cost = 0.0
     terms = []
     for i, r in enumerate(rows):
@@ -755,7 +755,7 @@ def _t_g(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> _Terms:
                       f"total ideal gain = {_fmt(total_ideal)}",
                       f"{total:.4f} / {total_ideal:.4f} = {_fmt(total / total_ideal)}"
                       if total_ideal > 0 else "no ideal gain: 0",
-                  ], ideal={"labels": [int(g) for g in ideal], "gains": list(ideal),
+                  ], ideal={"labels": [lvl for lvl, _ in pairs], "gains": list(ideal),
                             "dcg": None})
 
 
