@@ -895,7 +895,7 @@ def explain(
         raise InvalidArgumentError(f"'query' must be a query id (str) (got {query!r})")
     level = check_int(relevance_level, "relevance_level", 1)
     if depth is not None:
-        depth = check_int(depth, "depth", 1)
+        depth = check_int(depth, "depth", 0)  # 0: nothing retrieved (trec_eval -M 0)
     for name, flag in (("complete", complete), ("judged_only", judged_only)):
         if not isinstance(flag, bool):
             raise InvalidArgumentError(f"{name!r} must be a bool (got {flag!r})")

@@ -282,6 +282,12 @@ def test_a_duplicate_below_the_depth_is_ignored_as_by_evaluate(tmp_path):
     assert explain(str(qrels), str(run), "q", "P@1", depth=1).value == want == 1.0
 
 
+def test_depth_0_retrieves_nothing():
+    e = explain(SEED_QRELS, SEED_RUN, "q1", "map", depth=0)
+    assert e.rows == [] and e.value == 0.0 and e.n_relevant == 4  # 0 / R
+    assert "the ranking is empty" in str(e)
+
+
 def test_complete_explains_a_missing_query_as_an_empty_ranking():
     qrels = {"q": {"a": 1}, "r": {"b": 1}}
     run = {"q": {"a": 1.0}}
@@ -352,7 +358,7 @@ def test_an_unknown_query_is_named():
 
 @pytest.mark.parametrize("opts, message", [
     ({"relevance_level": 0}, "'relevance_level' must be an int >= 1"),
-    ({"depth": 0}, "'depth' must be an int >= 1"),
+    ({"depth": -1}, "'depth' must be an int >= 0"),
     ({"judged_only": 1}, "'judged_only' must be a bool"),
     ({"scores": "half"}, "'scores' must be 'float64' or 'float32'"),
 ])
