@@ -32,6 +32,8 @@ Whole runs: :class:`Qrels`, :class:`Run` and :func:`evaluate`, with
 trec_eval's semantics; the command line ``irmetrics QRELS RUN``.
 Tied scores: ``evaluate(..., ties="expected")`` (or ``"best"``, ``"worst"``)
 and :func:`tie_report` (see :mod:`irmetrics.ties`).
+:func:`explain` shows how one query's value is derived, rank by rank
+(``irmetrics explain``).
 
 Comparing systems: :func:`compare` (runs against a baseline: means,
 differences, confidence intervals, corrected p-values; ``irmetrics compare``)
@@ -71,6 +73,7 @@ from .errors import (
     UnorderedRankingError,
 )
 from .evaluate import Evaluation, evaluate
+from .explain import Explanation, explain
 from .metrics import (
     average_precision,
     bpref,
@@ -146,6 +149,8 @@ __all__ = [
     "Evaluation",
     "tie_report",
     "TieReport",
+    "explain",
+    "Explanation",
     # comparing systems
     "compare",
     "Comparison",

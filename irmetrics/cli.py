@@ -53,6 +53,7 @@ Without -m, trec_eval's official measures are printed.
 
 To compare runs with significance tests: irmetrics compare QRELS RUN1 RUN2 ...
 (see 'irmetrics compare --help').
+To see how one query's value is derived: irmetrics explain -m MEASURE QRELS RUN QUERY.
 """
 
 USAGE_ERROR = 2
@@ -384,6 +385,8 @@ def _run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
         return _run_compare(argv[1:], stdout, stderr)
     if argv and argv[0] == "ties":
         return _run_ties(argv[1:], stdout, stderr)
+    if argv and argv[0] == "explain":
+        return _run_explain(argv[1:], stdout, stderr)
     try:
         args = _parser().parse_args(list(argv))
     except _UsageError as exc:
@@ -544,6 +547,61 @@ def _run_compare(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
     return 0
 
 
+def _explain_parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="irmetrics explain",
+        description="Show how one query's value of one measure is derived, rank by rank "
+                    "(irmetrics.explain): the ranking as the measure sees it, each rank's "
+                    "terms, and the arithmetic.",
+        epilog=_epilog("irmetrics explain"),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("qrels", metavar="QRELS", help="TREC qrels file")
+    p.add_argument("run", metavar="RUN", help="TREC run file; '-' reads standard input")
+    p.add_argument("query", metavar="QUERY", help="the query id")
+    p.add_argument("-m", "--measure", required=True, metavar="MEASURE",
+                   help="the measure, e.g. map, AP, ndcg_cut_10, nDCG@10")
+    _evaluation_options(p, "explain a judged query missing from the run as an empty ranking")
+    p.add_argument("--float32-scores", action="store_true",
+                   help="compare scores in single precision, as pytrec_eval does")
+    p.add_argument("--format", choices=("text", "json"), default="text",
+                   help="output format (default: text)")
+    return p
+
+
+def _run_explain(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
+    from .explain import explain
+
+    try:
+        args = _explain_parser().parse_args(list(argv))
+    except _UsageError as exc:
+        stderr.write(f"irmetrics explain: error: {exc} (see 'irmetrics explain --help')\n")
+        return USAGE_ERROR
+    problem = _bad_evaluation_option(args)
+    if problem:
+        stderr.write(f"irmetrics explain: error: {problem}\n")
+        return USAGE_ERROR
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", IrmetricsWarning)
+            result = explain(
+                args.qrels, sys.stdin.buffer if args.run == "-" else args.run, args.query,
+                args.measure, relevance_level=args.level, complete=args.complete,
+                depth=args.depth, judged_only=args.judged_only,
+                scores="float32" if args.float32_scores else "float64",
+            )
+        for w in caught:
+            stderr.write(f"irmetrics explain: warning: {w.message}\n")
+    except (IrmetricsError, OSError) as exc:
+        stderr.write(f"irmetrics explain: error: {_one_line(exc)}\n")
+        return USAGE_ERROR
+    if args.format == "json":
+        stdout.write(json.dumps(result.to_dict(), indent=2) + "\n")
+    else:
+        stdout.write(str(result) + "\n")
+    return 0
+
+
 def _one_line(exc: BaseException) -> str:
     """The message of *exc* on one line (an OSError as 'file: reason')."""
     if isinstance(exc, OSError) and not isinstance(exc, IrmetricsError):
@@ -603,7 +661,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """
     if argv is None:
         argv = sys.argv[1:]
-    prog = f"irmetrics {argv[0]}" if argv and argv[0] in ("compare", "ties") else "irmetrics"
+    prog = f"irmetrics {argv[0]}" if argv and argv[0] in ("compare", "ties", "explain") else "irmetrics"
     try:
         code = _run(argv, sys.stdout, sys.stderr)
         sys.stdout.flush()

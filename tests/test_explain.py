@@ -1,0 +1,426 @@
+"""explain(): the value is evaluate()'s, the rows are trec_eval's order, the
+terms add up, the text and HTML say it, and bad input is the library's error."""
+
+import html
+import io
+import json
+import math
+import re
+import warnings
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies_runs import qrels_and_runs
+
+from irmetrics import Explanation, Qrels, Run, evaluate, explain
+from irmetrics.cli import main
+from irmetrics.errors import (
+    DuplicateEntryError,
+    InvalidArgumentError,
+    IrmetricsWarning,
+    UnknownMeasureError,
+)
+from irmetrics.explain import _TERMS, MAX_ROWS_SHOWN
+from irmetrics.measures import FAMILIES, parse_measure
+
+# The seeds' worked example: relevance 1,1,0,1,0,1 down the ranking, four
+# relevant documents in all.
+SEED_QRELS = {"q1": {"d1": 1, "d2": 1, "d3": 0, "d4": 1, "d5": 0, "d6": 1}}
+SEED_RUN = {"q1": {"d1": 0.9, "d2": 0.8, "d3": 0.7, "d4": 0.6, "d5": 0.5, "d6": 0.4}}
+
+
+# === Every measure of the registry ==========================================
+
+
+def _names():
+    """One or more names for every family that has a number per query, with
+    parameters and options (the text lines runid and relstring have none)."""
+    params = {
+        "none": [None],
+        "cutoff": [1, 3, 10],
+        "optional-cutoff": [None, 4],
+        "fraction": [0.0, 0.3, 1.0],
+        "multiple": [0.2, 1.0, 2.0],
+    }
+    extra = {
+        "rel": [(("rel", 2),)],
+        "gain": [(("gain", "exp"),), (("gain", ((0, 0.5), (1, 1.0), (3, 7.0))),)],
+        "discount": [(("discount", "jk"),)],
+        "beta": [(("beta", 0.5),)],
+        "max_label": [(("max_label", 4),)],
+        "p": [(("p", 0.5),)],
+    }
+    names = []
+    for fam in FAMILIES:
+        if fam.text:
+            continue
+        for param in params[fam.param]:
+            option_sets = [()]
+            for key in fam.options:
+                option_sets += extra.get(key, [])
+            for options in option_sets:
+                if fam.key == "RBP":
+                    options = tuple(sorted(dict((("p", 0.8),) + options).items()))
+                names.append(fam.display(param, options))
+    return names
+
+
+NAMES = _names()
+
+
+def test_the_names_cover_the_registry_and_parse_back():
+    families = {parse_measure(n).family.key for n in NAMES}
+    assert families == {f.key for f in FAMILIES if not f.text}
+    # the table of terms names registered families only, and has trec_eval's
+    # and the other measures this module was written with
+    assert set(_TERMS) <= families
+    assert {"map", "ndcg_cut", "bpref", "infAP", "G", "Rndcg", "ERR", "RBP", "Judged",
+            "RR_cut", "set_F", "11pt_avg", "iprec_at_recall"} <= set(_TERMS)
+    for name in NAMES:  # each name is one measure, and its canonical name the same one
+        m = parse_measure(name)
+        assert parse_measure(m.name) == m
+
+
+options = st.fixed_dictionaries({
+    "relevance_level": st.sampled_from((1, 1, 2)),
+    "depth": st.sampled_from((None, None, 3, 10)),
+    "judged_only": st.booleans(),
+})
+
+
+@settings(max_examples=60)
+@given(data=qrels_and_runs(), opts=options, pick=st.integers(min_value=0))
+def test_value_is_evaluates_for_every_measure(data, opts, pick):
+    qrels, run = data
+    q, r = Qrels.from_dict(qrels), Run.from_dict(run)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", IrmetricsWarning)
+        result = evaluate(q, r, NAMES, **opts)
+    qids = sorted(result.per_query)
+    qid = qids[pick % len(qids)]
+    for name in NAMES:
+        e = explain(q, r, qid, name, **opts)
+        assert e.value == result.per_query[qid][name], name
+        assert type(e.value) is type(result.per_query[qid][name]), name
+        # the derivation's own last number (from the terms) agrees with the
+        # value to the four places shown
+        last = re.search(r"= (-?\d+(?:\.\d+)?)$", e.steps[-1])
+        if last:
+            assert abs(float(last.group(1)) - e.value) <= 1.0001e-4, (name, e.steps[-1])
+        shown = f"{e.value:.4f}" if isinstance(e.value, float) else str(e.value)
+        assert str(e).splitlines()[-1] == f"{e.name} = {shown}"
+        assert e._repr_html_().endswith(f"<p><b>{html.escape(e.name)} = {shown}</b></p></div>")
+
+
+@settings(max_examples=60)
+@given(data=qrels_and_runs(), opts=options, pick=st.integers(min_value=0))
+def test_rows_are_in_trec_eval_order(data, opts, pick):
+    qrels, run = data
+    qid = sorted(set(qrels) & set(run))[pick % len(set(qrels) & set(run))]
+    e = explain(qrels, run, qid, "P@5", **opts)
+    expected = sorted(run[qid].items(), key=lambda item: (item[1], item[0]), reverse=True)
+    if opts["depth"] is not None:
+        expected = expected[: opts["depth"]]
+    labels = []
+    for doc, _ in expected:
+        x = qrels[qid].get(doc)
+        labels.append(-1 if x is not None and x < 0 else x)
+    pairs = [(d, s, x) for (d, s), x in zip(expected, labels)
+             if not opts["judged_only"] or (x is not None and x >= 0)]
+    assert [(r["doc"], r["score"], r["label"]) for r in e.rows] == pairs
+    assert [r["rank"] for r in e.rows] == list(range(1, len(pairs) + 1))
+    # a tie block holds exactly the neighbours with the same score
+    for i, row in enumerate(e.rows):
+        same = [j for j in (i - 1, i + 1) if 0 <= j < len(e.rows)
+                and e.rows[j]["score"] == row["score"]]
+        assert (row["tie"] is not None) == bool(same)
+        assert all(e.rows[j]["tie"] == row["tie"] for j in same)
+
+
+def _close(a, b):
+    return math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-15)
+
+
+@settings(max_examples=60)
+@given(data=qrels_and_runs(), pick=st.integers(min_value=0), k=st.sampled_from((1, 3, 10)))
+def test_the_terms_add_up_to_the_value(data, pick, k):
+    qrels, run = data
+    qid = sorted(set(qrels) & set(run))[pick % len(set(qrels) & set(run))]
+
+    def terms(e):
+        return [r["contribution"] for r in e.rows if r["contribution"] is not None]
+
+    ap = explain(qrels, run, qid, f"AP@{k}")
+    if ap.n_relevant:
+        assert _close(math.fsum(terms(ap)) / ap.n_relevant, ap.value)
+    else:
+        assert ap.value == 0.0 and ap.n_relevant == 0
+    p = explain(qrels, run, qid, f"P@{k}")
+    assert sum(1 for r in p.rows[:k] if r["relevant"]) / k == p.value
+    nd = explain(qrels, run, qid, f"nDCG@{k}")
+    idcg = nd.ideal["dcg"]
+    assert _close(math.fsum(nd.ideal["gains"][i] / math.log2(i + 2)
+                            for i in range(len(nd.ideal["gains"]))), idcg)
+    if idcg > 0:
+        assert _close(math.fsum(terms(nd)) / idcg, nd.value)
+        # the ideal ranking: the judged labels, best first, cut at k
+        best = sorted((x for x in qrels[qid].values() if x > 0), reverse=True)[:k]
+        assert nd.ideal["labels"] == best
+    else:
+        assert nd.value == 0.0
+    for name, scale in (("bpref", "R"), ("infAP", "R"), ("binG", "R"), ("RBP", "rbp"),
+                        ("ERR", 1.0), ("G", "ideal")):
+        e = explain(qrels, run, qid, name)
+        total = math.fsum(terms(e))
+        if scale == "R":
+            want = total / e.n_relevant if e.n_relevant and total else 0.0
+        elif scale == "rbp":
+            want = (1 - 0.8) * total
+        elif scale == "ideal":
+            ideal = math.fsum(e.ideal["gains"])
+            want = total / ideal if ideal > 0 else 0.0
+        else:
+            want = total
+        assert _close(want, e.value), name
+
+
+# === Hand-derived examples ===================================================
+
+
+def test_the_seed_ap_example():
+    e = explain(SEED_QRELS, SEED_RUN, "q1", "AP")
+    # (1/1 + 2/2 + 3/4 + 4/6) / 4 = 3.41667 / 4 = 0.854167
+    assert e.value == pytest.approx((1 + 1 + 3 / 4 + 4 / 6) / 4, abs=1e-15)
+    assert [r["precision"] for r in e.rows] == [1.0, 1.0, None, 0.75, None, 4 / 6]
+    assert e.n_relevant == 4
+    text = str(e)
+    assert text.splitlines()[-1] == "map = 0.8542"
+    assert "3.4167 / 4 = 0.8542" in text
+    assert e.measure == "AP" and e.name == "map"
+
+
+def test_ndcg_example_and_ideal():
+    qrels = {"q": {"a": 3, "b": 2, "c": 3, "d": 0, "e": 1, "f": 2}}
+    run = {"q": {"a": 6, "b": 5, "c": 4, "d": 3, "e": 2, "f": 1}}
+    e = explain(qrels, run, "q", "nDCG@6")
+    # DCG = 3 + 2/log2(3) + 3/2 + 0 + 1/log2(6) + 2/log2(7) = 6.861
+    # IDCG (3, 3, 2, 2, 1, 0) = 3 + 3/log2(3) + 2/2 + 2/log2(5) + 1/log2(6) = 7.1409
+    assert e.ideal["labels"] == [3, 3, 2, 2, 1]
+    dcg = 3 + 2 / math.log2(3) + 3 / 2 + 1 / math.log2(6) + 2 / math.log2(7)
+    idcg = 3 + 3 / math.log2(3) + 1 + 2 / math.log2(5) + 1 / math.log2(6)
+    assert e.value == pytest.approx(dcg / idcg, abs=1e-12)
+    assert [r["gain"] for r in e.rows] == [3.0, 2.0, 3.0, 0.0, 1.0, 2.0]
+    assert str(e).splitlines()[-1] == f"ndcg_cut_6 = {dcg / idcg:.4f}"
+
+
+def test_rr_and_unjudged_labels():
+    qrels = {"q": {"a": 0, "b": 1, "p": -3}}
+    run = {"q": {"x": 3, "p": 2, "a": 1.5, "b": 1}}
+    e = explain(qrels, run, "q", "recip_rank")
+    assert [r["label"] for r in e.rows] == [None, -1, 0, 1]
+    assert e.value == 0.25  # first relevant at rank 4: 1/4
+    assert [r["contribution"] for r in e.rows] == [None, None, None, 0.25]
+    text = str(e)
+    assert "'-' not in the qrels" in text and "-1 pooled but not judged" in text
+
+
+def test_ties_are_marked_in_trec_eval_order():
+    e = explain({"q": {"b": 1}}, {"q": {"a": 1.0, "b": 1.0, "c": 2.0}}, "q", "P@3")
+    # c first (2.0), then the tie 1.0 broken by id descending: b before a
+    assert [(r["doc"], r["tie"]) for r in e.rows] == [("c", None), ("b", 1), ("a", 1)]
+    assert "T1" in str(e)
+
+
+def test_long_rankings_are_cut_in_the_text_only():
+    run = {"q": {f"d{i:04d}": float(-i) for i in range(300)}}
+    e = explain({"q": {"d0000": 1}}, run, "q", "map")
+    assert len(e.rows) == 300
+    text = str(e)
+    assert "ranks 2-300 not shown: no relevant document" in text
+    e = explain({"q": {"d0000": 1}}, run, "q", "Judged")
+    assert f"ranks {MAX_ROWS_SHOWN + 1}-300 not shown (see .rows)" in str(e)
+
+
+def test_options_are_those_of_evaluate():
+    qrels = {"q": {"a": 2, "b": 1, "c": 0}}
+    run = {"q": {"a": 1, "x": 3, "b": 2, "c": 0}}
+    for opts in ({"relevance_level": 2}, {"depth": 2}, {"judged_only": True}):
+        e = explain(qrels, run, "q", "map", **opts)
+        assert e.value == evaluate(qrels, run, "map", **opts).per_query["q"]["map"]
+    assert [r["doc"] for r in explain(qrels, run, "q", "map", judged_only=True).rows] == [
+        "b", "a", "c"]
+    assert "depth=2" in str(explain(qrels, run, "q", "map", depth=2)).splitlines()[0]
+
+
+def test_files_are_read_as_evaluate_reads_them(tmp_path):
+    qrels = tmp_path / "qrels"
+    run = tmp_path / "run"
+    qrels.write_text("q1 0 d\u00e9 1\nq1 0 d2 0\nq1 0 d10 2\nq2 0 a 1\n", encoding="utf-8")
+    run.write_text("q2 Q0 a 1 1.0 r\nq1 Q0 d2 1 0.5 r\nq1 Q0 d\u00e9 2 0.5 r\n"
+                   "q1 Q0 d10 3 0.50000001 r\n", encoding="utf-8")
+    for scores in ("float64", "float32"):
+        got = explain(str(qrels), str(run), "q1", "nDCG", scores=scores)
+        want = evaluate(str(qrels), str(run), "nDCG", scores=scores).per_query["q1"]["nDCG"]
+        assert got.value == want
+    # in single precision 0.50000001 ties with 0.5: d\u00e9 > d2 > d10 by id
+    assert [r["doc"] for r in explain(str(qrels), str(run), "q1", "P@3",
+                                      scores="float32").rows] == ["d\u00e9", "d2", "d10"]
+    assert explain(str(qrels), str(run), "q1", "P@3").rows[0]["doc"] == "d10"
+
+
+def test_a_duplicate_below_the_depth_is_ignored_as_by_evaluate(tmp_path):
+    qrels = tmp_path / "qrels"
+    run = tmp_path / "run"
+    qrels.write_text("q 0 a 1\n", encoding="utf-8")
+    run.write_text("q Q0 a 1 3 r\nq Q0 b 2 2 r\nq Q0 b 3 1 r\n", encoding="utf-8")
+    with pytest.raises(DuplicateEntryError, match="appears twice"):
+        explain(str(qrels), str(run), "q", "P@1")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", IrmetricsWarning)
+        want = evaluate(str(qrels), str(run), "P@1", depth=1).per_query["q"]["P@1"]
+    assert explain(str(qrels), str(run), "q", "P@1", depth=1).value == want == 1.0
+
+
+def test_depth_0_retrieves_nothing():
+    e = explain(SEED_QRELS, SEED_RUN, "q1", "map", depth=0)
+    assert e.rows == [] and e.value == 0.0 and e.n_relevant == 4  # 0 / R
+    assert "the ranking is empty" in str(e)
+
+
+def test_complete_explains_a_missing_query_as_an_empty_ranking():
+    qrels = {"q": {"a": 1}, "r": {"b": 1}}
+    run = {"q": {"a": 1.0}}
+    with pytest.raises(InvalidArgumentError, match="query 'r' is not in the run"):
+        explain(qrels, run, "r", "map")
+    e = explain(qrels, run, "r", "map", complete=True)
+    assert e.rows == [] and e.value == 0.0
+    assert e.value == evaluate(qrels, run, "map", complete=True).per_query["r"]["map"]
+    assert "the ranking is empty" in str(e)
+
+
+def test_inputs_are_not_mutated():
+    qrels = {"q": {"a": 1, "b": -1}}
+    run = {"q": {"a": 1.0, "b": 1.0}}
+    before = (repr(qrels), repr(run))
+    explain(qrels, run, "q", "infAP", judged_only=True)
+    assert (repr(qrels), repr(run)) == before
+
+
+# === Text, HTML, dict ========================================================
+
+
+def test_html_escapes_ids_and_names():
+    qrels = {"<q&>": {"<b>x</b>": 1, "a\"'": 0}}
+    run = {"<q&>": {"<b>x</b>": 2.0, "a\"'": 1.0}}
+    e = explain(qrels, run, "<q&>", "P@2")
+    page = e._repr_html_()
+    assert "<b>x</b>" not in page and "&lt;b&gt;x&lt;/b&gt;" in page
+    assert "&lt;q&amp;&gt;" in page and "a&quot;&#x27;" in page
+    assert page.count("<tr>") == 1 + len(e.rows)  # the header and one row per document
+    assert "P_2 = 0.5000" in page
+
+
+def test_to_dict_is_plain_json():
+    e = explain(SEED_QRELS, SEED_RUN, "q1", "nDCG@3")
+    d = json.loads(json.dumps(e.to_dict()))
+    assert d["value"] == e.value and d["rows"] == e.rows and d["name"] == "ndcg_cut_3"
+    assert isinstance(e, Explanation) and "ndcg" not in repr(e).split("measure=")[0]
+
+
+def test_a_family_without_terms_shows_its_rows(monkeypatch):
+    monkeypatch.delitem(_TERMS, "P")
+    e = explain(SEED_QRELS, SEED_RUN, "q1", "P@2")
+    assert e.value == 1.0 and e.columns == () and len(e.rows) == 6
+    assert "no per-rank terms" in str(e) and str(e).endswith("P_2 = 1.0000")
+
+
+# === Errors ==================================================================
+
+
+def test_an_unknown_measure_is_named_with_suggestions():
+    with pytest.raises(UnknownMeasureError, match="'mapp'.*did you mean 'map'"):
+        explain(SEED_QRELS, SEED_RUN, "q1", "mapp")
+    with pytest.raises(InvalidArgumentError, match="'relstring' is a text line"):
+        explain(SEED_QRELS, SEED_RUN, "q1", "relstring")
+    with pytest.raises(InvalidArgumentError, match="'measure' must be one measure name"):
+        explain(SEED_QRELS, SEED_RUN, "q1", ["map"])
+
+
+def test_an_unknown_query_is_named():
+    with pytest.raises(InvalidArgumentError, match="unknown query 'q9'"):
+        explain(SEED_QRELS, SEED_RUN, "q9", "map")
+    with pytest.raises(InvalidArgumentError, match="query 'q2' has no judgments"):
+        explain(SEED_QRELS, {**SEED_RUN, "q2": {"a": 1.0}}, "q2", "map")
+    with pytest.raises(InvalidArgumentError, match="'query' must be a query id"):
+        explain(SEED_QRELS, SEED_RUN, 1, "map")
+
+
+@pytest.mark.parametrize("opts, message", [
+    ({"relevance_level": 0}, "'relevance_level' must be an int >= 1"),
+    ({"depth": -1}, "'depth' must be an int >= 0"),
+    ({"judged_only": 1}, "'judged_only' must be a bool"),
+    ({"scores": "half"}, "'scores' must be 'float64' or 'float32'"),
+])
+def test_bad_options(opts, message):
+    with pytest.raises(InvalidArgumentError, match=message):
+        explain(SEED_QRELS, SEED_RUN, "q1", "map", **opts)
+
+
+# === The command line ========================================================
+
+
+def _files(tmp_path):
+    qrels = tmp_path / "qrels.txt"
+    run = tmp_path / "run.txt"
+    qrels.write_text("".join(f"q1 0 {d} {x}\n" for d, x in SEED_QRELS["q1"].items()))
+    run.write_text("".join(f"q1 Q0 {d} {i} {s} tag\n"
+                           for i, (d, s) in enumerate(SEED_RUN["q1"].items(), 1)))
+    return str(qrels), str(run)
+
+
+def test_cli_explain_prints_the_derivation(tmp_path, capsys):
+    qrels, run = _files(tmp_path)
+    assert main(["explain", "-m", "AP", qrels, run, "q1"]) == 0
+    out, err = capsys.readouterr()
+    assert out == str(explain(qrels, run, "q1", "AP")) + "\n"
+    assert out.rstrip().endswith("map = 0.8542") and err == ""
+
+
+def test_cli_explain_json(tmp_path, capsys):
+    qrels, run = _files(tmp_path)
+    assert main(["explain", "-m", "nDCG@5", "-M", "4", qrels, run, "q1", "--format",
+                 "json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["value"] == evaluate(qrels, run, "nDCG@5", depth=4).per_query["q1"]["nDCG@5"]
+    assert len(d["rows"]) == 4
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["-m", "mapp", "Q", "R", "q1"], "unknown measure 'mapp'; did you mean 'map'"),
+    (["-m", "map", "Q", "R", "q9"], "unknown query 'q9'"),
+    (["-m", "map", "Q", "R"], "the following arguments are required: QUERY"),
+    (["Q", "R", "q1"], "the following arguments are required: -m/--measure"),
+    (["-m", "map", "-l", "0", "Q", "R", "q1"], "-l must be a relevance level >= 1"),
+    (["-m", "map", "Q", "missing.run", "q1"], "missing.run"),
+])
+def test_cli_explain_errors_are_one_line(tmp_path, capsys, argv, message):
+    qrels, run = _files(tmp_path)
+    argv = [qrels if a == "Q" else run if a == "R" else a for a in argv]
+    assert main(["explain"] + argv) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith("irmetrics explain: error: ") and message in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_cli_explain_reads_standard_input(tmp_path, monkeypatch, capsys):
+    qrels, run = _files(tmp_path)
+    data = open(run, "rb").read()
+
+    class Stdin:
+        buffer = io.BytesIO(data)
+
+    monkeypatch.setattr("sys.stdin", Stdin)
+    assert main(["explain", "-m", "P@2", qrels, "-", "q1"]) == 0
+    assert capsys.readouterr().out.rstrip().endswith("P_2 = 1.0000")
