@@ -221,7 +221,7 @@ def _work(
             before = _lines_before(path, start)
             ignored = [(_shift(e, before), why) for e, why in ignored]
         conn.send(("ok", scorer.values, list(scorer.seen), list(scorer.skipped), source.name,
-                   ignored))
+                   ignored, scorer.tie_moved))
     except RunNotGrouped:
         conn.send(("not grouped",))
     except TrecFormatError as exc:
@@ -273,10 +273,11 @@ def score_in_parallel(
     make_scorer: Callable[[], Any],
     workers: int,
     progress: Optional[Callable[[int, int], None]] = None,
-) -> Optional[Tuple[Dict[str, Any], List[str], List[str], str, List[Any]]]:
+) -> Optional[Tuple[Dict[str, Any], List[str], List[str], str, List[Any], List[str]]]:
     """Score the queries of *path* in up to *workers* processes.
 
-    Returns ``(values, seen, skipped, run name, ignored duplicates)``, or None when the run is not
+    Returns ``(values, seen, skipped, run name, ignored duplicates, queries
+    whose values tied scores move)``, or None when the run is not
     grouped by query (the caller then takes the in-memory route).  Nothing is
     shared between calls: concurrent calls from threads are independent.
     Ctrl-C or SIGTERM while the workers run stops them before the exception
@@ -343,6 +344,7 @@ def score_in_parallel(
     seen_set: Set[str] = set()
     skipped: List[str] = []
     ignored: List[Any] = []
+    moved: List[str] = []  # queries whose values tied scores move (the CLI's note)
     name = ""
     for i, (start, end) in enumerate(ranges):
         reply = replies[i]
@@ -358,7 +360,7 @@ def score_in_parallel(
     if any(replies[i][0] == "not grouped" for i in range(len(ranges))):
         return None
     for i in range(len(ranges)):
-        _, vals, qids, skip, tag, dups = replies[i]
+        _, vals, qids, skip, tag, dups, tied = replies[i]
         name = tag or name  # the last range's: the tag of the file's last line
         for qid in qids:
             if qid in seen_set:
@@ -368,4 +370,5 @@ def score_in_parallel(
         seen.extend(qids)
         skipped.extend(skip)
         ignored.extend(dups)
-    return values, seen, skipped, name, ignored
+        moved.extend(tied)
+    return values, seen, skipped, name, ignored, moved

@@ -88,6 +88,8 @@ class Evaluation:
         judged_only: bool = False,
         max_label: int = 0,
         filled: Optional[Iterable[str]] = None,
+        scores: str = "float64",
+        ties: str = "trec_eval",
     ) -> None:
         self.names = tuple(names)
         self.measures = tuple(measures)
@@ -107,6 +109,7 @@ class Evaluation:
         # the largest label (0 unless a measure reads it), and the rows that
         # are judged queries missing from the run, scored as empty rankings.
         self._options = (relevance_level, depth, judged_only)
+        self._scoring = {"scores": scores, "ties": ties}
         self._max_label = max_label
         self._filled = frozenset((missing if complete else ()) if filled is None else filled)
 
@@ -138,11 +141,12 @@ class Evaluation:
         """The options of :func:`evaluate` this evaluation was computed with.
 
         >>> evaluate({"q1": {"d1": 1}}, {"q1": {"d1": 1.0}}, "map", depth=100).options
-        {'relevance_level': 1, 'complete': False, 'depth': 100, 'judged_only': False}
+        {'relevance_level': 1, 'complete': False, 'depth': 100, 'judged_only': False, \
+'scores': 'float64', 'ties': 'trec_eval'}
         """
         level, depth, judged_only = self._options
         return {"relevance_level": level, "complete": self.complete, "depth": depth,
-                "judged_only": judged_only}
+                "judged_only": judged_only, **self._scoring}
 
     def __getitem__(self, name: str) -> Value:
         return self._aggregate[name]
@@ -294,6 +298,7 @@ class Evaluation:
             first.names, first.measures, first._keys, rows, filled, tuple(skipped),
             tuple(sorted(missing)), run_name, first.complete, relevance_level=level,
             depth=depth, judged_only=judged_only, max_label=first._max_label,
+            **first._scoring,
         )
 
     @classmethod
@@ -313,6 +318,8 @@ class Evaluation:
         depth: Optional[int],
         judged_only: bool,
         max_label: int,
+        scores: str = "float64",
+        ties: str = "trec_eval",
     ) -> "Evaluation":
         """An evaluation from per-query rows (any order), its aggregates computed here."""
         ordered = {qid: rows[qid] for qid in sorted(rows)}
@@ -327,7 +334,7 @@ class Evaluation:
         return cls(
             names, measures, keys, ordered, aggregate, skipped, missing, run_name, complete,
             relevance_level=relevance_level, depth=depth, judged_only=judged_only,
-            max_label=max_label, filled=filled,
+            max_label=max_label, filled=filled, scores=scores, ties=ties,
         )
 
 
@@ -600,7 +607,7 @@ def _evaluate(
         if got is None:  # one process (or a run not grouped by query)
             scorer.consume(source, progress)
         else:
-            scorer.values, seen, skipped_, scorer.run_name, ignored = got
+            scorer.values, seen, skipped_, scorer.run_name, ignored, scorer.tie_moved = got
             scorer.seen = dict.fromkeys(seen)
             scorer.skipped = dict.fromkeys(skipped_)
             scorer.ignored_duplicates = ignored
@@ -651,7 +658,7 @@ def _evaluate(
         result = Evaluation(
             names, parsed, keys, rows, aggregate, skipped, missing, scorer.run_name, complete,
             relevance_level=level, depth=depth, judged_only=judged_only,
-            max_label=scorer.max_label,
+            max_label=scorer.max_label, scores=scores, ties=ties,
         )
         result._tie_moved = tuple(sorted(scorer.tie_moved))  # type: ignore[attr-defined]
         return result

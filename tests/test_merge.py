@@ -310,7 +310,8 @@ def test_pickle_round_trip():
     ev.per_query  # noqa: B018 - fill the caches, which pickling leaves behind
     back = pickle.loads(pickle.dumps(ev))
     assert_same_evaluation(back, ev)
-    assert back.options == {"relevance_level": 1, "complete": True, "depth": 5, "judged_only": False}
+    assert back.options == {"relevance_level": 1, "complete": True, "depth": 5, "judged_only": False,
+                            "scores": "float64", "ties": "trec_eval"}
     # the measures are the registry's own again, not copies of its families
     assert all(m.family is n.family for m, n in zip(back.measures, ev.measures))
     assert back.measures == ev.measures
@@ -322,4 +323,16 @@ def test_pickle_round_trip():
 
 def test_options_property():
     ev = evaluate(QRELS, RUN_1, "map", relevance_level=2, judged_only=True)
-    assert ev.options == {"relevance_level": 2, "complete": False, "depth": None, "judged_only": True}
+    assert ev.options == {"relevance_level": 2, "complete": False, "depth": None, "judged_only": True,
+                          "scores": "float64", "ties": "trec_eval"}
+
+
+def test_parts_scored_differently_do_not_merge():
+    # float32 scores and tie modes change values: such parts are not one evaluation
+    qrels = {"q1": {"a": 1}, "q2": {"b": 1}}
+    run1, run2 = {"q1": {"a": 0.3, "x": 0.3}}, {"q2": {"b": 1.0}}
+    for option, other in (("scores", "float32"), ("ties", "worst")):
+        a = evaluate(qrels, run1, ["map"])
+        b = evaluate(qrels, run2, ["map"], **{option: other})
+        with pytest.raises(ValueError, match=f"different options: {option}="):
+            Evaluation.merge([a, b])

@@ -510,6 +510,8 @@ def test_cli_notes_ties_that_move_a_value(monkeypatch):
                    "see --ties and 'irmetrics ties'\n")
     # P_5 does not move (the tie is at ranks 28-29): no note
     assert run_cli("-m", "P_5", QRELS, BM25)[2] == ""
+    # the same note when worker processes score the file
+    assert run_cli("--workers", "2", "-m", "map", QRELS, BM25)[2] == err
 
 
 def test_cli_ties_subcommand(monkeypatch):
