@@ -661,7 +661,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """
     if argv is None:
         argv = sys.argv[1:]
-    prog = f"irmetrics {argv[0]}" if argv and argv[0] in ("compare", "ties", "explain") else "irmetrics"
+    subcommand = argv[0] if argv and argv[0] in ("compare", "ties", "explain") else ""
+    prog = f"irmetrics {subcommand}" if subcommand else "irmetrics"
     try:
         code = _run(argv, sys.stdout, sys.stderr)
         sys.stdout.flush()
