@@ -52,7 +52,7 @@ def check_arguments(
             )
     level = check_int(relevance_level, "relevance_level", 1)
     if depth is not None:
-        depth = check_int(depth, "depth", 1)
+        depth = check_int(depth, "depth", 0)  # 0: nothing retrieved, as evaluate() and -M 0
     if not isinstance(complete, bool):
         raise InvalidArgumentError(f"'complete' must be a bool (got {complete!r})")
     if not isinstance(judged_only, bool):

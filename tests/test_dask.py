@@ -149,7 +149,11 @@ def test_errors():
     with pytest.raises(InvalidArgumentError, match="a text line"):
         irmetrics.dask.evaluate(QRELS, run, "runid")
     with pytest.raises(InvalidArgumentError, match="'depth' must be"):
-        irmetrics.dask.evaluate(QRELS, run, "map", depth=0)
+        irmetrics.dask.evaluate(QRELS, run, "map", depth=-1)
+    # depth 0 (trec_eval's -M 0: nothing retrieved), as evaluate() takes it
+    with pytest.warns(IrmetricsWarning):
+        got = irmetrics.dask.evaluate(QRELS, run_frame(3), ["map", "num_ret"], depth=0)
+    assert_same_evaluation(got, whole(False, ["map", "num_ret"], depth=0))
     # as evaluate(): the warning about the skipped query, then the error
     with pytest.warns(IrmetricsWarning, match="skipped: 'unjudged'"), \
             pytest.raises(InvalidArgumentError) as info:
