@@ -3,13 +3,16 @@
 A run file grouped by query is cut into byte ranges at query boundaries; each
 range is read and scored by a forked worker process with the same code as
 the single-process route (a :class:`~irmetrics.sources.RunSource` and the
-scorer of :mod:`irmetrics.evaluate`), and the per-query values come back to the parent.
+scorer of :mod:`irmetrics.evaluate`); each worker sends back the
+:class:`~irmetrics.Evaluation` of its queries, which the caller combines
+with :meth:`~irmetrics.Evaluation.merge`.
 Only plain, uncompressed files on platforms with ``fork`` qualify; anything
 else, and any run whose queries turn out not to be grouped, goes the
 single-process way.  ``multiprocessing`` is imported only when used.
 """
 
 import io
+import itertools
 import os
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
@@ -186,7 +189,7 @@ class WorkerError(RuntimeError):
 
 
 def _work(
-    make_scorer: Callable[[], Any],
+    score: Callable[[Any, Any], Any],
     path: str,
     start: int,
     end: int,
@@ -195,7 +198,7 @@ def _work(
     others: List[Any],
     parent: int,
 ) -> None:
-    """A forked worker: score the queries of ``path[start:end]``, send the values."""
+    """A forked worker: score the queries of ``path[start:end]``, send their part."""
     import signal
 
     # The parent handles Ctrl-C and SIGTERM and stops the workers itself.
@@ -203,7 +206,6 @@ def _work(
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     for other in others:  # the other workers' pipe ends, inherited by the fork
         other.close()
-    scorer = make_scorer()
     # the same road as one process: a source (of this slice) and the scorer;
     # a query split between slices is for the parent to notice
     source = open_run(_Slice(path, start, end), keep_duplicates=True, regroup=False)
@@ -215,13 +217,11 @@ def _work(
             os._exit(1)
 
     try:
-        scorer.consume(source, progress)
-        ignored = scorer.ignored_duplicates
-        if ignored:  # their line numbers, counted from the start of the file
+        part = score(source, progress)
+        if part.ignored:  # their line numbers, counted from the start of the file
             before = _lines_before(path, start)
-            ignored = [(_shift(e, before), why) for e, why in ignored]
-        conn.send(("ok", scorer.values, list(scorer.seen), list(scorer.skipped), source.name,
-                   ignored, scorer.tie_moved))
+            part = part._replace(ignored=[(_shift(e, before), why) for e, why in part.ignored])
+        conn.send(("ok", part))
     except RunNotGrouped:
         conn.send(("not grouped",))
     except TrecFormatError as exc:
@@ -270,18 +270,21 @@ def _stop(procs: List[Any]) -> None:
 
 def score_in_parallel(
     path: str,
-    make_scorer: Callable[[], Any],
+    score: Callable[[Any, Any], Any],
     workers: int,
     progress: Optional[Callable[[int, int], None]] = None,
-) -> Optional[Tuple[Dict[str, Any], List[str], List[str], str, List[Any], List[str]]]:
+) -> Optional[List[Any]]:
     """Score the queries of *path* in up to *workers* processes.
 
-    Returns ``(values, seen, skipped, run name, ignored duplicates, queries
-    whose values tied scores move)``, or None when the run is not
-    grouped by query (the caller then takes the in-memory route).  Nothing is
-    shared between calls: concurrent calls from threads are independent.
-    Ctrl-C or SIGTERM while the workers run stops them before the exception
-    (or the signal) goes on; a worker that dies is a :class:`WorkerError`.
+    *score* ``(source, progress)`` scores one source of query groups and
+    returns its part (:class:`irmetrics.evaluate._Part`: an Evaluation, the
+    duplicates let pass, the queries tied scores move); each worker calls it
+    on its range of the file.  Returns the parts in file order, or None when
+    the run is not grouped by query (the caller then takes the in-memory
+    route).  Nothing is shared between calls: concurrent calls from threads
+    are independent.  Ctrl-C or SIGTERM while the workers run stops them
+    before the exception (or the signal) goes on; a worker that dies is a
+    :class:`WorkerError`.
     """
     import multiprocessing
     import signal
@@ -305,7 +308,7 @@ def score_in_parallel(
             others = [e for e in ends if e is not send]
             p = ctx.Process(
                 target=_work,
-                args=(make_scorer, path, start, end, send, counter, others, os.getpid()),
+                args=(score, path, start, end, send, counter, others, os.getpid()),
                 daemon=True,
             )
             procs.append(p)  # before it starts: an interrupt now still stops it
@@ -339,13 +342,6 @@ def score_in_parallel(
     if terminated:  # die of the signal as the process would have, now that it is alone
         os.kill(os.getpid(), signal.SIGTERM)
         raise KeyboardInterrupt  # pragma: no cover - a handler that returned
-    values: Dict[str, Any] = {}
-    seen: List[str] = []
-    seen_set: Set[str] = set()
-    skipped: List[str] = []
-    ignored: List[Any] = []
-    moved: List[str] = []  # queries whose values tied scores move (the CLI's note)
-    name = ""
     for i, (start, end) in enumerate(ranges):
         reply = replies[i]
         if reply[0] == "error":
@@ -359,16 +355,12 @@ def score_in_parallel(
             raise WorkerError(f"a worker process failed: {reply[1]}")
     if any(replies[i][0] == "not grouped" for i in range(len(ranges))):
         return None
-    for i in range(len(ranges)):
-        _, vals, qids, skip, tag, dups, tied = replies[i]
-        name = tag or name  # the last range's: the tag of the file's last line
-        for qid in qids:
-            if qid in seen_set:
+    parts = [replies[i][1] for i in range(len(ranges))]
+    seen: Set[str] = set()
+    for part in parts:
+        evaluation = part.evaluation
+        for qid in itertools.chain(evaluation._rows, evaluation.skipped):
+            if qid in seen:
                 return None  # a query in two ranges: not grouped
-            seen_set.add(qid)
-        values.update(vals)
-        seen.extend(qids)
-        skipped.extend(skip)
-        ignored.extend(dups)
-        moved.extend(tied)
-    return values, seen, skipped, name, ignored, moved
+            seen.add(qid)
+    return parts

@@ -8,6 +8,7 @@ the aggregate is the mean over the queries evaluated (counts are summed,
 ``gm_map`` and ``gm_bpref`` are geometric means with trec_eval's floor).
 """
 
+import functools
 import itertools
 import math
 import os
@@ -26,6 +27,7 @@ from typing import (
     Iterable,
     List,
     Mapping,
+    NamedTuple,
     Optional,
     Sequence,
     Set,
@@ -592,76 +594,133 @@ def _evaluate(
     # The cyclic collector is off while the tables are built (see _gc).
     with paused_gc():
         q, qrels_duplicates = open_qrels(qrels)
-        unique = list(dict.fromkeys(parsed))
+        layout = _layout(names, parsed, complete, scores, ties)
+        unique = layout.unique
+        needs_max = any("max_label" in m.family.options and m.option("max_label") is None
+                        for m in unique)
+        max_label = _max_label(q) if needs_max else 0
 
         def new_scorer() -> "_Scorer":
-            return _Scorer(q, unique, level, depth, judged_only, float32, ties, detect_ties)
+            return _Scorer(q, unique, level, depth, judged_only, float32, ties, detect_ties,
+                           max_label=max_label)
 
-        scorer = new_scorer()
+        # The one road: a source of query groups, the scorer, an Evaluation
+        # part; one process scores one part, parallel workers one part each
+        # (of a range of the file), and Evaluation.merge makes the whole.
+        score = functools.partial(_score_part, new_scorer, layout)
         source = open_run(run, keep_duplicates=True)
-        got = None
+        parts: Optional[List[_Part]] = None
         if is_file_source(run):
             processes = _parallel.auto_workers(run) if workers is None else workers
             if processes > 1 and _parallel.parallel_possible(run):
-                got = _parallel.score_in_parallel(os.fspath(run), new_scorer, processes, progress)
-        if got is None:  # one process (or a run not grouped by query)
-            scorer.consume(source, progress)
-        else:
-            scorer.values, seen, skipped_, scorer.run_name, ignored, scorer.tie_moved = got
-            scorer.seen = dict.fromkeys(seen)
-            scorer.skipped = dict.fromkeys(skipped_)
-            scorer.ignored_duplicates = ignored
+                parts = _parallel.score_in_parallel(os.fspath(run), score, processes, progress)
+        if parts is None:  # one process (or a run not grouped by query)
+            parts = [score(source, progress)]
+        return _whole(q, qrels_duplicates, parts, layout, new_scorer)
 
-        for error, why in scorer.ignored_duplicates:
+
+class _Layout(NamedTuple):
+    """What makes an Evaluation of a scorer's values: the names asked for and
+    their measures, the distinct measures scored (``unique``), the columns
+    kept (one per distinct name, as indexes into ``unique``), the options."""
+
+    names: Tuple[str, ...]
+    measures: Tuple[Measure, ...]
+    unique: Tuple[Measure, ...]
+    keys: Tuple[str, ...]
+    cols: Tuple[int, ...]
+    complete: bool
+    scores: str
+    ties: str
+
+
+def _layout(
+    names: Sequence[str], parsed: Sequence[Measure], complete: bool, scores: str, ties: str
+) -> _Layout:
+    unique = tuple(dict.fromkeys(parsed))
+    index = {m: i for i, m in enumerate(unique)}
+    keys: List[str] = []
+    cols: List[int] = []
+    for name, m in zip(names, parsed):  # a name asked twice counts once
+        if name not in keys:
+            keys.append(name)
+            cols.append(index[m])
+    return _Layout(tuple(names), tuple(parsed), unique, tuple(keys), tuple(cols), complete,
+                   scores, ties)
+
+
+class _Part(NamedTuple):
+    """One process's share of an evaluation: the Evaluation of the queries it
+    scored, the duplicates it let pass (to be warned about) and the queries
+    whose values tied scores move (the command line's note)."""
+
+    evaluation: "Evaluation"
+    ignored: List[Tuple[DuplicateEntryError, str]]
+    tie_moved: List[str]
+
+
+def _score_part(
+    new_scorer: Callable[[], "_Scorer"],
+    layout: _Layout,
+    source: RunSource,
+    progress: Optional[Callable[[int, int], None]] = None,
+) -> _Part:
+    """Score every query of *source*: the same in one process and in each worker."""
+    scorer = new_scorer()
+    scorer.consume(source, progress)
+    return _Part(scorer.part(layout), scorer.ignored_duplicates, scorer.tie_moved)
+
+
+def _whole(
+    qrels: Qrels,
+    qrels_duplicates: Sequence[DuplicateEntryError],
+    parts: Sequence[_Part],
+    layout: _Layout,
+    new_scorer: Callable[[], "_Scorer"],
+) -> "Evaluation":
+    """The evaluation of the whole run from its parts: the warnings, the
+    judged queries the run lacks (scored as empty rankings with ``complete``),
+    the checks, then :meth:`Evaluation.merge`."""
+    for part in parts:
+        for error, why in part.ignored:
             _warn(f"{error}; trec_eval does not look at it, and neither does irmetrics: {why}")
-        skipped = tuple(sorted(scorer.skipped))
-        missing = tuple(sorted(qid for qid in q if qid not in scorer.seen))
-        if skipped:
-            shown = ", ".join(repr(s) for s in skipped[:5]) + (", ..." if len(skipped) > 5 else "")
-            _warn(
-                f"{len(skipped)} run quer{'y has' if len(skipped) == 1 else 'ies have'} no "
-                f"judgments and {'was' if len(skipped) == 1 else 'were'} skipped: {shown}"
-            )
-        if complete:
-            for qid in missing:
-                scorer.add(qid, [])
-        for error in qrels_duplicates:
-            if error.qid in scorer.values:  # a judgment that would count twice
-                raise error
-            _warn(f"{error}; trec_eval does not look at it, and neither does irmetrics: "
-                 "its query is not evaluated")
-        evaluated = sorted(scorer.values)
-        if not evaluated:
-            raise InvalidArgumentError(
-                "no query is both in the run and in the qrels "
-                f"(run: {_sample(scorer.seen)}; qrels: {_sample(q)})"
-            )
-        # One column per name asked for (a name asked twice counts once).
-        index = {m: i for i, m in enumerate(unique)}
-        keys: List[str] = []
-        cols: List[int] = []
-        for name, m in zip(names, parsed):
-            if name not in keys:
-                keys.append(name)
-                cols.append(index[m])
-        values = scorer.values
-        rows: Dict[str, Sequence[Value]]
-        if cols == list(range(len(unique))):
-            rows = {qid: values[qid] for qid in evaluated}
-        else:
-            rows = {qid: [values[qid][c] for c in cols] for qid in evaluated}
-        columns = list(zip(*rows.values()))
-        filled = set(missing) if complete else set()
-        scored = [qid not in filled for qid in rows]
-        aggregate = {key: _aggregate(unique[col], list(column), scored, scorer.run_name)
-                     for key, col, column in zip(keys, cols, columns)}
-        result = Evaluation(
-            names, parsed, keys, rows, aggregate, skipped, missing, scorer.run_name, complete,
-            relevance_level=level, depth=depth, judged_only=judged_only,
-            max_label=scorer.max_label, scores=scores, ties=ties,
+    run_parts = [part.evaluation for part in parts]
+    seen = set(itertools.chain.from_iterable(
+        itertools.chain(e._rows, e.skipped) for e in run_parts))
+    skipped = sorted(set(itertools.chain.from_iterable(e.skipped for e in run_parts)))
+    if skipped:
+        shown = ", ".join(repr(s) for s in skipped[:5]) + (", ..." if len(skipped) > 5 else "")
+        _warn(
+            f"{len(skipped)} run quer{'y has' if len(skipped) == 1 else 'ies have'} no "
+            f"judgments and {'was' if len(skipped) == 1 else 'were'} skipped: {shown}"
         )
-        result._tie_moved = tuple(sorted(scorer.tie_moved))  # type: ignore[attr-defined]
-        return result
+    # The judged queries missing from the run: one more part, whose rows (with
+    # complete=True) are empty rankings; it carries the run's name, which
+    # runid reads.
+    missing = sorted(qid for qid in qrels if qid not in seen)
+    rest = new_scorer()
+    for e in run_parts:
+        rest.run_name = e.run_name or rest.run_name
+    if layout.complete:
+        for qid in missing:
+            rest.add(qid, [])
+    run_parts.append(rest.part(layout, filled=missing if layout.complete else (),
+                               missing=missing))
+    evaluated = set(itertools.chain.from_iterable(e._rows for e in run_parts))
+    for error in qrels_duplicates:
+        if error.qid in evaluated:  # a judgment that would count twice
+            raise error
+        _warn(f"{error}; trec_eval does not look at it, and neither does irmetrics: "
+              "its query is not evaluated")
+    if not evaluated:
+        raise InvalidArgumentError(
+            "no query is both in the run and in the qrels "
+            f"(run: {_sample(dict.fromkeys(seen))}; qrels: {_sample(qrels)})"
+        )
+    result = Evaluation.merge(run_parts)
+    moved = itertools.chain.from_iterable(part.tie_moved for part in parts)
+    result._tie_moved = tuple(sorted(moved))  # type: ignore[attr-defined]
+    return result
 
 
 class _Scorer:
@@ -677,6 +736,8 @@ class _Scorer:
         float32: bool = False,
         ties: str = "trec_eval",
         detect_ties: bool = False,
+        *,
+        max_label: Optional[int] = None,
     ) -> None:
         self.qrels = qrels
         self.float32 = float32
@@ -685,9 +746,11 @@ class _Scorer:
         self._computes = [(m.family.compute, m) for m in measures]
         self.level = level
         # the largest label, for measures with a max_label option left unset
-        needs_max = any("max_label" in m.family.options and m.option("max_label") is None
-                        for m in measures)
-        self.max_label = _max_label(qrels) if needs_max else 0
+        if max_label is None:
+            needs_max = any("max_label" in m.family.options and m.option("max_label") is None
+                            for m in measures)
+            max_label = _max_label(qrels) if needs_max else 0
+        self.max_label = max_label
         self.depth = depth
         self.judged_only = judged_only
         self.run_name = ""
@@ -705,6 +768,26 @@ class _Scorer:
         self.ties = ties
         self.detect_ties = detect_ties
         self.tie_moved: List[str] = []
+
+    def part(
+        self, layout: _Layout, filled: Sequence[str] = (), missing: Sequence[str] = ()
+    ) -> "Evaluation":
+        """The Evaluation of the queries scored so far, one part of the whole
+        (for :meth:`Evaluation.merge`).  *filled*: the judged queries missing
+        from the run that were scored as empty rankings; *missing*: every
+        judged query missing from the run."""
+        values, cols = self.values, layout.cols
+        rows: Dict[str, Sequence[Value]]
+        if cols == tuple(range(len(self.measures))):
+            rows = dict(values)
+        else:
+            rows = {qid: [row[c] for c in cols] for qid, row in values.items()}
+        return Evaluation._build(
+            layout.names, layout.measures, layout.keys, rows, filled,
+            tuple(sorted(self.skipped)), tuple(missing), self.run_name, layout.complete,
+            relevance_level=self.level, depth=self.depth, judged_only=self.judged_only,
+            max_label=self.max_label, scores=layout.scores, ties=layout.ties,
+        )
 
     def add(self, qid: str, ranking: Sequence[Any]) -> None:
         """Score one query from its ranked document ids (``str``)."""
