@@ -5,7 +5,7 @@ table: the wall-clock time of
 
 * ``irmetrics.evaluate(qrels_path, run_path, ...)``: the streaming reader,
   one process (``workers=1``) and the default (two processes for a file of
-  16 MB or more);
+  2 MB or more);
 * ``irmetrics.dask.evaluate`` on a ``distributed.LocalCluster`` of two
   single-threaded worker processes, the run read with ``dd.read_csv``;
 * ``irmetrics.spark.evaluate`` on Spark in local mode (``local[2]``), the

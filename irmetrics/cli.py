@@ -654,6 +654,22 @@ def _run_ties(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
     return 0
 
 
+def console() -> None:  # pragma: no cover - the tests run it as a process
+    """The ``irmetrics`` command and ``python -m irmetrics``: :func:`main`, then exit.
+
+    The process ends with ``os._exit`` once its output is flushed, skipping
+    the interpreter's teardown (freeing every object one by one), which
+    nothing here needs: measured, 15-20 ms of a 0.2 s run.
+    """
+    code = main()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):  # a reader gone, or closed streams: exit as Python would
+        sys.exit(code)
+    os._exit(code)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point of ``irmetrics`` and ``python -m irmetrics``; returns the exit code.
 

@@ -516,7 +516,7 @@ def evaluate(
         With a path to a plain run file, score it in up to this many
         processes (forked; Linux and other systems with ``fork``).  Results
         are the same as with one.  ``None`` (the default): two for a plain
-        run file of 16 MB or more when the calling process runs no other
+        run file of 2 MB or more when the calling process runs no other
         threads, else one.
     scores:
         ``"float64"`` (the default): scores are compared as doubles, as

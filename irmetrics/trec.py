@@ -63,7 +63,13 @@ from typing import (
 )
 
 from ._gc import paused_gc
-from .errors import DuplicateEntryError, InvalidArgumentError, TrecFormatError, _warn
+from .errors import (
+    DuplicateEntryError,
+    InvalidArgumentError,
+    IrmetricsError,
+    TrecFormatError,
+    _warn,
+)
 
 if TYPE_CHECKING:
     from typing import IO, Union
@@ -871,11 +877,13 @@ def _parse_ranked_list(lines: Iterable[bytes], source: str) -> Dict[str, Dict[st
 # === Streaming a run, one query at a time ===
 
 
-class RunNotGrouped(Exception):
+class RunNotGrouped(IrmetricsError):
     """Raised by :class:`RunStream` when a query's lines are not contiguous.
 
     Not an error of the input: the caller reads the run again with
-    :meth:`RunStream.regrouped`, which holds it in memory.
+    :meth:`RunStream.regrouped`, which holds it in memory (``evaluate()``
+    does so by itself).  An :class:`~irmetrics.errors.IrmetricsError`, so
+    that whoever iterates a stream directly meets only the library's errors.
     """
 
     def __init__(self, qid: str, line: int) -> None:

@@ -380,3 +380,11 @@ def test_a_long_line_is_an_error_with_workers_too(tmp_path):
     assert split_at_queries(str(run), 2) == [(0, run.stat().st_size)]
     with pytest.raises(TrecFormatError, match="line 2: line is longer than 16 MiB"):
         evaluate({"q1": {"d1": 1}}, str(run), ["map"], workers=2)
+
+
+def test_a_stream_of_an_ungrouped_run_raises_a_library_error():
+    # Found by the fuzzer above: iterating RunStream directly over a run whose
+    # query comes back after another raised RunNotGrouped, a bare Exception.
+    data = b"0 q1 q1 q1 0 q1\nq1 q1 q1 q1 0 q1\n0 q1 q1 q1 0 q1"
+    with pytest.raises(IrmetricsError, match="query '0' appears again on line 3"):
+        list(RunStream(io.BytesIO(data), chunk_size=5))

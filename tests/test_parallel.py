@@ -129,7 +129,7 @@ def test_qrels_file_and_run_file(tmp_path):
 
 
 def test_default_worker_count(tmp_path, monkeypatch):
-    # Two processes from PARALLEL_FROM bytes (16 MiB) of plain run file on,
+    # Two processes from PARALLEL_FROM bytes (2 MiB) of plain run file on,
     # one below it, for gzip files and open files, and with other threads.
     import gzip
     import os
@@ -142,7 +142,7 @@ def test_default_worker_count(tmp_path, monkeypatch):
     count, before = threading.active_count, threading.active_count()
     monkeypatch.setattr(threading, "active_count", lambda: count() - before + 1)
 
-    assert PARALLEL_FROM == 16 << 20
+    assert PARALLEL_FROM == 2 << 20
     small, big = tmp_path / "small.run", tmp_path / "big.run"
     for path, size in ((small, PARALLEL_FROM - 1), (big, PARALLEL_FROM)):
         with open(path, "wb") as f:
