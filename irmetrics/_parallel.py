@@ -228,8 +228,14 @@ def _child(
     slot: int,
     parent: int,
     send: int,
+    mask: Any,
 ) -> None:  # pragma: no cover - runs in the forked process (the tests see its effects)
-    """The body of a forked worker: work, write the pickled reply, exit."""
+    """The body of a forked worker: work, write the pickled reply, exit.
+
+    It starts with SIGINT and SIGTERM blocked (see :func:`score_in_parallel`)
+    and unblocks them (*mask*: the parent's signal mask) once its own
+    handlers are set: the parent's handlers never run here.
+    """
     import pickle
     import signal
 
@@ -238,6 +244,7 @@ def _child(
         # The parent handles Ctrl-C and SIGTERM and stops the workers itself.
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         try:
             reply: Tuple[Any, ...] = _work(score, path, start, end, counters, slot, parent)
             data = pickle.dumps(reply, pickle.HIGHEST_PROTOCOL)
@@ -277,6 +284,12 @@ class _Worker:
                 return False
             self.exitcode = os.waitstatus_to_exitcode(status)
         return True
+
+
+def _stop_signals() -> Any:
+    import signal
+
+    return {signal.SIGINT, signal.SIGTERM}
 
 
 class _Terminated(BaseException):
@@ -357,12 +370,18 @@ def score_in_parallel(
     try:
         for i, (start, end) in enumerate(ranges):
             recv, send = os.pipe()
-            pid = os.fork()
-            if pid == 0:  # pragma: no cover - the worker
-                os.close(recv)
-                for w in procs:  # the other workers' pipe ends, inherited by the fork
-                    os.close(w.recv)
-                _child(score, path, start, end, counters, i, parent, send)
+            # Ctrl-C or SIGTERM arriving while the child starts would run the
+            # parent's handlers in it: blocked until it has its own.
+            mask = signal.pthread_sigmask(signal.SIG_BLOCK, _stop_signals())
+            try:
+                pid = os.fork()
+                if pid == 0:  # pragma: no cover - the worker
+                    os.close(recv)
+                    for w in procs:  # the other workers' pipe ends, inherited by the fork
+                        os.close(w.recv)
+                    _child(score, path, start, end, counters, i, parent, send, mask)
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
             os.close(send)
             procs.append(_Worker(pid, recv, start, end))
         poller = select.poll()

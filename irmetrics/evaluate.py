@@ -33,6 +33,7 @@ from typing import (
     Set,
     Tuple,
     Union,
+    cast,
 )
 
 from . import _parallel, frames
@@ -270,18 +271,21 @@ class Evaluation:
         # The queries of each part's run: scored ones and skipped ones.
         owner: Dict[str, int] = {}
         for i, part in enumerate(parts):
-            for qid in itertools.chain(part._rows, part.skipped):
-                if qid in part._filled:
-                    continue
-                j = owner.setdefault(qid, i)
-                if j != i:
-                    raise InvalidArgumentError(
-                        f"query {qid!r} is in parts {j} and {i}: "
-                        "merged parts must hold disjoint sets of queries"
-                    )
+            mine = [q for q in part._rows if q not in part._filled]
+            mine.extend(part.skipped)
+            if not owner.keys().isdisjoint(mine):
+                qid = next(q for q in mine if q in owner)
+                raise InvalidArgumentError(
+                    f"query {qid!r} is in parts {owner[qid]} and {i}: "
+                    "merged parts must hold disjoint sets of queries"
+                )
+            owner.update(dict.fromkeys(mine, i))
         rows: Dict[str, Sequence[Value]] = {}
         filled: Dict[str, Sequence[Value]] = {}
         for part in parts:
+            if not part._filled:
+                rows.update(part._rows)
+                continue
             for qid, row in part._rows.items():
                 if qid not in part._filled:
                     rows[qid] = row
@@ -300,7 +304,7 @@ class Evaluation:
             first.names, first.measures, first._keys, rows, filled, tuple(skipped),
             tuple(sorted(missing)), run_name, first.complete, relevance_level=level,
             depth=depth, judged_only=judged_only, max_label=first._max_label,
-            **first._scoring,
+            scores=first._scoring["scores"], ties=first._scoring["ties"],
         )
 
     @classmethod
@@ -322,12 +326,21 @@ class Evaluation:
         max_label: int,
         scores: str = "float64",
         ties: str = "trec_eval",
+        final: bool = True,
     ) -> "Evaluation":
-        """An evaluation from per-query rows (any order), its aggregates computed here."""
-        ordered = {qid: rows[qid] for qid in sorted(rows)}
+        """An evaluation from per-query rows (any order), its aggregates computed here.
+
+        ``final=False`` makes a part that only :meth:`merge` reads: rows in
+        the order given, no aggregates (the merge computes them, over the whole).
+        """
+        ordered: Dict[str, Sequence[Value]]
+        if final:
+            ordered = {qid: rows[qid] for qid in sorted(rows)}
+        else:
+            ordered = rows if isinstance(rows, dict) else dict(rows)
         filled = frozenset(filled)
         aggregate: Dict[str, Value] = {}
-        if ordered:
+        if ordered and final:
             by_name = dict(zip(names, measures))
             scored = [qid not in filled for qid in ordered]
             columns = list(zip(*ordered.values()))
@@ -773,20 +786,21 @@ class _Scorer:
         self, layout: _Layout, filled: Sequence[str] = (), missing: Sequence[str] = ()
     ) -> "Evaluation":
         """The Evaluation of the queries scored so far, one part of the whole
-        (for :meth:`Evaluation.merge`).  *filled*: the judged queries missing
-        from the run that were scored as empty rankings; *missing*: every
-        judged query missing from the run."""
+        for :meth:`Evaluation.merge`, which sorts the queries and computes the
+        aggregates.  *filled*: the judged queries missing from the run that
+        were scored as empty rankings; *missing*: every judged query missing
+        from the run."""
         values, cols = self.values, layout.cols
         rows: Dict[str, Sequence[Value]]
         if cols == tuple(range(len(self.measures))):
-            rows = dict(values)
+            rows = cast(Dict[str, Sequence[Value]], values)  # the scorer's: its last use
         else:
             rows = {qid: [row[c] for c in cols] for qid, row in values.items()}
         return Evaluation._build(
             layout.names, layout.measures, layout.keys, rows, filled,
             tuple(sorted(self.skipped)), tuple(missing), self.run_name, layout.complete,
             relevance_level=self.level, depth=self.depth, judged_only=self.judged_only,
-            max_label=self.max_label, scores=layout.scores, ties=layout.ties,
+            max_label=self.max_label, scores=layout.scores, ties=layout.ties, final=False,
         )
 
     def add(self, qid: str, ranking: Sequence[Any]) -> None:
