@@ -422,13 +422,10 @@ def _earlier_smaller_fenwick(perm: Sequence[int]) -> List[int]:
 def _earlier_smaller_bisect(perm: Sequence[int]) -> List[int]:
     seen: List[int] = []  # the earlier values, sorted
     out: List[int] = []
-    # The leanest loop: this is most of the time of weighted_tau for small n.
-    insert = seen.insert
-    append = out.append
     for p in perm:
         i = bisect_left(seen, p)
-        insert(i, p)
-        append(i)
+        seen.insert(i, p)
+        out.append(i)
     return out
 
 

@@ -144,10 +144,9 @@ class Topics:
 
     def rows(self, placed: Iterable[Tuple[int, Any]]) -> List[Row]:
         """The relevant documents among ``(rank, doc id)`` pairs (sorted by rank)."""
-        get = self.relevant.get
         out = []
         for i, doc in placed:
-            subs = get(doc)
+            subs = self.relevant.get(doc)
             if subs is not None:
                 out.append((i, subs))
         return out

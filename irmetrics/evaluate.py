@@ -15,9 +15,6 @@ import os
 from array import array
 from bisect import bisect_left as _bisect_left
 from bisect import bisect_right as _bisect_right
-from itertools import compress as _compress
-from itertools import repeat as _repeat
-from operator import is_not as _is_not
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -425,8 +422,7 @@ def query_data_from_scores(
     """
     judged: List[Tuple[int, int]]
     if members is None:
-        raw: List[Any] = list(map(judgments.get, docids))
-        judged = [(i, raw[i]) for i in _compress(range(len(raw)), map(_is_not, raw, _repeat(None)))]
+        judged = [(i, v) for i, v in enumerate(map(judgments.get, docids)) if v is not None]
     else:
         hits = [(d, v) for d, v in judgments.items() if d in members]
         if len(hits) > 8:  # many: one dict beats a scan of the list for each

@@ -307,7 +307,7 @@ def _expected_ndcg(m: Measure, q: QueryData, blocks: List[Block], n: int) -> flo
     for s, size, labels in blocks:
         if s >= top:
             break
-        g = _m._fsum([gain_of(x) for x in labels]) / size
+        g = math.fsum([gain_of(x) for x in labels]) / size
         for i in range(s, min(s + size, top)):
             gains[i] = g
     if not m.options or m.options == (("discount", "log2"),):
@@ -570,7 +570,7 @@ def list_value(
         top = n if k is None else min(k, n)
         gains = [0.0] * top
         for s, size, ls in blocks:
-            g = _m._fsum([gain_of(x) for x in ls]) / size
+            g = math.fsum([gain_of(x) for x in ls]) / size
             for p in range(s, min(s + size, top)):
                 gains[p] = g
         ideal_gains = _m._ideal_gains(labels if ideal is None else list(ideal), gain_of, k)
