@@ -265,33 +265,40 @@ class Evaluation:
                     f"({first._max_label} and {part._max_label}, read by measures such as "
                     "ERR): evaluate every part against the same qrels"
                 )
-        # The queries of each part's run: scored ones and skipped ones.
-        owner: Dict[str, int] = {}
+        # The queries of each part's run, scored or skipped, must be disjoint.
+        # (Checked on the merged table itself, in C: no second table of
+        # owners, which the largest merges could not afford.)
+        rows: Dict[str, Sequence[Value]] = {}
+        skipped_in: Dict[str, int] = {}
         for i, part in enumerate(parts):
-            mine = [q for q in part._rows if q not in part._filled]
-            mine.extend(part.skipped)
-            if not owner.keys().isdisjoint(mine):
-                qid = next(q for q in mine if q in owner)
+            mine: Mapping[str, Sequence[Value]] = part._rows
+            if part._filled:
+                mine = {q: r for q, r in part._rows.items() if q not in part._filled}
+            if not (rows.keys().isdisjoint(mine) and skipped_in.keys().isdisjoint(mine)
+                    and rows.keys().isdisjoint(part.skipped)
+                    and skipped_in.keys().isdisjoint(part.skipped)):
+                qid = next(q for q in itertools.chain(mine, part.skipped)
+                           if q in rows or q in skipped_in)
+                j = next(k for k, other in enumerate(parts)
+                         if qid in other.skipped
+                         or (qid in other._rows and qid not in other._filled))
                 raise InvalidArgumentError(
-                    f"query {qid!r} is in parts {owner[qid]} and {i}: "
+                    f"query {qid!r} is in parts {j} and {i}: "
                     "merged parts must hold disjoint sets of queries"
                 )
-            owner.update(dict.fromkeys(mine, i))
-        rows: Dict[str, Sequence[Value]] = {}
+            rows.update(mine)
+            skipped_in.update(dict.fromkeys(part.skipped, i))
+        # Judged queries missing from a part's run, scored as empty rankings:
+        # kept if no part's run has them.
         filled: Dict[str, Sequence[Value]] = {}
         for part in parts:
-            if not part._filled:
-                rows.update(part._rows)
-                continue
-            for qid, row in part._rows.items():
-                if qid not in part._filled:
-                    rows[qid] = row
-                elif qid not in owner:
-                    filled.setdefault(qid, row)
-        rows.update(filled)
+            for qid in part._filled:
+                if qid in part._rows and qid not in rows and qid not in skipped_in:
+                    filled.setdefault(qid, part._rows[qid])
         missing: Set[str] = set()
         for part in parts:
-            missing.update(q for q in part.missing if q not in owner)
+            missing.update(q for q in part.missing if q not in rows and q not in skipped_in)
+        rows.update(filled)
         skipped = sorted(set(itertools.chain.from_iterable(p.skipped for p in parts)))
         run_name = ""
         for part in parts:
@@ -694,8 +701,6 @@ def _whole(
         for error, why in part.ignored:
             _warn(f"{error}; trec_eval does not look at it, and neither does irmetrics: {why}")
     run_parts = [part.evaluation for part in parts]
-    seen = set(itertools.chain.from_iterable(
-        itertools.chain(e._rows, e.skipped) for e in run_parts))
     skipped = sorted(set(itertools.chain.from_iterable(e.skipped for e in run_parts)))
     if skipped:
         shown = ", ".join(repr(s) for s in skipped[:5]) + (", ..." if len(skipped) > 5 else "")
@@ -706,7 +711,10 @@ def _whole(
     # The judged queries missing from the run: one more part, whose rows (with
     # complete=True) are empty rankings; it carries the run's name, which
     # runid reads.
-    missing = sorted(qid for qid in qrels if qid not in seen)
+    skipped_set = set(skipped)
+    missing = [qid for qid in qrels
+               if qid not in skipped_set and not any(qid in e._rows for e in run_parts)]
+    missing.sort()
     rest = new_scorer()
     for e in run_parts:
         rest.run_name = e.run_name or rest.run_name
@@ -715,13 +723,13 @@ def _whole(
             rest.add(qid, [])
     run_parts.append(rest.part(layout, filled=missing if layout.complete else (),
                                missing=missing))
-    evaluated = set(itertools.chain.from_iterable(e._rows for e in run_parts))
     for error in qrels_duplicates:
-        if error.qid in evaluated:  # a judgment that would count twice
+        if any(error.qid in e._rows for e in run_parts):  # a judgment that would count twice
             raise error
         _warn(f"{error}; trec_eval does not look at it, and neither does irmetrics: "
               "its query is not evaluated")
-    if not evaluated:
+    if not any(e._rows for e in run_parts):
+        seen = itertools.chain(skipped, *(e._rows for e in run_parts))
         raise InvalidArgumentError(
             "no query is both in the run and in the qrels "
             f"(run: {_sample(dict.fromkeys(seen))}; qrels: {_sample(qrels)})"
