@@ -13,6 +13,7 @@ reply through a pipe: ``multiprocessing`` would cost more to import (about
 25 ms) than a small file takes to score.
 """
 
+import functools
 import io
 import itertools
 import os
@@ -220,17 +221,9 @@ def _work(
 
 
 def _child(
-    score: Callable[[Any, Any], Any],
-    path: str,
-    start: int,
-    end: int,
-    counters: Any,
-    slot: int,
-    parent: int,
-    send: int,
-    mask: Any,
+    work: Callable[[], Tuple[Any, ...]], send: int, mask: Any
 ) -> None:  # pragma: no cover - runs in the forked process (the tests see its effects)
-    """The body of a forked worker: work, write the pickled reply, exit.
+    """The body of a forked worker: *work*, write its pickled reply, exit.
 
     It starts with SIGINT and SIGTERM blocked (see :func:`score_in_parallel`)
     and unblocks them (*mask*: the parent's signal mask) once its own
@@ -246,7 +239,7 @@ def _child(
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         try:
-            reply: Tuple[Any, ...] = _work(score, path, start, end, counters, slot, parent)
+            reply = work()
             data = pickle.dumps(reply, pickle.HIGHEST_PROTOCOL)
         except BaseException as exc:  # reported, never swallowed
             data = pickle.dumps(("failed", f"{type(exc).__name__}: {exc}"))
@@ -379,7 +372,8 @@ def score_in_parallel(
                     os.close(recv)
                     for w in procs:  # the other workers' pipe ends, inherited by the fork
                         os.close(w.recv)
-                    _child(score, path, start, end, counters, i, parent, send, mask)
+                    work = functools.partial(_work, score, path, start, end, counters, i, parent)
+                    _child(work, send, mask)
             finally:
                 signal.pthread_sigmask(signal.SIG_SETMASK, mask)
             os.close(send)

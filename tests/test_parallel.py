@@ -298,3 +298,35 @@ def test_a_killed_worker_is_a_one_line_error(big_files):
     assert lines[0].startswith("irmetrics: error: the worker process scoring bytes 0-")
     assert lines[0].endswith("was killed by SIGKILL (out of memory?)")
     assert [w for w in workers if alive(w)] == []
+
+
+def test_workers_send_evaluation_parts_that_merge_makes_the_whole(tmp_path, monkeypatch):
+    # Issue 13, item 4: the parallel route is one more user of the road: each
+    # worker returns the Evaluation of its queries and Evaluation.merge makes
+    # the whole; no second aggregation.
+    from irmetrics import Evaluation
+
+    qrels, lines = make_data(7, n_queries=40, depth=20)
+    path = write_run(tmp_path / "run.txt", lines)
+    calls = []
+    merge = Evaluation.merge.__func__
+
+    def spy(cls, parts):
+        parts = list(parts)
+        calls.append(parts)
+        return merge(cls, parts)
+
+    monkeypatch.setattr(Evaluation, "merge", classmethod(spy))
+    got = evaluate_quietly(qrels, path, MEASURES, workers=2)
+    expected = evaluate_quietly(qrels, path, MEASURES, workers=1)
+    assert len(calls) == 2  # one merge per evaluation
+    parallel_parts = calls[0]
+    # two workers' parts and the part of the judged queries the run lacks
+    assert len(parallel_parts) == 3
+    assert all(isinstance(p, Evaluation) for p in parallel_parts)
+    worker_queries = [set(p._rows) | set(p.skipped) for p in parallel_parts[:2]]
+    assert worker_queries[0] and worker_queries[1]
+    assert not worker_queries[0] & worker_queries[1]
+    assert set(got.per_query) == (worker_queries[0] | worker_queries[1]) - set(got.skipped)
+    assert got.per_query == expected.per_query
+    assert got.aggregate == expected.aggregate
