@@ -18,9 +18,10 @@ import io
 import itertools
 import os
 import struct
+import warnings
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
-from .errors import DuplicateEntryError, IrmetricsError, TrecFormatError
+from .errors import DuplicateEntryError, IrmetricsError, TrecFormatError, _warn
 from .sources import open_run
 from .trec import MAX_LINE, RunNotGrouped
 
@@ -182,6 +183,15 @@ def _shift(exc: TrecFormatError, lines: int) -> TrecFormatError:
     return TrecFormatError(exc.reason, exc.source, line)
 
 
+def _shift_message(message: str, path: str, lines: int) -> str:
+    """A warning's ``FILE, line N: ...`` with N counted from the start of the file."""
+    head = f"{path}, line "
+    number, sep, rest = message[len(head):].partition(":")
+    if not message.startswith(head) or not sep or not number.isdigit():
+        return message
+    return f"{head}{int(number) + lines}:{rest}"
+
+
 class WorkerError(RuntimeError):
     """A worker process ended without an answer (killed, for instance by the
     out-of-memory killer, or crashed).  Not an error of the input."""
@@ -207,11 +217,15 @@ def _work(
             os._exit(1)
 
     try:
-        part = score(source, progress)
-        if part.ignored:  # their line numbers, counted from the start of the file
+        with warnings.catch_warnings(record=True) as caught:  # sent to the parent
+            warnings.simplefilter("always")
+            part = score(source, progress)
+        warned = [(str(w.message), w.category) for w in caught]
+        if part.ignored or warned:  # their line numbers, counted from the start of the file
             before = _lines_before(path, start)
             part = part._replace(ignored=[(_shift(e, before), why) for e, why in part.ignored])
-        return ("ok", part)
+            warned = [(_shift_message(m, path, before), c) for m, c in warned]
+        return ("ok", part, warned)
     except RunNotGrouped:
         return ("not grouped",)
     except TrecFormatError as exc:
@@ -434,4 +448,7 @@ def score_in_parallel(
             if qid in seen:
                 return None  # a query in two ranges: not grouped
             seen.add(qid)
+    for i in range(len(ranges)):  # the workers' warnings, as one process gives them
+        for message, category in replies[i][2]:
+            _warn(message, category)
     return parts

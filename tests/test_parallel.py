@@ -330,3 +330,26 @@ def test_workers_send_evaluation_parts_that_merge_makes_the_whole(tmp_path, monk
     assert set(got.per_query) == (worker_queries[0] | worker_queries[1]) - set(got.skipped)
     assert got.per_query == expected.per_query
     assert got.aggregate == expected.aggregate
+
+
+def test_a_warning_from_a_worker_reaches_the_caller_with_the_files_line(tmp_path):
+    # Before: a warning raised while a worker read its range (here a line of
+    # 11 fields) stayed in the worker: two processes showed nothing.
+    from irmetrics.errors import IrmetricsWarning
+
+    qrels = {f"q{q}": {"d3": 1} for q in range(30)}
+    lines = [f"q{q} Q0 d{d} {d} {50 - d}.5 tag\n" for q in range(30) for d in range(40)]
+    lines[25 * 40 + 5] = lines[25 * 40 + 5].rstrip("\n") + " x y z w v\n"  # file line 1006
+    path = write_run(tmp_path / "run.txt", lines)
+    shown = {}
+    for workers in (1, 2):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            evaluate(qrels, path, ["map"], workers=workers)
+        shown[workers] = [(w.category, str(w.message), w.filename) for w in caught]
+    assert shown[2] == shown[1]
+    assert len(shown[2]) == 1
+    category, message, filename = shown[2][0]
+    assert category is IrmetricsWarning
+    assert message.startswith(f"{path}, line 1006: 11 fields")
+    assert filename == __file__  # the caller's line, as from one process
