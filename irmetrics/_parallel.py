@@ -299,6 +299,10 @@ def _stop_signals() -> Any:
     return {signal.SIGINT, signal.SIGTERM}
 
 
+class _NoFork(Exception):
+    """os.fork failed (no memory, too many processes): score in one process."""
+
+
 class _Terminated(BaseException):
     """SIGTERM arrived while the workers ran: unwind, stop them, then die of it."""
 
@@ -353,8 +357,8 @@ def score_in_parallel(
     returns its part (:class:`irmetrics.evaluate._Part`: an Evaluation, the
     duplicates let pass, the queries tied scores move); each worker calls it
     on its range of the file.  Returns the parts in file order, or None when
-    the run is not grouped by query (the caller then takes the in-memory
-    route).  Nothing is shared between calls: concurrent calls from threads
+    the run is not grouped by query or the system forks no process (the
+    caller then scores the run in this process).  Nothing is shared between calls: concurrent calls from threads
     are independent.  Ctrl-C or SIGTERM while the workers run stops them
     before the exception (or the signal) goes on; a worker that dies is a
     :class:`WorkerError`.
@@ -372,7 +376,7 @@ def score_in_parallel(
     replies: Dict[int, Any] = {}
     on_main = threading.current_thread() is threading.main_thread()
     old_sigterm: Any = signal.signal(signal.SIGTERM, _on_sigterm) if on_main else None
-    terminated = False
+    terminated = no_fork = False
     parent = os.getpid()
     try:
         for i, (start, end) in enumerate(ranges):
@@ -381,7 +385,12 @@ def score_in_parallel(
             # parent's handlers in it: blocked until it has its own.
             mask = signal.pthread_sigmask(signal.SIG_BLOCK, _stop_signals())
             try:
-                pid = os.fork()
+                try:
+                    pid = os.fork()
+                except OSError:  # no process to be had (EAGAIN, ENOMEM): one process will do
+                    os.close(recv)
+                    os.close(send)
+                    raise _NoFork() from None
                 if pid == 0:  # pragma: no cover - the worker
                     os.close(recv)
                     for w in procs:  # the other workers' pipe ends, inherited by the fork
@@ -417,6 +426,8 @@ def score_in_parallel(
                 progress(sum(q for q, _ in done), sum(n for _, n in done))
     except _Terminated:
         terminated = True
+    except _NoFork:
+        no_fork = True
     finally:
         _stop(procs)
         for w in procs:
@@ -427,6 +438,8 @@ def score_in_parallel(
     if terminated:  # die of the signal as the process would have, now that it is alone
         os.kill(os.getpid(), signal.SIGTERM)
         raise KeyboardInterrupt  # pragma: no cover - a handler that returned
+    if no_fork:  # the system would not fork: the caller scores the run in one process
+        return None
     for i, (start, end) in enumerate(ranges):
         reply = replies[i]
         if reply[0] == "error":

@@ -353,3 +353,24 @@ def test_a_warning_from_a_worker_reaches_the_caller_with_the_files_line(tmp_path
     assert category is IrmetricsWarning
     assert message.startswith(f"{path}, line 1006: 11 fields")
     assert filename == __file__  # the caller's line, as from one process
+
+
+def test_when_no_process_can_be_forked_one_process_scores_the_run(tmp_path, monkeypatch):
+    # fork failing (EAGAIN: too many processes) is not the input's fault:
+    # the run is scored in the calling process, with the same values.
+    import errno
+
+    qrels, lines = make_data(11, n_queries=20)
+    path = write_run(tmp_path / "run.txt", lines)
+    expected = evaluate_quietly(qrels, path, MEASURES, workers=1)
+    opened = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else None
+
+    def no_fork():
+        raise OSError(errno.EAGAIN, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    got = evaluate_quietly(qrels, path, MEASURES, workers=2)
+    assert got.per_query == expected.per_query
+    assert got.aggregate == expected.aggregate
+    if opened is not None:  # the pipe made for the worker was closed
+        assert len(os.listdir("/proc/self/fd")) == opened
