@@ -21,7 +21,13 @@ import struct
 import warnings
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
-from .errors import DuplicateEntryError, IrmetricsError, TrecFormatError, _warn
+from .errors import (
+    DuplicateEntryError,
+    IrmetricsError,
+    IrmetricsWarning,
+    TrecFormatError,
+    _warn,
+)
 from .sources import open_run
 from .trec import MAX_LINE, RunNotGrouped
 
@@ -220,11 +226,16 @@ def _work(
         with warnings.catch_warnings(record=True) as caught:  # sent to the parent
             warnings.simplefilter("always")
             part = score(source, progress)
-        warned = [(str(w.message), w.category) for w in caught]
+        warned = []
+        for w in caught:  # the library's go to the parent; others show here, as usual
+            if issubclass(w.category, IrmetricsWarning):
+                warned.append(str(w.message))
+            else:
+                warnings.showwarning(w.message, w.category, w.filename, w.lineno)
         if part.ignored or warned:  # their line numbers, counted from the start of the file
             before = _lines_before(path, start)
             part = part._replace(ignored=[(_shift(e, before), why) for e, why in part.ignored])
-            warned = [(_shift_message(m, path, before), c) for m, c in warned]
+            warned = [_shift_message(m, path, before) for m in warned]
         return ("ok", part, warned)
     except RunNotGrouped:
         return ("not grouped",)
@@ -358,10 +369,10 @@ def score_in_parallel(
     duplicates let pass, the queries tied scores move); each worker calls it
     on its range of the file.  Returns the parts in file order, or None when
     the run is not grouped by query or the system forks no process (the
-    caller then scores the run in this process).  Nothing is shared between calls: concurrent calls from threads
-    are independent.  Ctrl-C or SIGTERM while the workers run stops them
-    before the exception (or the signal) goes on; a worker that dies is a
-    :class:`WorkerError`.
+    caller then scores the run in this process).  Nothing is shared between
+    calls: concurrent calls from threads are independent.  Ctrl-C or
+    SIGTERM while the workers run stops them before the exception (or the
+    signal) goes on; a worker that dies is a :class:`WorkerError`.
     """
     import mmap
     import pickle
@@ -462,6 +473,6 @@ def score_in_parallel(
                 return None  # a query in two ranges: not grouped
             seen.add(qid)
     for i in range(len(ranges)):  # the workers' warnings, as one process gives them
-        for message, category in replies[i][2]:
-            _warn(message, category)
+        for message in replies[i][2]:
+            _warn(message)
     return parts
