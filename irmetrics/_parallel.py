@@ -1,18 +1,20 @@
 """Evaluating one large run file with several processes.
 
-A run file grouped by query is cut into byte ranges at query boundaries; each
-range is read and scored by a forked worker process with the same code as
-the single-process route (a :class:`~irmetrics.sources.RunSource` and the
-scorer of :mod:`irmetrics.evaluate`); each worker sends back the
-:class:`~irmetrics.Evaluation` of its queries, which the caller combines
-with :meth:`~irmetrics.Evaluation.merge`.
+A run file grouped by query is cut into byte ranges at query boundaries, the
+jobs; forked worker processes take the jobs one after another, in file
+order, and score each with the same code as the single-process route (a
+:class:`~irmetrics.sources.RunSource` and the scorer of
+:mod:`irmetrics.evaluate`), sending back the :class:`~irmetrics.Evaluation`
+of each job's queries, which the caller combines with
+:meth:`~irmetrics.Evaluation.merge`.  The jobs get smaller towards the end of
+the file, so that workers running at different speeds (a core shared with
+another program) finish together.
 Only plain, uncompressed files on platforms with ``fork`` qualify; anything
 else, and any run whose queries turn out not to be grouped, goes the
 single-process way.  The workers are plain forks (``os.fork``) that send their
 reply through a pipe: ``multiprocessing`` would cost more to import (about
 25 ms) than a small file takes to score.
 """
-
 import functools
 import io
 import itertools
@@ -79,7 +81,8 @@ def _first_field(line: bytes) -> Optional[bytes]:
 
 
 def split_at_queries(path: str, parts: int) -> List[Tuple[int, int]]:
-    """Cut *path* into at most *parts* byte ranges, each starting at a new query.
+    """Cut *path* into at most *parts* byte ranges of about the same size,
+    each starting at a new query.
 
     A cut is moved forward to the first line whose query differs from the
     line before it; a range that would be empty is dropped.  A line longer
@@ -87,10 +90,31 @@ def split_at_queries(path: str, parts: int) -> List[Tuple[int, int]]:
     then one range, and the reader reports the line.
     """
     size = os.path.getsize(path)
+    return _cut_at_queries(path, size, [size * i // parts for i in range(1, parts)])
+
+
+def _job_ranges(path: str, workers: int) -> List[Tuple[int, int]]:
+    """The jobs of *workers* processes: byte ranges starting at new queries,
+    smaller towards the end of the file (for each worker, one job of a half
+    of its share, then a quarter, an eighth and two sixteenths)."""
+    size = os.path.getsize(path)
+    halves = (2, 4, 8, 16, 16) if 5 * workers <= _MAX_JOBS else (1,)  # else one job each
+    share = [1 / (d * workers) for d in halves for _ in range(workers)]
+    offsets = [int(size * f) for f in itertools.accumulate(share[:-1])]
+    return _cut_at_queries(path, size, offsets[:_MAX_JOBS - 1])
+
+
+#: Jobs are handed out as one byte each.
+_MAX_JOBS = 255
+
+
+def _cut_at_queries(path: str, size: int, offsets: List[int]) -> List[Tuple[int, int]]:
+    """The ranges between *offsets* (increasing), each moved forward to the
+    start of a new query (see :func:`split_at_queries`)."""
     cuts = [0]
     with open(path, "rb") as f:
-        for i in range(1, parts):
-            pos = max(size * i // parts, cuts[-1])
+        for offset in offsets:
+            pos = max(offset, cuts[-1])
             f.seek(pos)
             if pos > 0 and _too_long(f.readline(MAX_LINE + 1)):  # to the next whole line
                 return [(0, size)]
@@ -208,20 +232,14 @@ def _work(
     path: str,
     start: int,
     end: int,
-    counters: Any,
-    slot: int,
-    parent: int,
+    progress: Callable[[int, int], None],
+    order_keys: bool = False,
 ) -> Tuple[Any, ...]:
     """In a forked worker: score the queries of ``path[start:end]``; the reply."""
     # the same road as one process: a source (of this slice) and the scorer;
     # a query split between slices is for the parent to notice
-    source = open_run(_Slice(path, start, end), keep_duplicates=True, regroup=False)
-
-    def progress(queries: int, lines: int) -> None:
-        struct.pack_into("qq", counters, 16 * slot, queries, lines)
-        if os.getppid() != parent:  # the parent is gone: nobody wants the answer
-            os._exit(1)
-
+    source = open_run(_Slice(path, start, end), keep_duplicates=True, regroup=False,
+                      order_keys=order_keys)
     try:
         with warnings.catch_warnings(record=True) as caught:  # sent to the parent
             warnings.simplefilter("always")
@@ -245,8 +263,58 @@ def _work(
         return ("error", exc)
 
 
+# The memory the workers share with the parent: a stop flag (byte 0; set by
+# a worker whose job failed or found the run not grouped: later jobs are not
+# needed), then (queries, lines, job) of each worker, for progress and to
+# say which job a worker that died was doing.
+_HEAD = 8
+_SLOT = struct.Struct("qqq")
+
+
+def _jobs(
+    score: Callable[[Any, Any], Any],
+    path: str,
+    ranges: List[Tuple[int, int]],
+    jobs: int,
+    counters: Any,
+    slot: int,
+    parent: int,
+    order_keys: bool,
+) -> List[Tuple[int, Tuple[Any, ...]]]:
+    """In a forked worker: take jobs (their indexes, a byte each, from the
+    pipe *jobs*) until there are none left; ``[(job, reply)]``."""
+    replies: List[Tuple[int, Tuple[Any, ...]]] = []
+    at = _HEAD + _SLOT.size * slot
+    # the job under way, and (queries, lines) of the jobs done and of this one
+    state = [-1, 0, 0, 0, 0]
+
+    def progress(queries: int, lines: int) -> None:
+        state[3], state[4] = queries, lines
+        _SLOT.pack_into(counters, at, state[1] + queries, state[2] + lines, state[0])
+        # the parent gone: nobody wants the answer (a system call of 0.2 us,
+        # asked every 64 queries rather than for each)
+        if not queries & 63 and os.getppid() != parent:
+            os._exit(1)
+
+    while not counters[0]:
+        taken = os.read(jobs, 1)
+        if not taken:
+            break
+        job = state[0] = taken[0]
+        state[3] = state[4] = 0
+        _SLOT.pack_into(counters, at, state[1], state[2], job)
+        start, end = ranges[job]
+        reply = _work(score, path, start, end, progress, order_keys)
+        replies.append((job, reply))
+        state[1] += state[3]
+        state[2] += state[4]
+        if reply[0] != "ok":
+            counters[0] = 1
+    return replies
+
+
 def _child(
-    work: Callable[[], Tuple[Any, ...]], send: int, mask: Any
+    work: Callable[[], Any], send: int, mask: Any
 ) -> None:  # pragma: no cover - runs in the forked process (the tests see its effects)
     """The body of a forked worker: *work*, write its pickled reply, exit.
 
@@ -282,13 +350,13 @@ class _Worker:
     """A forked worker as the parent sees it: its pid, the read end of its
     pipe, what it sent so far and, once reaped, its exit code."""
 
-    def __init__(self, pid: int, recv: int, start: int, end: int) -> None:
+    def __init__(self, pid: int, recv: int) -> None:
         self.pid = pid
         self.recv = recv
-        self.start = start
-        self.end = end
         self.chunks: List[bytes] = []
         self.exitcode: Optional[int] = None
+        self.died = False  # ended without an answer
+        self.job: Optional[int] = None  # the job it was doing then
 
     def reap(self, block: bool) -> bool:
         """Collect the worker's exit status; False if it is still running."""
@@ -361,18 +429,22 @@ def score_in_parallel(
     score: Callable[[Any, Any], Any],
     workers: int,
     progress: Optional[Callable[[int, int], None]] = None,
+    *,
+    order_keys: bool = False,
 ) -> Optional[List[Any]]:
     """Score the queries of *path* in up to *workers* processes.
 
     *score* ``(source, progress)`` scores one source of query groups and
     returns its part (:class:`irmetrics.evaluate._Part`: an Evaluation, the
-    duplicates let pass, the queries tied scores move); each worker calls it
-    on its range of the file.  Returns the parts in file order, or None when
-    the run is not grouped by query or the system forks no process (the
-    caller then scores the run in this process).  Nothing is shared between
-    calls: concurrent calls from threads are independent.  Ctrl-C or
-    SIGTERM while the workers run stops them before the exception (or the
-    signal) goes on; a worker that dies is a :class:`WorkerError`.
+    duplicates let pass, the queries tied scores move); the workers call it
+    on each job, a range of the file (a source with *order_keys*, as
+    :func:`~irmetrics.sources.open_run` takes it).  Returns the parts in
+    file order, or None when the run is not grouped by query or the system
+    forks no process (the caller then scores the run in this process).
+    Nothing is shared between calls: concurrent calls from threads are
+    independent.  Ctrl-C or SIGTERM while the workers run stops them before
+    the exception (or the signal) goes on; a worker that dies is a
+    :class:`WorkerError`.
     """
     import mmap
     import pickle
@@ -380,17 +452,25 @@ def score_in_parallel(
     import signal
     import threading
 
-    ranges = split_at_queries(path, workers)
-    # (queries, lines) done by each worker, in memory shared with the forks
-    counters = mmap.mmap(-1, 16 * len(ranges))
+    ranges = _job_ranges(path, workers)
+    workers = min(workers, len(ranges))
+    counters = mmap.mmap(-1, _HEAD + _SLOT.size * workers)
+    for slot in range(workers):
+        _SLOT.pack_into(counters, _HEAD + _SLOT.size * slot, 0, 0, -1)
+    # the jobs, in file order, a byte each: every worker takes the next one
+    # when it is done with the last (the pipe's reads do not interleave)
+    jobs, jobs_in = os.pipe()
+    os.write(jobs_in, bytes(range(len(ranges))))
+    os.close(jobs_in)
     procs: List[_Worker] = []
     replies: Dict[int, Any] = {}
+    failed: List[str] = []
     on_main = threading.current_thread() is threading.main_thread()
     old_sigterm: Any = signal.signal(signal.SIGTERM, _on_sigterm) if on_main else None
     terminated = no_fork = False
     parent = os.getpid()
     try:
-        for i, (start, end) in enumerate(ranges):
+        for slot in range(workers):
             recv, send = os.pipe()
             # Ctrl-C or SIGTERM arriving while the child starts would run the
             # parent's handlers in it: blocked until it has its own.
@@ -406,17 +486,18 @@ def score_in_parallel(
                     os.close(recv)
                     for w in procs:  # the other workers' pipe ends, inherited by the fork
                         os.close(w.recv)
-                    work = functools.partial(_work, score, path, start, end, counters, i, parent)
+                    work = functools.partial(_jobs, score, path, ranges, jobs, counters, slot,
+                                             parent, order_keys)
                     _child(work, send, mask)
             finally:
                 signal.pthread_sigmask(signal.SIG_SETMASK, mask)
             os.close(send)
-            procs.append(_Worker(pid, recv, start, end))
+            procs.append(_Worker(pid, recv))
         poller = select.poll()
         pending = {}
-        for i, w in enumerate(procs):
+        for slot, w in enumerate(procs):
             poller.register(w.recv, select.POLLIN | select.POLLHUP)
-            pending[w.recv] = i
+            pending[w.recv] = slot
         while pending:
             for fd, _ in poller.poll(250):
                 w = procs[pending[fd]]
@@ -425,16 +506,25 @@ def score_in_parallel(
                     w.chunks.append(chunk)
                     continue
                 poller.unregister(fd)  # the end of its reply: it has exited, or is exiting
-                i = pending.pop(fd)
-                w.reap(block=True)
+                slot = pending.pop(fd)
                 try:
-                    replies[i] = pickle.loads(b"".join(w.chunks))
+                    reply = pickle.loads(b"".join(w.chunks))
                 except Exception:  # nothing, or half a reply: it died
-                    replies[i] = ("died", w.exitcode)
+                    reply = None
                 w.chunks = []
+                w.reap(block=True)
+                if isinstance(reply, list):
+                    replies.update(reply)
+                elif isinstance(reply, tuple) and reply[0] == "failed":
+                    failed.append(reply[1])
+                else:  # it died; the job it was doing names it in the message
+                    job = _SLOT.unpack_from(counters, _HEAD + _SLOT.size * slot)[2]
+                    w.died = True
+                    w.job = job if 0 <= job < len(ranges) else None
             if progress is not None:
-                done = [struct.unpack_from("qq", counters, 16 * i) for i in range(len(procs))]
-                progress(sum(q for q, _ in done), sum(n for _, n in done))
+                done = [_SLOT.unpack_from(counters, _HEAD + _SLOT.size * slot)
+                        for slot in range(len(procs))]
+                progress(sum(q for q, _, _ in done), sum(n for _, n, _ in done))
     except _Terminated:
         terminated = True
     except _NoFork:
@@ -443,6 +533,7 @@ def score_in_parallel(
         _stop(procs)
         for w in procs:
             os.close(w.recv)
+        os.close(jobs)
         counters.close()
         if on_main:
             signal.signal(signal.SIGTERM, old_sigterm)
@@ -451,19 +542,24 @@ def score_in_parallel(
         raise KeyboardInterrupt  # pragma: no cover - a handler that returned
     if no_fork:  # the system would not fork: the caller scores the run in one process
         return None
+    if failed:
+        raise WorkerError(f"a worker process failed: {failed[0]}")
     for i, (start, end) in enumerate(ranges):
-        reply = replies[i]
+        reply = replies.get(i)
+        if reply is None:  # a worker died with it (jobs after a failed one are not taken)
+            dead = [w for w in procs if w.died]
+            holder = next((w for w in dead if w.job == i), dead[0] if dead else None)
+            if holder is None:  # pragma: no cover - every job is answered or follows a failed one
+                raise WorkerError(f"no worker process answered for bytes {start}-{end} of {path}")
+            job = i if holder.job is None else holder.job
+            raise WorkerError(
+                f"the worker process scoring bytes {ranges[job][0]}-{ranges[job][1]} of {path} "
+                f"{_describe_death(holder.exitcode)}"
+            )
         if reply[0] == "error":
             raise reply[1]
-        if reply[0] == "died":
-            raise WorkerError(
-                f"the worker process scoring bytes {start}-{end} of {path} "
-                f"{_describe_death(reply[1])}"
-            )
-        if reply[0] == "failed":
-            raise WorkerError(f"a worker process failed: {reply[1]}")
-    if any(replies[i][0] == "not grouped" for i in range(len(ranges))):
-        return None
+        if reply[0] == "not grouped":
+            return None
     parts = [replies[i][1] for i in range(len(ranges))]
     seen: Set[str] = set()
     for part in parts:

@@ -81,7 +81,14 @@ class RunSource:
     grouped by query: every query comes again, whole).
     """
 
-    def __init__(self, run: Any, *, keep_duplicates: bool = False, regroup: bool = True) -> None:
+    def __init__(
+        self,
+        run: Any,
+        *,
+        keep_duplicates: bool = False,
+        regroup: bool = True,
+        order_keys: bool = False,
+    ) -> None:
         self.members: Container[Any] = ()
         self.duplicates: List[DuplicateEntryError] = []
         self.lines = 0
@@ -91,6 +98,7 @@ class RunSource:
         self._regroup = regroup
         if is_file_source(run):
             self._stream = RunStream(run, keep_duplicates=keep_duplicates)
+            self._stream._order_keys = order_keys
             self.name = ""
             self.encoded = True
         else:
@@ -139,7 +147,9 @@ class RunSource:
         self.name = stream.tag or ""
 
 
-def open_run(run: Any, *, keep_duplicates: bool = False, regroup: bool = True) -> RunSource:
+def open_run(
+    run: Any, *, keep_duplicates: bool = False, regroup: bool = True, order_keys: bool = False
+) -> RunSource:
     """The run as a :class:`RunSource`.
 
     With *keep_duplicates*, a document repeated in a file is not an error of
@@ -147,6 +157,10 @@ def open_run(run: Any, *, keep_duplicates: bool = False, regroup: bool = True) -
     would have looked at it.  Without *regroup*, a run whose queries are not
     grouped raises :class:`~irmetrics.trec.RunNotGrouped` instead of being
     read again (the parallel workers, which see a slice of the file, leave
-    that to the parent).
+    that to the parent).  With *order_keys*, a file's scores may come as
+    integer keys that order and tie the documents exactly as the scores do
+    (for a consumer that only ranks by them; see
+    :func:`irmetrics.trec._decimal_keys`): each group's are of one kind.
     """
-    return RunSource(run, keep_duplicates=keep_duplicates, regroup=regroup)
+    return RunSource(run, keep_duplicates=keep_duplicates, regroup=regroup,
+                     order_keys=order_keys)

@@ -2,6 +2,7 @@
 
 import io
 import random
+import re
 import warnings
 
 import pytest
@@ -9,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from irmetrics import Qrels, Run, evaluate
-from irmetrics._parallel import parallel_possible, split_at_queries
+from irmetrics._parallel import _job_ranges, parallel_possible, split_at_queries
 from irmetrics.errors import DuplicateEntryError, TrecFormatError
 
 pytestmark = pytest.mark.skipif(
@@ -290,13 +291,14 @@ def test_a_signal_to_the_parent_alone_ends_the_workers(big_files, sig, code):
 @needs_proc
 def test_a_killed_worker_is_a_one_line_error(big_files):
     proc, workers = start_cli(*big_files)
+    time.sleep(0.3)  # each has taken a job (a quarter of the file, seconds of work)
     os.kill(workers[0], signal.SIGKILL)  # as the out-of-memory killer would
     _, err = proc.communicate(timeout=30)
     lines = err.decode().splitlines()
     assert proc.returncode == 1
     assert len(lines) == 1
-    assert lines[0].startswith("irmetrics: error: the worker process scoring bytes 0-")
-    assert lines[0].endswith("was killed by SIGKILL (out of memory?)")
+    assert re.fullmatch(r"irmetrics: error: the worker process scoring bytes \d+-\d+ of "
+                        r".*run was killed by SIGKILL \(out of memory\?\)", lines[0])
     assert [w for w in workers if alive(w)] == []
 
 
@@ -321,13 +323,17 @@ def test_workers_send_evaluation_parts_that_merge_makes_the_whole(tmp_path, monk
     expected = evaluate_quietly(qrels, path, MEASURES, workers=1)
     assert len(calls) == 2  # one merge per evaluation
     parallel_parts = calls[0]
-    # two workers' parts and the part of the judged queries the run lacks
-    assert len(parallel_parts) == 3
+    # a part per job (range of the file: ten for two workers, smaller towards
+    # the end; fewer where cuts meet) and the part of the judged queries the
+    # run lacks
+    jobs = _job_ranges(str(path), 2)
+    assert 2 < len(jobs) <= 10
+    assert len(parallel_parts) == len(jobs) + 1
     assert all(isinstance(p, Evaluation) for p in parallel_parts)
-    worker_queries = [set(p._rows) | set(p.skipped) for p in parallel_parts[:2]]
-    assert worker_queries[0] and worker_queries[1]
-    assert not worker_queries[0] & worker_queries[1]
-    assert set(got.per_query) == (worker_queries[0] | worker_queries[1]) - set(got.skipped)
+    job_queries = [set(p._rows) | set(p.skipped) for p in parallel_parts[:-1]]
+    assert all(job_queries)
+    assert sum(map(len, job_queries)) == len(set().union(*job_queries))  # disjoint
+    assert set(got.per_query) == set().union(*job_queries) - set(got.skipped)
     assert got.per_query == expected.per_query
     assert got.aggregate == expected.aggregate
 

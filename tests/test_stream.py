@@ -25,7 +25,7 @@ from strategies_runs import qrels_and_runs
 from irmetrics import Run, evaluate
 from irmetrics.errors import DuplicateEntryError, IrmetricsWarning, TrecFormatError
 from irmetrics.evaluate import query_data, query_data_from_scores
-from irmetrics.trec import RunNotGrouped, RunStream, rank_documents, read_run
+from irmetrics.trec import RunNotGrouped, RunStream, _decimal_keys, rank_documents, read_run
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).parent / "data" / "trec_eval"
@@ -488,6 +488,154 @@ def test_query_data_from_scores_by_hand():
     assert query_data_from_scores(judgments, docids, scores, judged_only=True).labels == [0, 2]
     assert query_data_from_scores(judgments, docids, scores, depth=2,
                                   judged_only=True).labels == [0]
+
+
+# === 4b. Order keys: integers that rank and tie as the scores do ===
+# evaluate() asks the stream for exact integer keys where a block's scores
+# are decimals with the same number of places (see trec._decimal_keys); a
+# key must order and tie documents exactly as the double trec_eval reads.
+
+
+def _cmp(a, b):
+    return (a > b) - (a < b)
+
+
+@pytest.mark.parametrize("texts, expected", [
+    # k = 2: value times 100; "-0.00" ties with "0.00", as -0.0 with 0.0
+    ([b"1.50", b"-2.25", b"0.00", b"-0.00", b".50", b"-.25", b"007.10"],
+     ([150, -225, 0, 0, 50, -25, 710], 2)),
+    ([b"3", b"-7", b"0"], ([3, -7, 0], 0)),
+    ([b"5.", b"6."], ([5, 6], 0)),  # a point and no decimals: k = 0
+    ([b"123456789012345"], ([123456789012345], 0)),  # 15 digits: exact as a double
+    ([b"1234567890.12345"], ([123456789012345], 5)),
+    ([b"1234567890123456"], None),  # 16 digits: two may be one double
+    ([b"1234567890.123456"], None),
+    ([b"1.5", b"-2.25"], None),  # different places
+    ([b"1.5", b"2"], None),
+    ([b"1e3"], None), ([b"1_0"], None), ([b"+1"], None), ([b"nan"], None),
+    ([b"inf"], None), ([b"1.5.0"], None), ([b"-"], None), ([b"."], None),
+    ([b"-.", b"1."], None), ([b"1-2"], None), ([b"--1"], None), ([b"0x1"], None),
+])
+def test_decimal_keys_by_hand(texts, expected):
+    assert _decimal_keys(texts) == expected
+    if expected is not None:  # each key stands for the score's double exactly
+        keys, k = expected
+        assert [key / 10**k for key in keys] == [float(t) for t in texts]
+
+
+@pytest.mark.parametrize("texts, expected", [
+    # the point read as "_" (see trec._columns), which int() takes between digits
+    ([b"1_50", b"-2_25", b"0_00", b"-0_00", b"007_10"], ([150, -225, 0, 0, 710], 2)),
+    ([b"_5", b"1_5"], None),  # ".5": no int; floats then
+    ([b"5_", b"6_"], None),  # "5."
+    ([b"1_5", b"2_25"], None),
+    ([b"1_5e3"], None),
+    ([b"1234567890_123456"], None),
+])
+def test_decimal_keys_of_pointed_texts_by_hand(texts, expected):
+    assert _decimal_keys(texts, pointed=True) == expected
+
+
+@given(st.integers(0, 8), st.lists(st.integers(-(10**7), 10**7), min_size=1, max_size=40),
+       st.booleans())
+def test_decimal_keys_order_and_tie_as_the_doubles(k, values, padded):
+    texts = []
+    for v in values:
+        digits = f"{abs(v):0{k + 1}d}"
+        whole, frac = digits[: len(digits) - k], digits[len(digits) - k:]
+        text = f"{'-' if v < 0 else ''}{'00' if padded else ''}{whole}{'.' + frac if k else ''}"
+        texts.append(text.encode())
+    got = _decimal_keys(texts)
+    if max(len(t.lstrip(b"-").replace(b".", b"")) for t in texts) > 15:
+        assert got is None
+        return
+    assert got is not None
+    keys, scale = got
+    assert scale == k
+    doubles = [float(t) for t in texts]
+    assert [key / 10**k for key in keys] == doubles
+    for a, x in zip(keys, doubles):
+        for b, y in zip(keys, doubles):
+            assert _cmp(a, b) == _cmp(x, y)
+
+
+KEY_TEXTS = st.one_of(
+    st.sampled_from(["1", "-1", "0", "-0", "1.0", "1.00", "0.5", "2.50", ".5", "-.5", "5.",
+                     "1e2", "+1", "1_0", "12345678901234567", "0.1234567890123456"]),
+    st.decimals(-1000, 1000, places=2, allow_nan=False, allow_infinity=False).map(str),
+    st.integers(-1000, 1000).map(str),
+)
+
+
+@given(st.lists(KEY_TEXTS, min_size=1, max_size=30))
+def test_decimal_keys_never_reorder_any_column(texts):
+    raw = [t.encode() for t in texts]
+    got = _decimal_keys(raw)
+    if got is None:
+        return
+    keys, k = got
+    doubles = [float(t) for t in texts]
+    assert [key / 10**k for key in keys] == doubles
+    for a, x in zip(keys, doubles):
+        for b, y in zip(keys, doubles):
+            assert _cmp(a, b) == _cmp(x, y)
+
+
+def _format_score(value, places):
+    return f"{value:.{places}f}"
+
+
+@given(
+    st.lists(st.tuples(st.sampled_from(["q1", "q2", "q3"]), st.integers(-500, 500),
+                       st.sampled_from([0, 1, 2, 3]), st.sampled_from(["d", "d", "d.", "d_"])),
+             min_size=1, max_size=60),
+    st.sampled_from(CHUNKS),
+)
+def test_stream_keys_rank_as_its_floats(lines, chunk_size):
+    # Each line's score has its own number of places, so blocks of small
+    # chunks differ in scale, and a query across two blocks has keys of two
+    # scales: they become floats.  Some document ids hold a point or a "_"
+    # (then the block's points are not all in its scores).  Grouped by
+    # query, one document a line.
+    lines = sorted(lines, key=lambda x: x[0])
+    text = "".join(f"{q} Q0 {d}{i} {i} {_format_score(v / 8, p)} t\n"
+                   for i, (q, v, p, d) in enumerate(lines))
+    plain = list(RunStream(io.BytesIO(text.encode()), chunk_size=chunk_size))
+    keyed_stream = RunStream(io.BytesIO(text.encode()), chunk_size=chunk_size)
+    keyed_stream._order_keys = True
+    keyed = list(keyed_stream)
+    assert [(q, d) for q, d, _ in keyed] == [(q, d) for q, d, _ in plain]
+    for (_, _, keys), (_, _, floats) in zip(keyed, plain):
+        assert len(keys) == len(floats)
+        if all(type(x) is float for x in keys):
+            assert keys == floats
+            continue
+        assert all(type(x) is int for x in keys)  # one scale for the whole group
+        for a, x in zip(keys, floats):
+            for b, y in zip(keys, floats):
+                assert _cmp(a, b) == _cmp(x, y)
+
+
+@given(qr=qrels_and_runs(), places=st.sampled_from([0, 1, 3]), data=st.data())
+@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+def test_evaluate_file_of_fixed_decimals_equals_in_memory(qr, places, data):
+    # Scores written with a fixed number of places (as most retrieval
+    # systems write them): read as order keys, they must give what the
+    # floats of the same text give, ties (equal texts) included.
+    qrels, run = qr
+    lines = [f"{q} Q0 {d} {i} {_format_score(s, places)} tag\n"
+             for q, docs in run.items() for i, (d, s) in enumerate(docs.items(), 1)]
+    assume(lines)
+    as_floats = {}
+    for line in lines:
+        q, _, d, _, score, _ = line.split()
+        as_floats.setdefault(q, {})[d] = float(score)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "run.txt"
+        path.write_text("".join(lines), encoding="utf-8")
+        expected = result_of(qrels, Run.from_dict(as_floats, name="tag"))
+        assert result_of(qrels, path) == expected
+        assert result_of(qrels, path, workers=2) == expected
 
 
 # === 5. evaluate() on a file equals evaluate() on the Run read in memory ===
