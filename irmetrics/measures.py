@@ -30,6 +30,7 @@ from typing import (
     Sequence,
     Tuple,
     Union,
+    cast,
 )
 
 from . import diversity as _d
@@ -121,7 +122,10 @@ class QueryData:
         key = ("R", rel)
         v = self._cache.get(key)
         if v is None:
-            v = sum(c for lvl, c in self.levels.items() if lvl >= rel)
+            v = 0
+            for lvl, c in self.levels.items():
+                if lvl >= rel:
+                    v += c
             self._cache[key] = v
         return int(v)
 
@@ -367,25 +371,48 @@ def _format_option(v: Any) -> str:
 # Each reads the per-query data and calls the one formula in irmetrics.metrics.
 
 
-def _p(q: QueryData, m: Measure, env: Env) -> float:
+# The commonest measures also come prepared (see prepared()): their options
+# and the evaluation's settings read once, the value of a query one call.
+ValueOf = Callable[[QueryData], Any]
+
+
+def _p_prepared(m: Measure, env: Env) -> ValueOf:
     k = m.param
     if k is None:
         raise InvalidArgumentError("P needs a cutoff")  # pragma: no cover - parser forbids
-    return _m._precision_r(q.relevant_ranks(m.rel(env)), int(k))
+    k, rel, precision = int(k), m.rel(env), _m._precision_r
+    return lambda q: precision(q.relevant_ranks(rel), k)
+
+
+def _recall_prepared(m: Measure, env: Env) -> ValueOf:
+    k, rel, recall = _opt_int(m.param), m.rel(env), _m._recall_r
+    return lambda q: recall(q.relevant_ranks(rel), k, q.n_relevant(rel))
+
+
+def _ap_prepared(m: Measure, env: Env) -> ValueOf:
+    k, rel, ap = _opt_int(m.param), m.rel(env), _m._average_precision_r
+    return lambda q: ap(q.relevant_ranks(rel), k, q.n_relevant(rel))
+
+
+def _rr_prepared(m: Measure, env: Env) -> ValueOf:
+    k, rel, rr = _opt_int(m.param), m.rel(env), _m._reciprocal_rank_r
+    return lambda q: rr(q.relevant_ranks(rel), k)
+
+
+def _p(q: QueryData, m: Measure, env: Env) -> float:
+    return cast(float, _p_prepared(m, env)(q))
 
 
 def _recall(q: QueryData, m: Measure, env: Env) -> float:
-    rel = m.rel(env)
-    return _m._recall_r(q.relevant_ranks(rel), _opt_int(m.param), q.n_relevant(rel))
+    return cast(float, _recall_prepared(m, env)(q))
 
 
 def _ap(q: QueryData, m: Measure, env: Env) -> float:
-    rel = m.rel(env)
-    return _m._average_precision_r(q.relevant_ranks(rel), _opt_int(m.param), q.n_relevant(rel))
+    return cast(float, _ap_prepared(m, env)(q))
 
 
 def _rr(q: QueryData, m: Measure, env: Env) -> float:
-    return _m._reciprocal_rank_r(q.relevant_ranks(m.rel(env)), _opt_int(m.param))
+    return cast(float, _rr_prepared(m, env)(q))
 
 
 def _rprec(q: QueryData, m: Measure, env: Env) -> float:
@@ -456,15 +483,41 @@ def _gains_and_ideal(q: QueryData, m: Measure) -> Tuple[List[float], List[float]
     return [gain_of(x) for x in q.labels], _gains_and_ideal_only(q, gain_of)
 
 
-def _ndcg(q: QueryData, m: Measure, env: Env) -> float:
+def _ndcg_prepared(m: Measure, env: Env) -> ValueOf:
     k = _opt_int(m.param)
     disc = _m._discount_function(m.option("discount", "log2"), None)
     if m.option("gain") is None and disc is _m._log2_discount:
-        return _m._ndcg_sparse(q.positive_gains(), q.ideal_gains(), k)
+        sparse = _m._ndcg_sparse  # linear gains, log2 discount: from the judged ranks alone
+        return lambda q: sparse(q.positive_gains(), q.ideal_gains(), k)
     if m.option("gain") is None:
-        return _m._ndcg_gains(q.gains(k), q.ideal_gains(), k, disc)
-    gains, ideal = _gains_and_ideal(q, m)
-    return _m._ndcg_gains(gains, ideal, k, disc)
+        return lambda q: _m._ndcg_gains(q.gains(k), q.ideal_gains(), k, disc)
+
+    def value(q: QueryData) -> float:
+        gains, ideal = _gains_and_ideal(q, m)
+        return _m._ndcg_gains(gains, ideal, k, disc)
+
+    return value
+
+
+def _ndcg(q: QueryData, m: Measure, env: Env) -> float:
+    return cast(float, _ndcg_prepared(m, env)(q))
+
+
+_PREPARED: Dict[Compute, Callable[[Measure, Env], ValueOf]] = {
+    _p: _p_prepared, _recall: _recall_prepared, _ap: _ap_prepared, _rr: _rr_prepared,
+    _ndcg: _ndcg_prepared,
+}
+
+
+def prepared(m: Measure, env: Env) -> ValueOf:
+    """The function of a query's data that gives *m*'s value, with the
+    measure's options and the evaluation's settings (*env*) read once: what
+    a scorer calls for every query (``m.compute(q, env)`` gives the same)."""
+    prepare = _PREPARED.get(m.family.compute)
+    if prepare is not None:
+        return prepare(m, env)
+    compute = m.family.compute
+    return lambda q: compute(q, m, env)
 
 
 def _err(q: QueryData, m: Measure, env: Env) -> float:
