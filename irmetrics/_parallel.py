@@ -96,9 +96,10 @@ def split_at_queries(path: str, parts: int) -> List[Tuple[int, int]]:
 def _job_ranges(path: str, workers: int) -> List[Tuple[int, int]]:
     """The jobs of *workers* processes: byte ranges starting at new queries,
     smaller towards the end of the file (for each worker, one job of a half
-    of its share, then a quarter, an eighth and two sixteenths)."""
+    of its share, then a quarter, an eighth, a sixteenth and two
+    thirty-seconds)."""
     size = os.path.getsize(path)
-    halves = (2, 4, 8, 16, 16) if 5 * workers <= _MAX_JOBS else (1,)  # else one job each
+    halves = (2, 4, 8, 16, 32, 32) if 6 * workers <= _MAX_JOBS else (1,)  # else one job each
     share = [1 / (d * workers) for d in halves for _ in range(workers)]
     offsets = [int(size * f) for f in itertools.accumulate(share[:-1])]
     return _cut_at_queries(path, size, offsets[:_MAX_JOBS - 1])
@@ -280,10 +281,11 @@ def _jobs(
     slot: int,
     parent: int,
     order_keys: bool,
-) -> List[Tuple[int, Tuple[Any, ...]]]:
+    emit: Callable[[Any], None],
+) -> None:
     """In a forked worker: take jobs (their indexes, a byte each, from the
-    pipe *jobs*) until there are none left; ``[(job, reply)]``."""
-    replies: List[Tuple[int, Tuple[Any, ...]]] = []
+    pipe *jobs*) until there are none left; *emit* ``(job, reply)`` for each
+    as soon as it is done (the parent unpickles it while the rest goes on)."""
     at = _HEAD + _SLOT.size * slot
     # the job under way, and (queries, lines) of the jobs done and of this one
     state = [-1, 0, 0, 0, 0]
@@ -305,18 +307,19 @@ def _jobs(
         _SLOT.pack_into(counters, at, state[1], state[2], job)
         start, end = ranges[job]
         reply = _work(score, path, start, end, progress, order_keys)
-        replies.append((job, reply))
-        state[1] += state[3]
-        state[2] += state[4]
         if reply[0] != "ok":
             counters[0] = 1
-    return replies
+        emit((job, reply))
+        state[1] += state[3]
+        state[2] += state[4]
 
 
 def _child(
-    work: Callable[[], Any], send: int, mask: Any
+    work: Callable[[Callable[[Any], None]], None], send: int, mask: Any
 ) -> None:  # pragma: no cover - runs in the forked process (the tests see its effects)
-    """The body of a forked worker: *work*, write its pickled reply, exit.
+    """The body of a forked worker: *work*, which sends its replies with the
+    function it is given (each pickled, in a frame of its own, see
+    :func:`_frames`), then ``("done",)``; exit.
 
     It starts with SIGINT and SIGTERM blocked (see :func:`score_in_parallel`)
     and unblocks them (*mask*: the parent's signal mask) once its own
@@ -325,6 +328,12 @@ def _child(
     import pickle
     import signal
 
+    def emit(reply: Any) -> None:
+        data = pickle.dumps(reply, pickle.HIGHEST_PROTOCOL)
+        view = memoryview(_FRAME.pack(len(data)) + data)
+        while view:
+            view = view[os.write(send, view):]
+
     code = 0
     try:
         # The parent handles Ctrl-C and SIGTERM and stops the workers itself.
@@ -332,18 +341,33 @@ def _child(
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         try:
-            reply = work()
-            data = pickle.dumps(reply, pickle.HIGHEST_PROTOCOL)
+            work(emit)
+            emit(("done",))
         except BaseException as exc:  # reported, never swallowed
-            data = pickle.dumps(("failed", f"{type(exc).__name__}: {exc}"))
-        view = memoryview(data)
-        while view:
-            view = view[os.write(send, view):]
+            emit(("failed", f"{type(exc).__name__}: {exc}"))
     except BaseException:
         code = 1
     finally:
         # no cleanup of the parent's state (atexit, buffered output): leave now
         os._exit(code)
+
+
+#: A frame: the length of the pickle that follows.
+_FRAME = struct.Struct("<Q")
+
+
+def _frames(buffer: bytearray) -> List[bytes]:
+    """The whole frames at the start of *buffer*, taken out of it."""
+    frames = []
+    at = 0
+    while len(buffer) - at >= _FRAME.size:
+        (size,) = _FRAME.unpack_from(buffer, at)
+        if len(buffer) - at - _FRAME.size < size:
+            break
+        frames.append(bytes(buffer[at + _FRAME.size:at + _FRAME.size + size]))
+        at += _FRAME.size + size
+    del buffer[:at]
+    return frames
 
 
 class _Worker:
@@ -353,9 +377,10 @@ class _Worker:
     def __init__(self, pid: int, recv: int) -> None:
         self.pid = pid
         self.recv = recv
-        self.chunks: List[bytes] = []
+        self.buffer = bytearray()  # what it sent, up to the end of its last whole frame
+        self.done = False  # it sent its last frame
         self.exitcode: Optional[int] = None
-        self.died = False  # ended without an answer
+        self.died = False  # ended without its last frame
         self.job: Optional[int] = None  # the job it was doing then
 
     def reap(self, block: bool) -> bool:
@@ -503,21 +528,21 @@ def score_in_parallel(
                 w = procs[pending[fd]]
                 chunk = os.read(fd, 1 << 20)
                 if chunk:
-                    w.chunks.append(chunk)
+                    w.buffer += chunk
+                    for frame in _frames(w.buffer):
+                        reply = pickle.loads(frame)
+                        if reply[0] == "done":
+                            w.done = True
+                        elif reply[0] == "failed":
+                            failed.append(reply[1])
+                            w.done = True
+                        else:
+                            replies[reply[0]] = reply[1]
                     continue
-                poller.unregister(fd)  # the end of its reply: it has exited, or is exiting
+                poller.unregister(fd)  # the end of its replies: it has exited, or is exiting
                 slot = pending.pop(fd)
-                try:
-                    reply = pickle.loads(b"".join(w.chunks))
-                except Exception:  # nothing, or half a reply: it died
-                    reply = None
-                w.chunks = []
                 w.reap(block=True)
-                if isinstance(reply, list):
-                    replies.update(reply)
-                elif isinstance(reply, tuple) and reply[0] == "failed":
-                    failed.append(reply[1])
-                else:  # it died; the job it was doing names it in the message
+                if not w.done:  # it died; the job it was doing names it in the message
                     job = _SLOT.unpack_from(counters, _HEAD + _SLOT.size * slot)[2]
                     w.died = True
                     w.job = job if 0 <= job < len(ranges) else None

@@ -64,6 +64,34 @@ def test_parallel_equals_one_process(tmp_path_factory, seed, workers, grouped, c
     assert many.run_name == one.run_name == memory.run_name
 
 
+def test_jobs_start_at_new_queries_and_get_smaller(tmp_path):
+    # The workers' jobs: ranges that cover the file, each starting at a new
+    # query; for each worker a half of its share, a quarter, ... and two
+    # thirty-seconds, so that the last jobs are small (a worker slowed down
+    # takes fewer of them).  With more workers than a byte can number six
+    # jobs of, one job each.
+    qrels, lines = make_data(5, n_queries=2000, depth=20)
+    path = write_run(tmp_path / "run.txt", lines)
+    data = open(path, "rb").read()
+    size = len(data)
+    for workers in (2, 3, 43):
+        jobs = _job_ranges(str(path), workers)
+        assert jobs[0][0] == 0 and jobs[-1][1] == size
+        assert all(a[1] == b[0] for a, b in zip(jobs, jobs[1:]))
+        for start, _ in jobs[1:]:
+            before = data[:start].rstrip(b"\n").rsplit(b"\n", 1)[-1].split()[0]
+            assert data[start:].split()[0] != before
+        if workers == 43:  # 6 x 43 > 255: one job each, of about the same size
+            assert len(jobs) == workers
+            continue
+        assert len(jobs) == 6 * workers
+        sizes = [b - a for a, b in jobs]
+        line = max(map(len, lines)) * 20  # a cut moves forward by a query at most
+        for level, share in enumerate([2, 4, 8, 16, 32, 32]):
+            for got in sizes[level * workers:(level + 1) * workers]:
+                assert abs(got - size / (share * workers)) <= 2 * line
+
+
 def test_ranges_start_at_new_queries(tmp_path):
     qrels, lines = make_data(3, n_queries=7, depth=10)
     path = write_run(tmp_path / "run.txt", lines)
@@ -323,11 +351,11 @@ def test_workers_send_evaluation_parts_that_merge_makes_the_whole(tmp_path, monk
     expected = evaluate_quietly(qrels, path, MEASURES, workers=1)
     assert len(calls) == 2  # one merge per evaluation
     parallel_parts = calls[0]
-    # a part per job (range of the file: ten for two workers, smaller towards
-    # the end; fewer where cuts meet) and the part of the judged queries the
-    # run lacks
+    # a part per job (range of the file: twelve for two workers, smaller
+    # towards the end; fewer where cuts meet) and the part of the judged
+    # queries the run lacks
     jobs = _job_ranges(str(path), 2)
-    assert 2 < len(jobs) <= 10
+    assert 2 < len(jobs) <= 12
     assert len(parallel_parts) == len(jobs) + 1
     assert all(isinstance(p, Evaluation) for p in parallel_parts)
     job_queries = [set(p._rows) | set(p.skipped) for p in parallel_parts[:-1]]
