@@ -122,8 +122,8 @@ def measure(code: str, args: Sequence[str]) -> Tuple[float, float, float]:
     return wall, cpu, usage.ru_maxrss / 1024.0
 
 
-def median_of(code: str, args: Sequence[str], repeat: int) -> Tuple[float, float, float]:
-    runs = [measure(code, args) for _ in range(repeat)]
+def summary(runs: Sequence[Tuple[float, float, float]]) -> Tuple[float, float, float]:
+    """Median wall and CPU seconds, largest peak RSS."""
     return (
         statistics.median(r[0] for r in runs),
         statistics.median(r[1] for r in runs),
@@ -134,7 +134,10 @@ def median_of(code: str, args: Sequence[str], repeat: int) -> Tuple[float, float
 def run_table(
     qrels: str, run: str, tools: List[str], repeat: int, n_lines: int
 ) -> List[List[str]]:
-    results: Dict[str, Tuple[float, float, float]] = {}
+    # The tools take turns, one run each per round, so that a machine that
+    # slows down or speeds up meanwhile (a shared one does) weighs on all
+    # of them alike, and the ratios hold.
+    runs: Dict[str, List[Tuple[float, float, float]]] = {}
     for tool in tools:
         limit = MAX_LINES.get(tool)
         if limit is not None and n_lines > limit:
@@ -143,9 +146,17 @@ def run_table(
         try:
             # one untimed run first: file cache, bytecode and JIT caches warm
             measure(SCRIPTS[tool], [qrels, run])
-            results[tool] = median_of(SCRIPTS[tool], [qrels, run], repeat)
+            runs[tool] = []
         except RuntimeError as exc:
             print(f"  {tool} failed: {exc}", file=sys.stderr)
+    for _ in range(repeat):
+        for tool in list(runs):
+            try:
+                runs[tool].append(measure(SCRIPTS[tool], [qrels, run]))
+            except RuntimeError as exc:  # pragma: no cover - it ran once already
+                print(f"  {tool} failed: {exc}", file=sys.stderr)
+                del runs[tool]
+    results = {tool: summary(r) for tool, r in runs.items()}
     base: Optional[float] = results["pytrec_eval"][0] if "pytrec_eval" in results else None
     rows = []
     for tool, (wall, cpu, rss) in results.items():
