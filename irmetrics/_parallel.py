@@ -472,8 +472,6 @@ def score_in_parallel(
     :class:`WorkerError`.
     """
     import mmap
-    import pickle
-    import select
     import signal
     import threading
 
@@ -493,63 +491,13 @@ def score_in_parallel(
     on_main = threading.current_thread() is threading.main_thread()
     old_sigterm: Any = signal.signal(signal.SIGTERM, _on_sigterm) if on_main else None
     terminated = no_fork = False
-    parent = os.getpid()
     try:
+        parent = os.getpid()
         for slot in range(workers):
-            recv, send = os.pipe()
-            # Ctrl-C or SIGTERM arriving while the child starts would run the
-            # parent's handlers in it: blocked until it has its own.
-            mask = signal.pthread_sigmask(signal.SIG_BLOCK, _stop_signals())
-            try:
-                try:
-                    pid = os.fork()
-                except OSError:  # no process to be had (EAGAIN, ENOMEM): one process will do
-                    os.close(recv)
-                    os.close(send)
-                    raise _NoFork() from None
-                if pid == 0:  # pragma: no cover - the worker
-                    os.close(recv)
-                    for w in procs:  # the other workers' pipe ends, inherited by the fork
-                        os.close(w.recv)
-                    work = functools.partial(_jobs, score, path, ranges, jobs, counters, slot,
-                                             parent, order_keys)
-                    _child(work, send, mask)
-            finally:
-                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-            os.close(send)
-            procs.append(_Worker(pid, recv))
-        poller = select.poll()
-        pending = {}
-        for slot, w in enumerate(procs):
-            poller.register(w.recv, select.POLLIN | select.POLLHUP)
-            pending[w.recv] = slot
-        while pending:
-            for fd, _ in poller.poll(250):
-                w = procs[pending[fd]]
-                chunk = os.read(fd, 1 << 20)
-                if chunk:
-                    w.buffer += chunk
-                    for frame in _frames(w.buffer):
-                        reply = pickle.loads(frame)
-                        if reply[0] == "done":
-                            w.done = True
-                        elif reply[0] == "failed":
-                            failed.append(reply[1])
-                            w.done = True
-                        else:
-                            replies[reply[0]] = reply[1]
-                    continue
-                poller.unregister(fd)  # the end of its replies: it has exited, or is exiting
-                slot = pending.pop(fd)
-                w.reap(block=True)
-                if not w.done:  # it died; the job it was doing names it in the message
-                    job = _SLOT.unpack_from(counters, _HEAD + _SLOT.size * slot)[2]
-                    w.died = True
-                    w.job = job if 0 <= job < len(ranges) else None
-            if progress is not None:
-                done = [_SLOT.unpack_from(counters, _HEAD + _SLOT.size * slot)
-                        for slot in range(len(procs))]
-                progress(sum(q for q, _, _ in done), sum(n for _, n, _ in done))
+            work = functools.partial(_jobs, score, path, ranges, jobs, counters, slot, parent,
+                                     order_keys)
+            procs.append(_fork(work, procs))
+        _collect(procs, counters, len(ranges), replies, failed, progress)
     except _Terminated:
         terminated = True
     except _NoFork:
@@ -569,6 +517,91 @@ def score_in_parallel(
         return None
     if failed:
         raise WorkerError(f"a worker process failed: {failed[0]}")
+    return _parts(path, ranges, replies, procs)
+
+
+def _fork(work: Callable[[Callable[[Any], None]], None], procs: List[_Worker]) -> _Worker:
+    """Start a worker doing *work* (see :func:`_child`); *procs*: those
+    started before, whose pipe ends the new one closes."""
+    import signal
+
+    recv, send = os.pipe()
+    # Ctrl-C or SIGTERM arriving while the child starts would run the
+    # parent's handlers in it: blocked until it has its own.
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, _stop_signals())
+    try:
+        try:
+            pid = os.fork()
+        except OSError:  # no process to be had (EAGAIN, ENOMEM): one process will do
+            os.close(recv)
+            os.close(send)
+            raise _NoFork() from None
+        if pid == 0:  # pragma: no cover - the worker
+            os.close(recv)
+            for w in procs:  # the other workers' pipe ends, inherited by the fork
+                os.close(w.recv)
+            _child(work, send, mask)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+    os.close(send)
+    return _Worker(pid, recv)
+
+
+def _collect(
+    procs: List[_Worker],
+    counters: Any,
+    jobs: int,
+    replies: Dict[int, Any],
+    failed: List[str],
+    progress: Optional[Callable[[int, int], None]],
+) -> None:
+    """Read the workers' frames until every one has ended: each job's reply
+    into *replies* (by job), a worker's crash into *failed*; a worker that
+    ended without its last frame is marked dead, with the job it held."""
+    import pickle
+    import select
+
+    poller = select.poll()
+    pending = {}
+    for slot, w in enumerate(procs):
+        poller.register(w.recv, select.POLLIN | select.POLLHUP)
+        pending[w.recv] = slot
+    while pending:
+        for fd, _ in poller.poll(250):
+            w = procs[pending[fd]]
+            chunk = os.read(fd, 1 << 20)
+            if chunk:
+                w.buffer += chunk
+                for frame in _frames(w.buffer):
+                    reply = pickle.loads(frame)
+                    if reply[0] == "done":
+                        w.done = True
+                    elif reply[0] == "failed":
+                        failed.append(reply[1])
+                        w.done = True
+                    else:
+                        replies[reply[0]] = reply[1]
+                continue
+            poller.unregister(fd)  # the end of its replies: it has exited, or is exiting
+            slot = pending.pop(fd)
+            w.reap(block=True)
+            if not w.done:  # it died; the job it was doing names it in the message
+                job = _SLOT.unpack_from(counters, _HEAD + _SLOT.size * slot)[2]
+                w.died = True
+                w.job = job if 0 <= job < jobs else None
+        if progress is not None:
+            done = [_SLOT.unpack_from(counters, _HEAD + _SLOT.size * slot)
+                    for slot in range(len(procs))]
+            progress(sum(q for q, _, _ in done), sum(n for _, n, _ in done))
+
+
+def _parts(
+    path: str, ranges: List[Tuple[int, int]], replies: Dict[int, Any], procs: List[_Worker]
+) -> Optional[List[Any]]:
+    """The jobs' parts in file order, once every worker has ended; None if
+    the run turned out not to be grouped by query.  A job's error is raised,
+    a job without a reply names the worker that died with it; the workers'
+    warnings are given here, as one process gives them."""
     for i, (start, end) in enumerate(ranges):
         reply = replies.get(i)
         if reply is None:  # a worker died with it (jobs after a failed one are not taken)
@@ -593,7 +626,7 @@ def score_in_parallel(
             if qid in seen:
                 return None  # a query in two ranges: not grouped
             seen.add(qid)
-    for i in range(len(ranges)):  # the workers' warnings, as one process gives them
+    for i in range(len(ranges)):
         for message in replies[i][2]:
             _warn(message)
     return parts
