@@ -34,7 +34,7 @@ from .sources import open_run
 from .trec import MAX_LINE, RunNotGrouped
 
 __all__ = [
-    "split_at_queries", "score_in_parallel", "parallel_possible", "auto_workers", "WorkerError",
+    "score_in_parallel", "parallel_possible", "auto_workers", "WorkerError",
 ]
 
 #: Run files this large (bytes) are scored in parallel by default.
@@ -80,17 +80,8 @@ def _first_field(line: bytes) -> Optional[bytes]:
     return fields[0]
 
 
-def split_at_queries(path: str, parts: int) -> List[Tuple[int, int]]:
-    """Cut *path* into at most *parts* byte ranges of about the same size,
-    each starting at a new query.
-
-    A cut is moved forward to the first line whose query differs from the
-    line before it; a range that would be empty is dropped.  A line longer
-    than the readers take ends the search (in bounded memory): the file is
-    then one range, and the reader reports the line.
-    """
-    size = os.path.getsize(path)
-    return _cut_at_queries(path, size, [size * i // parts for i in range(1, parts)])
+#: Jobs are handed out as one byte each.
+_MAX_JOBS = 255
 
 
 def _job_ranges(path: str, workers: int) -> List[Tuple[int, int]]:
@@ -99,19 +90,21 @@ def _job_ranges(path: str, workers: int) -> List[Tuple[int, int]]:
     of its share, then a quarter, an eighth, a sixteenth and two
     thirty-seconds)."""
     size = os.path.getsize(path)
-    halves = (2, 4, 8, 16, 32, 32) if 6 * workers <= _MAX_JOBS else (1,)  # else one job each
-    share = [1 / (d * workers) for d in halves for _ in range(workers)]
+    # each job's part of its worker's share, as a denominator
+    parts = (2, 4, 8, 16, 32, 32) if 6 * workers <= _MAX_JOBS else (1,)  # else one job each
+    share = [1 / (d * workers) for d in parts for _ in range(workers)]
     offsets = [int(size * f) for f in itertools.accumulate(share[:-1])]
     return _cut_at_queries(path, size, offsets[:_MAX_JOBS - 1])
 
 
-#: Jobs are handed out as one byte each.
-_MAX_JOBS = 255
-
-
 def _cut_at_queries(path: str, size: int, offsets: List[int]) -> List[Tuple[int, int]]:
-    """The ranges between *offsets* (increasing), each moved forward to the
-    start of a new query (see :func:`split_at_queries`)."""
+    """The ranges between *offsets* (increasing), each starting at a new query.
+
+    A cut is moved forward to the first line whose query differs from the
+    line before it; a range that would be empty is dropped.  A line longer
+    than the readers take ends the search (in bounded memory): the file is
+    then one range, and the reader reports the line.
+    """
     cuts = [0]
     with open(path, "rb") as f:
         for offset in offsets:
@@ -287,31 +280,36 @@ def _jobs(
     pipe *jobs*) until there are none left; *emit* ``(job, reply)`` for each
     as soon as it is done (the parent unpickles it while the rest goes on)."""
     at = _HEAD + _SLOT.size * slot
-    # the job under way, and (queries, lines) of the jobs done and of this one
-    state = [-1, 0, 0, 0, 0]
+    job = -1  # the job under way
+    queries = lines = 0  # read in it so far
+    done_queries = done_lines = 0  # read in the jobs done
 
-    def progress(queries: int, lines: int) -> None:
-        state[3], state[4] = queries, lines
-        _SLOT.pack_into(counters, at, state[1] + queries, state[2] + lines, state[0])
+    def progress(q: int, n: int) -> None:
+        nonlocal queries, lines
+        queries, lines = q, n
+        _SLOT.pack_into(counters, at, done_queries + q, done_lines + n, job)
         # the parent gone: nobody wants the answer (a system call of 0.2 us,
         # asked every 64 queries rather than for each)
-        if not queries & 63 and os.getppid() != parent:
+        if not q & 63 and os.getppid() != parent:
             os._exit(1)
 
     while not counters[0]:
+        # between jobs, -1: one taken now and not yet written here is the
+        # first that nobody answered (see _collect)
+        _SLOT.pack_into(counters, at, done_queries, done_lines, -1)
         taken = os.read(jobs, 1)
         if not taken:
             break
-        job = state[0] = taken[0]
-        state[3] = state[4] = 0
-        _SLOT.pack_into(counters, at, state[1], state[2], job)
+        job = taken[0]
+        queries = lines = 0
+        _SLOT.pack_into(counters, at, done_queries, done_lines, job)
         start, end = ranges[job]
         reply = _work(score, path, start, end, progress, order_keys)
         if reply[0] != "ok":
             counters[0] = 1
         emit((job, reply))
-        state[1] += state[3]
-        state[2] += state[4]
+        done_queries += queries
+        done_lines += lines
 
 
 def _child(
@@ -464,8 +462,11 @@ def score_in_parallel(
     duplicates let pass, the queries tied scores move); the workers call it
     on each job, a range of the file (a source with *order_keys*, as
     :func:`~irmetrics.sources.open_run` takes it).  Returns the parts in
-    file order, or None when the run is not grouped by query or the system
-    forks no process (the caller then scores the run in this process).
+    file order, or None (the caller then scores the run in this process)
+    when the file makes fewer than two jobs, the run is not grouped by
+    query, a job met an error in the run (one process reports the error,
+    and the warnings before it, as it always does), or the system forks no
+    process.
     Nothing is shared between calls: concurrent calls from threads are
     independent.  Ctrl-C or SIGTERM while the workers run stops them before
     the exception (or the signal) goes on; a worker that dies is a
@@ -476,6 +477,8 @@ def score_in_parallel(
     import threading
 
     ranges = _job_ranges(path, workers)
+    if len(ranges) < 2:  # an empty file, or one query: one process says what it is
+        return None
     workers = min(workers, len(ranges))
     counters = mmap.mmap(-1, _HEAD + _SLOT.size * workers)
     for slot in range(workers):
@@ -557,7 +560,10 @@ def _collect(
 ) -> None:
     """Read the workers' frames until every one has ended: each job's reply
     into *replies* (by job), a worker's crash into *failed*; a worker that
-    ended without its last frame is marked dead, with the job it held."""
+    ended without its last frame is marked dead, with the job it held.
+    Returns early (the caller stops the other workers) once the evaluation
+    cannot succeed here: a crash, a death with a job unanswered, or a job
+    that failed or found the run not grouped (one process takes over then)."""
     import pickle
     import select
 
@@ -578,9 +584,11 @@ def _collect(
                         w.done = True
                     elif reply[0] == "failed":
                         failed.append(reply[1])
-                        w.done = True
+                        return
                     else:
                         replies[reply[0]] = reply[1]
+                        if reply[1][0] != "ok":
+                            return
                 continue
             poller.unregister(fd)  # the end of its replies: it has exited, or is exiting
             slot = pending.pop(fd)
@@ -588,7 +596,11 @@ def _collect(
             if not w.done:  # it died; the job it was doing names it in the message
                 job = _SLOT.unpack_from(counters, _HEAD + _SLOT.size * slot)[2]
                 w.died = True
-                w.job = job if 0 <= job < jobs else None
+                if 0 <= job < jobs and job not in replies:
+                    w.job = job
+                    return
+                # between jobs: any job it took and never wrote down is the
+                # first unanswered one when the others are done (see _parts)
         if progress is not None:
             done = [_SLOT.unpack_from(counters, _HEAD + _SLOT.size * slot)
                     for slot in range(len(procs))]
@@ -598,26 +610,24 @@ def _collect(
 def _parts(
     path: str, ranges: List[Tuple[int, int]], replies: Dict[int, Any], procs: List[_Worker]
 ) -> Optional[List[Any]]:
-    """The jobs' parts in file order, once every worker has ended; None if
-    the run turned out not to be grouped by query.  A job's error is raised,
-    a job without a reply names the worker that died with it; the workers'
-    warnings are given here, as one process gives them."""
-    for i, (start, end) in enumerate(ranges):
-        reply = replies.get(i)
-        if reply is None:  # a worker died with it (jobs after a failed one are not taken)
-            dead = [w for w in procs if w.died]
-            holder = next((w for w in dead if w.job == i), dead[0] if dead else None)
-            if holder is None:  # pragma: no cover - every job is answered or follows a failed one
-                raise WorkerError(f"no worker process answered for bytes {start}-{end} of {path}")
-            job = i if holder.job is None else holder.job
-            raise WorkerError(
-                f"the worker process scoring bytes {ranges[job][0]}-{ranges[job][1]} of {path} "
-                f"{_describe_death(holder.exitcode)}"
-            )
-        if reply[0] == "error":
-            raise reply[1]
-        if reply[0] == "not grouped":
-            return None
+    """The jobs' parts in file order; None if a job failed or the run turned
+    out not to be grouped by query (one process then reads the run, and
+    gives exactly its errors and warnings, whatever the jobs saw).  A job
+    without a reply names the worker that died with it."""
+    unanswered = [i for i in range(len(ranges)) if i not in replies]
+    dead = [w for w in procs if w.died]
+    if unanswered and dead:
+        holder = next((w for w in dead if w.job is not None), dead[0])
+        job = unanswered[0] if holder.job is None else holder.job
+        raise WorkerError(
+            f"the worker process scoring bytes {ranges[job][0]}-{ranges[job][1]} of {path} "
+            f"{_describe_death(holder.exitcode)}"
+        )
+    if any(reply[0] != "ok" for reply in replies.values()):
+        return None
+    if unanswered:  # pragma: no cover - every job is answered, or one failed
+        start, end = ranges[unanswered[0]]
+        raise WorkerError(f"no worker process answered for bytes {start}-{end} of {path}")
     parts = [replies[i][1] for i in range(len(ranges))]
     seen: Set[str] = set()
     for part in parts:
@@ -626,7 +636,7 @@ def _parts(
             if qid in seen:
                 return None  # a query in two ranges: not grouped
             seen.add(qid)
-    for i in range(len(ranges)):
+    for i in range(len(ranges)):  # the workers' warnings, as one process gives them
         for message in replies[i][2]:
             _warn(message)
     return parts

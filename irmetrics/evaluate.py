@@ -1040,7 +1040,7 @@ def _left_to_right(vals: Iterable[Value]) -> float:
     # Python 3.12 (a tenth of the time of this loop); 3.12 and later
     # compensate (Neumaier) when adding floats.
     if _PLAIN_SUM:
-        return float(sum(vals, 0.0))
+        return sum(vals, 0.0)
     total = 0.0
     for v in vals:
         total += v

@@ -61,6 +61,7 @@ from typing import (
     Set,
     Tuple,
     Type,
+    Union,
     cast,
 )
 
@@ -74,7 +75,7 @@ from .errors import (
 )
 
 if TYPE_CHECKING:
-    from typing import IO, Union
+    from typing import IO
 
     PathOrFile = Union[str, "os.PathLike[str]", IO[str], IO[bytes], io.IOBase]
 
@@ -581,7 +582,7 @@ def _parse_table(
     and any block it declines goes line by line.
     """
     out: Dict[str, Dict[str, Any]] = {}
-    blocks: Dict[str, Any] = {}  # see _segments
+    blocks: _Segments = {}
     docs: Dict[str, Any] = {}
     prev: Optional[str] = None
     last_fields: List[str] = []
@@ -648,7 +649,7 @@ def _parse_table(
 
 def _add_columns(
     out: Dict[str, Dict[str, Any]],
-    blocks: Dict[str, Any],
+    blocks: _Segments,
     columns: Tuple[List[str], List[str], List[Any]],
     lineno: int,
 ) -> bool:
@@ -684,14 +685,20 @@ def _add_columns(
     return True
 
 
-def _segments(blocks: Dict[str, Any], qid: str) -> List[Tuple[int, int]]:
+#: Each query's segments (see :func:`_segments`), or the first line of a
+#: query read in one piece: an int until asked for (measured: 6 ms less of
+#: the 90 ms a qrels file of 50,000 queries takes).
+_Segments = Dict[str, Union[int, List[Tuple[int, int]]]]
+
+
+def _segments(blocks: _Segments, qid: str) -> List[Tuple[int, int]]:
     """A query's segments: ``(first line, number of entries before it)`` of
     each run of its lines.  A query read in one piece by :func:`_add_columns`
     has only its first line there (an int): made a list when first asked."""
     got = blocks[qid]
     if isinstance(got, int):
         got = blocks[qid] = [(got, 0)]
-    return cast(List[Tuple[int, int]], got)
+    return got
 
 
 def _parse_qrels(

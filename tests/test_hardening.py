@@ -373,11 +373,11 @@ def test_a_qrels_duplicate_in_a_query_not_evaluated_is_a_warning(tmp_path):
 
 def test_a_long_line_is_an_error_with_workers_too(tmp_path):
     # the cutting of the file for the workers reads lines in bounded memory
-    from irmetrics._parallel import split_at_queries
+    from irmetrics._parallel import _job_ranges
 
     run = tmp_path / "run"
     run.write_bytes(b"q1 Q0 d1 1 0.5 r\n" + b"x" * (MAX_LINE + 10))
-    assert split_at_queries(str(run), 2) == [(0, run.stat().st_size)]
+    assert _job_ranges(str(run), 2) == [(0, run.stat().st_size)]
     with pytest.raises(TrecFormatError, match="line 2: line is longer than 16 MiB"):
         evaluate({"q1": {"d1": 1}}, str(run), ["map"], workers=2)
 

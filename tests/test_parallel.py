@@ -1,16 +1,23 @@
 """Scoring a run file in several processes gives what one process gives."""
 
 import io
+import os
 import random
 import re
+import signal
+import subprocess
+import sys
+import threading
+import time
 import warnings
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from irmetrics import Qrels, Run, evaluate
-from irmetrics._parallel import _job_ranges, parallel_possible, split_at_queries
+from irmetrics._parallel import WorkerError, _job_ranges, parallel_possible
 from irmetrics.errors import DuplicateEntryError, TrecFormatError
 
 pytestmark = pytest.mark.skipif(
@@ -96,8 +103,8 @@ def test_ranges_start_at_new_queries(tmp_path):
     qrels, lines = make_data(3, n_queries=7, depth=10)
     path = write_run(tmp_path / "run.txt", lines)
     data = open(path, "rb").read()
-    for parts in (2, 3, 4, 50):
-        ranges = split_at_queries(path, parts)
+    for workers in (1, 2, 3, 8, 50):
+        ranges = _job_ranges(path, workers)
         assert ranges[0][0] == 0 and ranges[-1][1] == len(data)
         assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:]))
         for start, _ in ranges[1:]:
@@ -197,14 +204,6 @@ def test_default_worker_count(tmp_path, monkeypatch):
 
 # === Safety: threads, signals, dead workers ===
 
-import os  # noqa: E402
-import signal  # noqa: E402
-import subprocess  # noqa: E402
-import sys  # noqa: E402
-import threading  # noqa: E402
-import time  # noqa: E402
-from pathlib import Path  # noqa: E402
-
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -273,6 +272,19 @@ def alive(pid):
         return False
 
 
+def busy(pid, seconds=0.1):
+    """Wait until process *pid* has used *seconds* of CPU time."""
+    ticks = os.sysconf("SC_CLK_TCK") * seconds
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        if int(fields[11]) + int(fields[12]) >= ticks:  # utime + stime
+            return
+        time.sleep(0.01)
+    pytest.fail(f"process {pid} did not start working")
+
+
 def start_cli(qrels, run):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     proc = subprocess.Popen(
@@ -319,7 +331,7 @@ def test_a_signal_to_the_parent_alone_ends_the_workers(big_files, sig, code):
 @needs_proc
 def test_a_killed_worker_is_a_one_line_error(big_files):
     proc, workers = start_cli(*big_files)
-    time.sleep(0.3)  # each has taken a job (a quarter of the file, seconds of work)
+    busy(workers[0])  # it has taken a job (a quarter of the file, seconds of work)
     os.kill(workers[0], signal.SIGKILL)  # as the out-of-memory killer would
     _, err = proc.communicate(timeout=30)
     lines = err.decode().splitlines()
@@ -408,3 +420,159 @@ def test_when_no_process_can_be_forked_one_process_scores_the_run(tmp_path, monk
     assert got.aggregate == expected.aggregate
     if opened is not None:  # the pipe made for the worker was closed
         assert len(os.listdir("/proc/self/fd")) == opened
+
+
+# === What one process reports, the workers report (review of the jobs) ===
+
+
+@pytest.mark.parametrize("complete", [False, True])
+def test_an_empty_run_file_is_the_same_error_with_workers(tmp_path, complete):
+    # Before: with workers=2 an empty file made no job and no error
+    # ({'map': 0.0} with complete=True).
+    path = write_run(tmp_path / "run.txt", [])
+    with pytest.raises(TrecFormatError, match="no run entries") as one:
+        evaluate({"q1": {"d1": 1}}, path, ["map"], workers=1, complete=complete)
+    with pytest.raises(TrecFormatError, match="no run entries") as many:
+        evaluate({"q1": {"d1": 1}}, path, ["map"], workers=2, complete=complete)
+    assert str(many.value) == str(one.value)
+
+
+def _lines_of(qid, docs, first_rank=1):
+    return [f"{qid} Q0 {d} {first_rank + i} {1 - (first_rank + i) / 1000:.3f} run\n"
+            for i, d in enumerate(docs)]
+
+
+def test_an_ungrouped_run_with_errors_reports_what_one_process_reports(tmp_path):
+    # q01 comes back at line 601 with d5 again (lines 6 and 601); q03 has d0
+    # twice (lines 602 and 701).  One process regroups at the repeat and
+    # reports q01's duplicate; before, two workers' jobs reported q03's.
+    lines = _lines_of("q01", [f"d{i}" for i in range(100)])
+    lines += _lines_of("q02", [f"d{i}" for i in range(500)])
+    lines += _lines_of("q01", ["d5"], 101)
+    lines += _lines_of("q03", [f"d{i}" for i in range(99)] + ["d0"])
+    for n in range(4, 17):
+        lines += _lines_of(f"q{n:02d}", [f"d{i}" for i in range(100)])
+    path = write_run(tmp_path / "run.txt", lines)
+    qrels = {f"q{n:02d}": {"d1": 1} for n in range(1, 17)}
+    errors = {}
+    for workers in (1, 2, 3):
+        with pytest.raises(DuplicateEntryError) as info:
+            evaluate_quietly(qrels, path, ["map"], workers=workers)
+        errors[workers] = str(info.value)
+    assert errors[1].endswith("line 601: document 'd5' appears twice for query 'q01' "
+                              "(lines 6 and 601)")
+    assert errors[2] == errors[3] == errors[1]
+
+
+def test_warnings_before_an_error_reach_the_caller_with_workers_too(tmp_path):
+    # A line of 12 fields (a warning) at line 3, a bad score at line 701:
+    # before, two workers raised the error and lost the warning.
+    lines = [f"q{q:03d} Q0 d{i} {i + 1} {1 - i / 100:.2f} run\n"
+             for q in range(40) for i in range(20)]
+    lines[2] = lines[2].rstrip("\n") + " x y z w v u\n"
+    lines[700] = "q035 Q0 d0 1 abc run\n"
+    path = write_run(tmp_path / "run.txt", lines)
+    qrels = {f"q{q:03d}": {"d1": 1} for q in range(40)}
+    seen = {}
+    for workers in (1, 2):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with pytest.raises(TrecFormatError) as info:
+                evaluate(qrels, path, ["map"], workers=workers)
+        seen[workers] = (str(info.value), [str(w.message) for w in caught])
+    assert seen[2] == seen[1]
+    message, shown = seen[1]
+    assert message.endswith("line 701: score must be a number (got 'abc')")
+    assert len(shown) == 1 and ", line 3: 12 fields" in shown[0]
+
+
+def _failing_at(monkeypatch, tmp_path, qid, action):
+    """Make the scorer do *action* when it meets *qid* and every other job
+    take a second; return the file where each job writes its first query."""
+    import importlib
+
+    evaluate_module = importlib.import_module("irmetrics.evaluate")
+    original = evaluate_module._score_part
+    log = tmp_path / "jobs.log"
+    log.write_text("")
+
+    class Source:
+        def __init__(self, source):
+            self.__dict__["_source"] = source
+
+        def __getattr__(self, name):
+            return getattr(self._source, name)
+
+        def __iter__(self):
+            for i, group in enumerate(self._source):
+                if i == 0:
+                    with open(log, "a") as f:
+                        f.write(group[0] + "\n")
+                if group[0] == qid:
+                    action()
+                yield group
+            time.sleep(1)
+
+    def score(new_scorer, layout, source, progress=None):
+        return original(new_scorer, layout, Source(source), progress)
+
+    monkeypatch.setattr(evaluate_module, "_score_part", score)
+    return log
+
+
+def _job_of(path, qid):
+    """The byte range of the job (two workers) that holds *qid*'s first line."""
+    data = open(path, "rb").read()
+    at = data.index(f"{qid} Q0".encode())
+    return next((a, b) for a, b in _job_ranges(path, 2) if a <= at < b)
+
+
+@pytest.mark.parametrize("how", ["killed", "crashed"])
+def test_a_worker_that_dies_stops_the_others_and_names_its_job(tmp_path, monkeypatch, how):
+    # Before: the other worker went on taking every remaining job (a second
+    # each here) before the error came.  A worker killed by SIGKILL (as by
+    # the out-of-memory killer) is named with the bytes of the job it held.
+    qrels, lines = make_data(12, n_queries=60, depth=30)
+    path = write_run(tmp_path / "run.txt", lines)
+    ranges = _job_ranges(path, 2)
+    assert len(ranges) == 12
+    # a query in the middle of the second job, which the second worker takes first
+    data = open(path, "rb").read()
+    middle = data.index(b"\n", (ranges[1][0] + ranges[1][1]) // 2) + 1
+    failing = data[middle:].split()[0].decode()
+
+    def die():
+        if how == "killed":
+            os.kill(os.getpid(), signal.SIGKILL)
+        raise MemoryError("no more")
+
+    log = _failing_at(monkeypatch, tmp_path, failing, die)
+    with pytest.raises(WorkerError) as info:
+        evaluate_quietly(qrels, path, ["map"], workers=2)
+    if how == "killed":
+        start, end = _job_of(path, failing)
+        assert str(info.value) == (f"the worker process scoring bytes {start}-{end} of {path} "
+                                   "was killed by SIGKILL (out of memory?)")
+    else:
+        assert str(info.value) == "a worker process failed: MemoryError: no more"
+    # the two first jobs (and at most the one the other worker was taking
+    # then): not the rest
+    started = log.read_text().split()
+    assert len(started) <= 3 < len(ranges)
+
+
+def test_a_worker_that_dies_between_jobs_names_the_first_unanswered_job(tmp_path):
+    # A worker that dies after taking a job from the pipe and before writing
+    # it down (its slot says -1) is named with the first job nobody
+    # answered, not with the job it had already answered.
+    from irmetrics._parallel import _parts, _Worker
+
+    path = write_run(tmp_path / "run.txt", make_data(13, n_queries=30)[1])
+    ranges = _job_ranges(path, 2)
+    replies = {i: ("ok", None, []) for i in range(len(ranges)) if i != 7}
+    dead = _Worker(pid=0, recv=-1)
+    dead.died, dead.job, dead.exitcode = True, None, -signal.SIGKILL
+    with pytest.raises(WorkerError) as info:
+        _parts(path, ranges, replies, [_Worker(pid=0, recv=-1), dead])
+    start, end = ranges[7]
+    assert f"scoring bytes {start}-{end} of" in str(info.value)
