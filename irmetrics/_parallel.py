@@ -166,13 +166,22 @@ class _Slice(io.RawIOBase):
         return pos
 
     def readinto(self, buf: Any) -> int:
-        n = min(len(buf), self._left)
-        if n <= 0:
-            return 0
-        data = self._f.read(n)
+        data = self.read(len(buf))
         buf[: len(data)] = data
-        self._left -= len(data)
         return len(data)
+
+    def read(self, size: Optional[int] = -1) -> bytes:
+        """Up to *size* bytes (the rest of the window for -1 or None), copied
+        once from the file: the readers take blocks with ``read1``, which
+        ``RawIOBase`` would make from ``readinto`` with two more copies."""
+        n = self._left if size is None or size < 0 else min(size, self._left)
+        if n <= 0:
+            return b""
+        data = self._f.read(n)
+        self._left -= len(data)
+        return data
+
+    read1 = read
 
     def peek(self, n: int = 0) -> bytes:
         pos = self._f.tell()
@@ -287,11 +296,14 @@ def _jobs(
     def progress(q: int, n: int) -> None:
         nonlocal queries, lines
         queries, lines = q, n
-        _SLOT.pack_into(counters, at, done_queries + q, done_lines + n, job)
-        # the parent gone: nobody wants the answer (a system call of 0.2 us,
-        # asked every 64 queries rather than for each)
-        if not q & 63 and os.getppid() != parent:
-            os._exit(1)
+        # Every 64 queries (measured: writing the counters for each took 1%
+        # of a worker's time): what the parent shows, and whether it is
+        # still there (if not, nobody wants the answer).  Between jobs the
+        # counters are exact.
+        if not q & 63:
+            _SLOT.pack_into(counters, at, done_queries + q, done_lines + n, job)
+            if os.getppid() != parent:
+                os._exit(1)
 
     while not counters[0]:
         # between jobs, -1: one taken now and not yet written here is the

@@ -230,8 +230,12 @@ def _chunks(stream: Any, size: int) -> Iterator[bytes]:
     return iter(lambda: bytes(read(size)), b"")
 
 
-#: Bytes read at a time by the readers of whole files (the tests make it tiny).
-_TABLE_BLOCK = 1 << 20
+#: Bytes read at a time by the readers of whole files (the tests make it tiny),
+#: and by RunStream: the Python objects made from a block of 128 KiB (about a
+#: megabyte) stay in a core's cache until freed (measured: a 140,000-line
+#: qrels file read in 0.87 of the time 1 MiB blocks took; a run in 0.89 of
+#: the time of 256 KiB blocks on a busy machine, as fast on a quiet one).
+_TABLE_BLOCK = 1 << 17
 
 #: The longest line the readers take (bytes).  No TREC line comes near it; a
 #: file whose lines end in CR alone, or that has no line ends, would otherwise
@@ -1010,7 +1014,7 @@ class RunStream:
         self,
         source: PathOrFile,
         *,
-        chunk_size: int = 1 << 18,
+        chunk_size: int = _TABLE_BLOCK,
         grouped: bool = True,
         keep_duplicates: bool = False,
     ) -> None:
@@ -1117,7 +1121,11 @@ class RunStream:
         lines = _Lines(chunks)
         try:
             for data, unterminated in lines:
-                for q, docs, scores, segments, scale in self._block(data, name, unterminated):
+                # the query the block may go on with, and its lines so far
+                carry = (cur_q, len(cur_docs)) if self.grouped else (None, 0)
+                for q, docs, scores, segments, scale in self._block(
+                    data, name, unterminated, carry
+                ):
                     if q is None:  # an error in the block: report a duplicate first
                         if cur_q is not None and self.grouped:
                             self._finish(cur_q, cur_docs, cur_scores, cur_segments, name)
@@ -1194,7 +1202,11 @@ class RunStream:
         return qid, docs, scores
 
     def _block(
-        self, block: bytes, name: str, unterminated: bool = False
+        self,
+        block: bytes,
+        name: str,
+        unterminated: bool = False,
+        carry: Tuple[Optional[bytes], int] = (None, 0),
     ) -> Iterator[Tuple[Any, Any, Any, Any, Optional[int]]]:
         """Split a block of whole lines into runs of one query.
 
@@ -1205,7 +1217,8 @@ class RunStream:
         (:func:`_columns`) takes blocks of plain ASCII where every line has
         exactly six fields; anything else (comments, blank lines, extra
         columns, other bytes, a bad score) goes line by line, as
-        :func:`read_run` reads.
+        :func:`read_run` reads.  *carry*: the query the last block ended with
+        and its lines there (a block usually begins with the rest of a query).
         """
         base = self.lines
         columns = _columns(block, self._order_keys and not self._unpointed)
@@ -1231,21 +1244,25 @@ class RunStream:
         self.lines = base + n
         start = 0
         size = self._group_size
+        carry_q, carried = carry
         while start < n:
             q = qids[start]
             # Runs usually give every query as many lines as the last one:
-            # try that first, checked in C; else walk to the next query.
-            end = start + size
+            # try that first (the rest of it for the query the last block
+            # ended with, the rest of the block for the last), checked in C;
+            # else walk to the next query (measured: walking at both ends of
+            # every block took 2.5% of the time of the MS MARCO shape).
+            going_on = start == 0 and q == carry_q
+            end = min(start + (size - carried if going_on and carried < size else size), n)
             if not (
-                end <= n
-                and qids[end - 1] == q
+                qids[end - 1] == q
                 and (end == n or qids[end] != q)
-                and qids[start:end].count(q) == size
+                and qids[start:end].count(q) == end - start
             ):
                 end = start + 1
                 while end < n and qids[end] == q:
                     end += 1
-                if end < n:  # a whole query: its size is the next guess
+                if end < n and not going_on:  # a whole query: its size is the next guess
                     size = end - start
             yield q, docids[start:end], scores[start:end], [(0, base + start + 1)], scale
             start = end

@@ -18,7 +18,7 @@ import warnings
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, Phase, assume, given, settings
+from hypothesis import HealthCheck, Phase, assume, example, given, settings
 from hypothesis import strategies as st
 from strategies_runs import qrels_and_runs
 
@@ -298,6 +298,48 @@ def test_grouped_run_never_raises_and_keeps_file_order(case, chunk_size):
     text, (expected, _) = case
     groups, _, _ = stream_groups(io.BytesIO(text.encode("utf-8")), chunk_size)
     assert [g[0] for g in groups] == [e[0] for e in expected]
+
+
+@given(st.lists(st.tuples(st.sampled_from(["q1", "q2", "q10"]),
+                          st.one_of(st.integers(1, 4), st.integers(5, 40))),
+                min_size=1, max_size=12),
+       st.integers(16, 400), st.booleans())
+@example([("q1", 3), ("q2", 1), ("q10", 1), ("q2", 1), ("q1", 1)], 400, False)  # q2 q10 q2 in 3
+@example([("q1", 30), ("q2", 30), ("q10", 5), ("q2", 1)], 600, True)  # groups across blocks
+@settings(max_examples=300)
+def test_queries_of_any_sizes_across_block_boundaries(runs, chunk_size, order_keys):
+    # Runs of lines of one query, of any lengths, read in blocks that cut
+    # them anywhere: each block's first query may go on from the last block,
+    # and the stream guesses a query's length from the one before.  The
+    # expectation is built line by line here: consecutive lines of one
+    # query are one group, and a query coming back after another one is
+    # RunNotGrouped at the line where it comes back.
+    lines, owners = [], []
+    for q, k in runs:
+        for _ in range(k):
+            lines.append(f"{q} Q0 d{len(lines)} {len(lines) + 1} {len(lines)}.5 t\n")
+            owners.append(q)
+    expected, again = [], None
+    for lineno, q in enumerate(owners, 1):
+        if expected and expected[-1][0] == q:
+            expected[-1][1].append(lineno)
+        elif any(e[0] == q for e in expected):
+            again = (q, lineno)
+            break
+        else:
+            expected.append((q, [lineno]))
+    stream = RunStream(io.BytesIO("".join(lines).encode()), chunk_size=chunk_size)
+    stream._order_keys = order_keys  # as evaluate() reads: integer keys for "N.5"
+    got = []
+    try:
+        for qid, docids, scores in stream:
+            got.append((qid, [int(d[1:]) + 1 for d in docids]))
+            assert len(scores) == len(docids)
+    except RunNotGrouped as exc:
+        assert again == (exc.qid, exc.line)
+    else:
+        assert again is None
+    assert got == expected  # every query before the one that came back, whole
 
 
 UNGROUPED = (
@@ -584,9 +626,11 @@ def test_decimal_keys_never_reorder_any_column(texts):
             assert _cmp(a, b) == _cmp(x, y)
 
 
-@given(st.lists(KEY_TEXTS.filter(lambda t: t.count(".") == 1), min_size=1, max_size=30))
+@given(st.lists(KEY_TEXTS.filter(lambda t: t.count(".") == 1 and "_" not in t),
+                min_size=1, max_size=30))
 def test_decimal_keys_of_pointed_texts_never_reorder_any_column(texts):
-    # As _columns gives them: the one point of each score read as "_"; what
+    # As _columns gives them: the one point of each score read as "_" (and
+    # no "_" of their own: _columns never points a block holding one); what
     # int() takes there (digits, a sign) is left to it.
     raw = [t.replace(".", "_").encode() for t in texts]
     got = _decimal_keys(raw, pointed=True)
