@@ -334,7 +334,9 @@ def test_queries_of_any_sizes_across_block_boundaries(runs, chunk_size, order_ke
     try:
         for qid, docids, scores in stream:
             got.append((qid, [int(d[1:]) + 1 for d in docids]))
+            # each score stays with its document: line i's is i.5, rising
             assert len(scores) == len(docids)
+            assert all(a < b for a, b in zip(scores, scores[1:]))
     except RunNotGrouped as exc:
         assert again == (exc.qid, exc.line)
     else:
