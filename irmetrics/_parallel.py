@@ -511,7 +511,7 @@ def score_in_parallel(
         for slot in range(workers):
             work = functools.partial(_jobs, score, path, ranges, jobs, counters, slot, parent,
                                      order_keys)
-            procs.append(_fork(work, procs))
+            procs.append(_fork(work, procs, workers))
         _collect(procs, counters, len(ranges), replies, failed, progress)
     except _Terminated:
         terminated = True
@@ -535,12 +535,41 @@ def score_in_parallel(
     return _parts(path, ranges, replies, procs)
 
 
-def _fork(work: Callable[[Callable[[Any], None]], None], procs: List[_Worker]) -> _Worker:
+#: The pipe buffers of all workers' replies together, at most 1 MiB each
+#: (Linux's /proc/sys/fs/pipe-max-size by default): well within the pipe
+#: memory a user may hold (64 MiB by default) beyond which the kernel gives
+#: every new pipe of that user, in any program, a small buffer.
+_PIPE_BUDGET = 16 << 20
+
+
+def _widen(fd: int, workers: int) -> None:
+    """Let a worker write a reply of up to a megabyte (a job of 12,500
+    queries is 0.6 MB) without waiting for the parent to read the pipe's
+    default 64 KiB at a time.  Measured on the wide 50,000 x 100 run: each
+    worker waited 16-34 ms in its writes, 11-23 ms with the wider pipe.
+    Where the call is missing (not Linux, Python 3.9) or refused, the pipe
+    stays as it is."""
+    size = min(1 << 20, _PIPE_BUDGET // workers)
+    if size <= 1 << 16:
+        return
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, size)
+    except (ImportError, AttributeError, OSError):
+        pass
+
+
+def _fork(
+    work: Callable[[Callable[[Any], None]], None], procs: List[_Worker], workers: int
+) -> _Worker:
     """Start a worker doing *work* (see :func:`_child`); *procs*: those
-    started before, whose pipe ends the new one closes."""
+    started before, whose pipe ends the new one closes; *workers*: how many
+    there will be."""
     import signal
 
     recv, send = os.pipe()
+    _widen(send, workers)
     # Ctrl-C or SIGTERM arriving while the child starts would run the
     # parent's handlers in it: blocked until it has its own.
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, _stop_signals())

@@ -576,3 +576,31 @@ def test_a_worker_that_dies_between_jobs_names_the_first_unanswered_job(tmp_path
         _parts(path, ranges, replies, [_Worker(pid=0, recv=-1), dead])
     start, end = ranges[7]
     assert f"scoring bytes {start}-{end} of" in str(info.value)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pipe sizes are Linux's")
+def test_worker_pipes_are_widened_within_the_budget():
+    # A worker's reply (0.6 MB for a job of 12,500 queries) fits its pipe
+    # when there are few workers; many workers share a fixed budget, and a
+    # share no larger than the default buffer leaves the pipe as it is.
+    import fcntl
+
+    from irmetrics._parallel import _PIPE_BUDGET, _widen
+
+    get = getattr(fcntl, "F_GETPIPE_SZ", 1032)  # Python 3.9 lacks the name
+    with open("/proc/sys/fs/pipe-max-size") as f:
+        allowed = int(f.read())
+    sizes = {}
+    for workers in (2, 64, 1000):
+        recv, send = os.pipe()
+        try:
+            default = fcntl.fcntl(send, get)
+            _widen(send, workers)
+            sizes[workers] = fcntl.fcntl(send, get)
+        finally:
+            os.close(recv)
+            os.close(send)
+    if sys.version_info >= (3, 10):
+        assert sizes[2] == min(1 << 20, allowed)
+        assert sizes[64] == min(_PIPE_BUDGET // 64, allowed)
+    assert sizes[1000] == default  # 16 KiB a worker: not worth a call
