@@ -604,3 +604,24 @@ def test_worker_pipes_are_widened_within_the_budget():
         assert sizes[2] == min(1 << 20, allowed)
         assert sizes[64] == min(_PIPE_BUDGET // 64, allowed)
     assert sizes[1000] == default  # 16 KiB a worker: not worth a call
+
+
+def test_replies_are_taken_whole_from_the_buffer_and_a_partial_one_waits():
+    # Frames as _child writes them: the length of the pickle, then the pickle.
+    import pickle
+
+    from irmetrics._parallel import _FRAME, _replies
+
+    def frame(obj):
+        data = pickle.dumps(obj, pickle.HIGHEST_PROTOCOL)
+        return _FRAME.pack(len(data)) + data
+
+    third = frame(("done",))
+    buffer = bytearray(frame((0, ("ok", [1.5] * 1000, []))) + frame((1, ("not grouped",)))
+                       + third[:5])
+    assert _replies(buffer) == [(0, ("ok", [1.5] * 1000, [])), (1, ("not grouped",))]
+    assert buffer == third[:5]  # not even its length is whole yet
+    buffer += third[5:-1]
+    assert _replies(buffer) == [] and buffer == third[:-1]
+    buffer += third[-1:]
+    assert _replies(buffer) == [("done",)] and buffer == b""
