@@ -367,8 +367,8 @@ _FRAME = struct.Struct("<Q")
 
 
 #: How much the parent reads from a worker's pipe at a time: a reply of a
-#: megabyte then never sits in memory twice (the parent's peak memory is
-#: the benchmark's, within 1 MB of its 70 MB budget on the wide run).
+#: megabyte then never sits in memory twice (the parent's peak is the
+#: benchmark's peak memory).
 _READ = 1 << 16
 
 
