@@ -56,7 +56,6 @@ rows are still right, only slower.
 
 from __future__ import annotations
 
-import html
 import math
 from itertools import groupby
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Tuple, TypeVar
@@ -471,6 +470,8 @@ def evaluation_html(evaluation: Evaluation) -> str:
     missing queries are counted below the table.  Every id and name is
     HTML-escaped.
     """
+    import html  # only for notebooks (1.3 ms to import)
+
     n = len(evaluation._rows)
     named = evaluation.run_name and evaluation.run_name != DEFAULT_RUN_NAME
     run = f"run {html.escape(repr(evaluation.run_name))}: " if named else ""
