@@ -47,6 +47,8 @@ distribution (:func:`t_sf`, :func:`t_quantile`); see :mod:`irmetrics.stats`.
 True
 """
 
+from __future__ import annotations
+
 from .compare import Comparison, compare
 from .correlation import kendall_tau_weighted, weighted_tau
 from .data import Qrels, Run

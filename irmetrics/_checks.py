@@ -4,6 +4,8 @@ Validation happens once, at the boundary; the private kernels in the other
 modules trust what these functions hand them.
 """
 
+from __future__ import annotations
+
 import math
 import sys
 from collections.abc import Mapping, Set, ValuesView

@@ -14,6 +14,8 @@ Nothing here imports pandas, Dask or Spark: a frame is anything with
 ``columns`` and ``frame[name].tolist()``.
 """
 
+from __future__ import annotations
+
 import warnings
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 

@@ -8,6 +8,8 @@ evaluation, for nothing to collect.  Reference counting still frees
 everything at once; only cycles wait until the collector is back on.
 """
 
+from __future__ import annotations
+
 import gc
 from contextlib import contextmanager
 from typing import Iterator

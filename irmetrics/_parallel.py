@@ -15,6 +15,9 @@ single-process way.  The workers are plain forks (``os.fork``) that send their
 reply through a pipe: ``multiprocessing`` would cost more to import (about
 25 ms) than a small file takes to score.
 """
+
+from __future__ import annotations
+
 import functools
 import io
 import itertools

@@ -7,6 +7,8 @@ Errors are one line on standard error, never a traceback; a closed output
 pipe (``irmetrics ... | head -1``) ends quietly.
 """
 
+from __future__ import annotations
+
 import argparse
 import json
 import math
@@ -94,7 +96,7 @@ def _epilog(prog: str) -> str:
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> "Any":
+    def error(self, message: str) -> Any:
         raise _UsageError(message)
 
 

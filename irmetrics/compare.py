@@ -6,6 +6,8 @@ of the tests of :mod:`irmetrics.stats`; the p-values of each measure are
 corrected for the number of runs compared with the baseline.
 """
 
+from __future__ import annotations
+
 import math
 from numbers import Real
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union

@@ -14,6 +14,8 @@ weighted_tau
     NaN when undefined.  O(n log n).
 """
 
+from __future__ import annotations
+
 import math
 from bisect import bisect_left, bisect_right
 from collections import Counter

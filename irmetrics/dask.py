@@ -17,6 +17,8 @@ Dask is imported only when :func:`evaluate` is called:
 ``pip install irmetrics[dask]``.
 """
 
+from __future__ import annotations
+
 import uuid
 from typing import Any, Iterable, Mapping, Optional, Union
 

@@ -41,6 +41,8 @@ Common ground, ndeval's:
   numeric order), so values are equal to the last bit.
 """
 
+from __future__ import annotations
+
 import heapq
 import math
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union

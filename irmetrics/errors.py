@@ -5,6 +5,8 @@ Every error is a subclass of :class:`IrmetricsError`, which is a
 do not care which kind of bad input they gave.
 """
 
+from __future__ import annotations
+
 import os
 import sys
 import warnings

@@ -8,6 +8,8 @@ the aggregate is the mean over the queries evaluated (counts are summed,
 ``gm_map`` and ``gm_bpref`` are geometric means with trec_eval's floor).
 """
 
+from __future__ import annotations
+
 import functools
 import itertools
 import math
@@ -224,7 +226,7 @@ class Evaluation:
     # === Merging =============================================================
 
     @classmethod
-    def merge(cls, parts: Iterable["Evaluation"]) -> "Evaluation":
+    def merge(cls, parts: Iterable[Evaluation]) -> Evaluation:
         """Combine evaluations of disjoint sets of queries into the evaluation of the whole.
 
         Each part is :func:`evaluate` of one shard of a run (a file of a job
@@ -349,7 +351,7 @@ class Evaluation:
         scores: str = "float64",
         ties: str = "trec_eval",
         final: bool = True,
-    ) -> "Evaluation":
+    ) -> Evaluation:
         """An evaluation from per-query rows (any order), its aggregates computed here.
 
         ``final=False`` makes a part that only :meth:`merge` reads: rows in
@@ -538,8 +540,8 @@ def query_data_from_scores(
 
 
 def evaluate(
-    qrels: Union[Qrels, Mapping[str, Mapping[str, int]], "PathOrFile"],
-    run: Union[Run, Mapping[str, Mapping[str, float]], "PathOrFile"],
+    qrels: Union[Qrels, Mapping[str, Mapping[str, int]], PathOrFile],
+    run: Union[Run, Mapping[str, Mapping[str, float]], PathOrFile],
     measures: Union[str, Iterable[str]],
     *,
     relevance_level: int = 1,
@@ -665,7 +667,7 @@ def _evaluate(
                         for m in unique)
         max_label = _max_label(q) if needs_max else 0
 
-        def new_scorer() -> "_Scorer":
+        def new_scorer() -> _Scorer:
             return _Scorer(q, unique, level, depth, judged_only, float32, ties, detect_ties,
                            max_label=max_label)
 
@@ -723,13 +725,13 @@ class _Part(NamedTuple):
     scored, the duplicates it let pass (to be warned about) and the queries
     whose values tied scores move (the command line's note)."""
 
-    evaluation: "Evaluation"
+    evaluation: Evaluation
     ignored: List[Tuple[DuplicateEntryError, str]]
     tie_moved: List[str]
 
 
 def _score_part(
-    new_scorer: Callable[[], "_Scorer"],
+    new_scorer: Callable[[], _Scorer],
     layout: _Layout,
     source: RunSource,
     progress: Optional[Callable[[int, int], None]] = None,
@@ -745,8 +747,8 @@ def _whole(
     qrels_duplicates: Sequence[DuplicateEntryError],
     parts: Sequence[_Part],
     layout: _Layout,
-    new_scorer: Callable[[], "_Scorer"],
-) -> "Evaluation":
+    new_scorer: Callable[[], _Scorer],
+) -> Evaluation:
     """The evaluation of the whole run from its parts: the warnings, the
     judged queries the run lacks (scored as empty rankings with ``complete``),
     the checks, then :meth:`Evaluation.merge`."""
@@ -839,7 +841,7 @@ class _Scorer:
 
     def part(
         self, layout: _Layout, filled: Sequence[str] = (), missing: Sequence[str] = ()
-    ) -> "Evaluation":
+    ) -> Evaluation:
         """The Evaluation of the queries scored so far, one part of the whole
         for :meth:`Evaluation.merge`, which sorts the queries and computes the
         aggregates.  *filled*: the judged queries missing from the run that

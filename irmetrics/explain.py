@@ -31,6 +31,8 @@ value is the registry's.
 [1.0, 1.0, None]
 """
 
+from __future__ import annotations
+
 import math
 from typing import (
     Any,
@@ -83,7 +85,7 @@ class Explanation:
         name: str,
         value: Any,
         rows: List[Row],
-        terms: "_Terms",
+        terms: _Terms,
         options: str,
     ) -> None:
         self.query = query

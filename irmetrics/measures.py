@@ -16,6 +16,8 @@ this table; there is no other list.
 'iprec_at_recall_0.10'
 """
 
+from __future__ import annotations
+
 import math
 from itertools import compress as _compress
 from typing import (
@@ -91,7 +93,7 @@ class QueryData:
         self.subtopics: Optional[Subtopics] = None
 
     @classmethod
-    def sparse(cls, n: int, placed: List[Tuple[int, int]], levels: Dict[int, int]) -> "QueryData":
+    def sparse(cls, n: int, placed: List[Tuple[int, int]], levels: Dict[int, int]) -> QueryData:
         """*n* ranked documents, unjudged except ``(index, label)`` of *placed*
         (sorted by index, each index below *n*).
 
@@ -225,7 +227,7 @@ class Env(NamedTuple):
 class Measure(NamedTuple):
     """A parsed measure: a family, its parameter and its options."""
 
-    family: "Family"
+    family: Family
     param: Param
     options: Options
 
@@ -684,7 +686,7 @@ def _relstring(q: QueryData, m: Measure, env: Env) -> str:
 # --- Diversity (ndeval's measures over subtopics; formulas in irmetrics.diversity)
 
 
-def _ia(q: QueryData, m: Measure, env: Env) -> Tuple["_d.Topics", List["_d.Row"], Dict[Any, Any]]:
+def _ia(q: QueryData, m: Measure, env: Env) -> Tuple[_d.Topics, List[_d.Row], Dict[Any, Any]]:
     """The query's subtopics at the measure's rel, its relevant ranked rows,
     and a cache of novelty gains per alpha (shared by the measures of a query).
     evaluate() gives the subtopic judgments (QueryData.subtopics); without
@@ -714,7 +716,7 @@ def _ia(q: QueryData, m: Measure, env: Env) -> Tuple["_d.Topics", List["_d.Row"]
     return got
 
 
-def _ia_novelty(q: QueryData, m: Measure, env: Env) -> Tuple["_d.Topics", "_d.Scored", float]:
+def _ia_novelty(q: QueryData, m: Measure, env: Env) -> Tuple[_d.Topics, _d.Scored, float]:
     topics, rows, gains = _ia(q, m, env)
     alpha = float(m.option("alpha", 0.5))
     scored = gains.get(alpha)

@@ -34,6 +34,8 @@ trec_eval's.  The measures trec_eval lacks (ERR, RBP, Judged, the "jk" and
 callable discounts) add with :func:`math.fsum`.
 """
 
+from __future__ import annotations
+
 import math
 from bisect import bisect_right as _bisect_right
 from itertools import compress as _compress

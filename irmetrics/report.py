@@ -9,6 +9,8 @@ The comparison's statistics are computed in :mod:`irmetrics.compare`; the
 CSV and JSON of the command line are written in :mod:`irmetrics.cli`.
 """
 
+from __future__ import annotations
+
 import re
 from typing import Any, Dict, List, Optional, Sequence
 

@@ -18,6 +18,8 @@ twice) with each query's lines gathered, and yields every query again; its
 input error is raised here, naming the file and line.
 """
 
+from __future__ import annotations
+
 import os
 from typing import Any, Container, Iterator, List, Mapping, Optional, Tuple
 

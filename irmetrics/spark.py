@@ -15,6 +15,8 @@ PySpark is imported only when :func:`evaluate` is called; the executors
 need irmetrics, pandas and pyarrow: ``pip install irmetrics[spark]``.
 """
 
+from __future__ import annotations
+
 import functools
 import pickle
 from typing import Any, Iterable, Iterator, List, Mapping, Optional, Sequence, Union

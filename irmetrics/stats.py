@@ -28,6 +28,8 @@ than return NaN.
 (3.1623, 0.025)
 """
 
+from __future__ import annotations
+
 import math
 from bisect import bisect_left, bisect_right
 from numbers import Real
@@ -520,7 +522,7 @@ def _signed_sums(values: Sequence[float]) -> List[float]:
     return sums
 
 
-def _rng(seed: Optional[int]) -> "random.Random":
+def _rng(seed: Optional[int]) -> random.Random:
     import random
 
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
@@ -603,7 +605,7 @@ def _byte_table(chunk: Sequence[float]) -> List[float]:
 
 
 def _bootstrap_means(
-    d: Sequence[float], n_resamples: int, rng: "random.Random"
+    d: Sequence[float], n_resamples: int, rng: random.Random
 ) -> List[float]:
     n = len(d)
     choices = rng.choices

@@ -6,6 +6,8 @@ tied documents, with the value under each ties mode of
 spread (best minus worst), largest first.
 """
 
+from __future__ import annotations
+
 import warnings
 from typing import Any, Dict, List, NamedTuple, Optional
 

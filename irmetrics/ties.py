@@ -78,6 +78,8 @@ and minimum over every ordering, scored by pytrec_eval.
 0.5
 """
 
+from __future__ import annotations
+
 import math
 import numbers
 from typing import (
