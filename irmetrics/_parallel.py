@@ -683,12 +683,13 @@ def _parts(
         raise WorkerError(f"no worker process answered for bytes {start}-{end} of {path}")
     parts = [replies[i][1] for i in range(len(ranges))]
     seen: Set[str] = set()
+    count = 0
     for part in parts:
         evaluation = part.evaluation
-        for qid in itertools.chain(evaluation._rows, evaluation.skipped):
-            if qid in seen:
-                return None  # a query in two ranges: not grouped
-            seen.add(qid)
+        seen.update(evaluation._rows, evaluation.skipped)
+        count += len(evaluation._rows) + len(evaluation.skipped)
+    if len(seen) != count:
+        return None  # a query in two ranges: not grouped
     for i in range(len(ranges)):  # the workers' warnings, as one process gives them
         for message in replies[i][2]:
             _warn(message)

@@ -294,7 +294,9 @@ class Evaluation:
             mine: Mapping[str, Sequence[Value]] = part._rows
             if part._filled:
                 mine = {q: r for q, r in part._rows.items() if q not in part._filled}
-            if not (rows.keys().isdisjoint(mine) and skipped_in.keys().isdisjoint(mine)
+            # (views on both sides: the shorter is the one walked)
+            if not (rows.keys().isdisjoint(mine.keys())
+                    and skipped_in.keys().isdisjoint(mine.keys())
                     and rows.keys().isdisjoint(part.skipped)
                     and skipped_in.keys().isdisjoint(part.skipped)):
                 qid = next(q for q in itertools.chain(mine, part.skipped)
@@ -354,22 +356,26 @@ class Evaluation:
     ) -> Evaluation:
         """An evaluation from per-query rows (any order), its aggregates computed here.
 
+        A dict of *rows* becomes the evaluation's own table (when in query-id
+        order): the callers hand over a table they made for it.
         ``final=False`` makes a part that only :meth:`merge` reads: rows in
         the order given, no aggregates (the merge computes them, over the whole).
         """
-        ordered: Dict[str, Sequence[Value]]
+        ordered: Dict[str, Sequence[Value]] = rows if isinstance(rows, dict) else dict(rows)
         if final:
-            # the ids sorted, then the rows looked up: 0.6 of the time of
-            # sorting (id, row) pairs, and 2.6 MB less at the peak, for
-            # 50,000 queries
-            ordered = {qid: rows[qid] for qid in sorted(rows)}
-        else:
-            ordered = rows if isinstance(rows, dict) else dict(rows)
+            ids = sorted(ordered)
+            # Rows read in query-id order (the usual run file) are kept as
+            # they are (measured: 1.3 ms against 14 ms for the table made
+            # again, 50,000 queries); else the ids sorted, then the rows
+            # looked up (0.6 of the time of sorting (id, row) pairs, and
+            # 2.6 MB less at the peak).
+            if ids != list(ordered):
+                ordered = {qid: ordered[qid] for qid in ids}
         filled = frozenset(filled)
         aggregate: Dict[str, Value] = {}
         if ordered and final:
             by_name = dict(zip(names, measures))
-            scored = [qid not in filled for qid in ordered]
+            scored = [qid not in filled for qid in ordered] if filled else [True] * len(ordered)
             # one column at a time (the whole table transposed at once was
             # 2 MB more at the peak for 50,000 queries, in the same time)
             aggregate = {key: _aggregate(by_name[key], list(map(itemgetter(c), ordered.values())),
@@ -767,7 +773,9 @@ def _whole(
     # complete=True) are empty rankings; it carries the run's name, which
     # runid reads.
     present = set(skipped).union(*(e._rows.keys() for e in run_parts))
-    missing = sorted(set(qrels).difference(present))
+    # (the qrels' ids walked in C: 2.2 ms against 3.3 for the difference of
+    # two sets, 50,000 queries)
+    missing = sorted(itertools.filterfalse(present.__contains__, qrels._data))
     rest = new_scorer()
     for e in run_parts:
         rest.run_name = e.run_name or rest.run_name
