@@ -50,7 +50,7 @@ from .measures import (
     QueryData,
     measure_names,
     parse_measures,
-    prepared,
+    prepared_row,
 )
 from .sources import RunSource, is_file_source, open_qrels, open_run
 from .ties import TIES_KEY, TieInfo, check_measure, check_ties, supports, tie_value
@@ -820,8 +820,8 @@ class _Scorer:
         self.qrels = qrels
         self.float32 = float32
         self.measures = measures
-        # each measure's function of a query's data, made for the Env (below)
-        self._values: List[Callable[[QueryData], Any]] = []
+        # the function of a query's data giving its values, made for the Env (below)
+        self._row: Optional[Callable[[QueryData], List[Any]]] = None
         self.level = level
         # the largest label, for measures with a max_label option left unset
         if max_label is None:
@@ -904,10 +904,11 @@ class _Scorer:
     def _score(self, qid: str, data: QueryData) -> None:
         self.seen[qid] = None
         env = self._env
-        if env is None or env.run_name != self.run_name:
+        row = self._row
+        if env is None or row is None or env.run_name != self.run_name:
             env = self._env = Env(self.level, self.max_label, self.run_name)
-            self._values = [prepared(m, env) for m in self.measures]
-        self.values[qid] = [value(data) for value in self._values]
+            row = self._row = prepared_row(self.measures, env)
+        self.values[qid] = row(data)
         info = data._cache.get(TIES_KEY) if self.ties != "trec_eval" or self.detect_ties else None
         if info is not None:  # a judged document is tied with another document
             self._score_ties(qid, data, info, env)
