@@ -551,15 +551,14 @@ def prepared_row(measures: Sequence[Measure], env: Env) -> Callable[[QueryData],
     what a scorer calls for every query.  The ranks of the relevant
     documents and their number at the evaluation's relevance level are
     found once for all the measures that read them (measured: the five
-    measures of the benchmark in 4.1 µs a query, against 4.6 µs when each
-    asked the data)."""
+    measures of the benchmark in 0.82 to 0.89 of the time they took when
+    each asked the data)."""
     values = [prepared(m, env) for m in measures]
     if not any(m.family.compute in _AT_LEVEL for m in measures):
         return lambda q: [value(q, None) for value in values]
-    level = env.relevance_level
 
     def row(q: QueryData) -> List[Any]:
-        at = q.relevant_ranks(level), q.n_relevant(level)
+        at = _at_level(q, env)
         return [value(q, at) for value in values]
 
     return row
