@@ -551,7 +551,7 @@ def prepared_row(measures: Sequence[Measure], env: Env) -> Callable[[QueryData],
     what a scorer calls for every query.  The ranks of the relevant
     documents and their number at the evaluation's relevance level are
     found once for all the measures that read them (measured: the five
-    measures of the benchmark in 0.82 to 0.89 of the time they took when
+    measures of the benchmark in 0.8 to 0.9 of the time they took when
     each asked the data)."""
     values = [prepared(m, env) for m in measures]
     if not any(m.family.compute in _AT_LEVEL for m in measures):
