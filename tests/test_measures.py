@@ -5,6 +5,7 @@ import re
 
 import pytest
 
+import irmetrics
 from irmetrics import measures as M
 from irmetrics.errors import InvalidArgumentError, UnknownMeasureError
 from irmetrics.measures import (
@@ -115,6 +116,55 @@ def test_sparse_query_data_gives_what_the_labels_give(measure, n, placed, levels
     sparse = QueryData.sparse(n, list(placed), dict(levels))
     assert measure.compute(sparse, env) == dense
     assert sparse.labels == labels and sparse.n == n
+
+
+# (measure name, level it reads or None for the evaluation's, the list-level
+# function that computes it from the labels, independently of QueryData)
+ROW_CASES = [
+    ("P@5", None, lambda labels, rel, r: irmetrics.precision_at_k(labels, 5, rel=rel)),
+    ("P(rel=2)@5", 2, lambda labels, rel, r: irmetrics.precision_at_k(labels, 5, rel=rel)),
+    ("R@10", None, lambda labels, rel, r: irmetrics.recall_at_k(labels, 10, n_relevant=r, rel=rel)),
+    ("R(rel=2)@10", 2,
+     lambda labels, rel, r: irmetrics.recall_at_k(labels, 10, n_relevant=r, rel=rel)),
+    ("AP", None, lambda labels, rel, r: irmetrics.average_precision(labels, n_relevant=r, rel=rel)),
+    ("AP(rel=2)", 2,
+     lambda labels, rel, r: irmetrics.average_precision(labels, n_relevant=r, rel=rel)),
+    ("RR", None, lambda labels, rel, r: irmetrics.reciprocal_rank(labels, rel=rel)),
+    ("RR(rel=3)", 3, lambda labels, rel, r: irmetrics.reciprocal_rank(labels, rel=rel)),
+]
+
+
+@pytest.mark.parametrize("level", [1, 2])
+@pytest.mark.parametrize("n, placed, levels", SPARSE_CASES)
+def test_a_prepared_row_gives_each_measure_at_its_own_level(n, placed, levels, level):
+    # The scorer's row finds the relevant ranks at the evaluation's level once
+    # and lets the measures at another level ask the data: every value as
+    # the list-level function gives it from the labels written out.
+    measures = [parse_measure(name) for name, _, _ in ROW_CASES]
+    env = Env(relevance_level=level, max_label=3, run_name="r")
+    row = M.prepared_row(measures, env)(QueryData.sparse(n, list(placed), dict(levels)))
+    labels = [0] * n  # unjudged (None) and pooled-unjudged (-1) are not relevant
+    for i, x in placed:
+        labels[i] = max(x, 0)
+    for (name, own, reference), value in zip(ROW_CASES, row):
+        rel = level if own is None else own
+        relevant = sum(c for lvl, c in levels.items() if lvl >= rel)
+        if relevant == 0 and name.startswith(("R", "AP")) and not name.startswith("RR"):
+            expected = 0.0  # trec_eval's recall and AP of a query without relevant documents
+        else:
+            expected = reference(labels, rel, relevant)
+        assert value == expected, (name, level)
+
+
+@pytest.mark.parametrize("level", [1, 2])
+@pytest.mark.parametrize("n, placed, levels", SPARSE_CASES)
+def test_a_prepared_row_without_ranked_measures_equals_each_computed_alone(n, placed, levels,
+                                                                           level):
+    measures = [m for m in NUMERIC if m.family.key in ("ndcg_cut", "bpref", "num_ret")]
+    env = Env(relevance_level=level, max_label=3, run_name="r")
+    row = M.prepared_row(measures, env)(QueryData.sparse(n, list(placed), dict(levels)))
+    assert row == [m.compute(QueryData.sparse(n, list(placed), dict(levels)), env)
+                   for m in measures]
 
 
 @pytest.mark.parametrize("key", trec_measure_names())
