@@ -377,7 +377,7 @@ def _format_option(v: Any) -> str:
 # and the evaluation's settings read once, the value of a query one call.
 # Besides the query's data, a prepared function is given the ranks of its
 # relevant documents and their number at the evaluation's relevance level
-# (``at_level``), found once for all the measures of a query (see
+# (``at``, see _at_level), found once for all the measures of a query (see
 # prepared_row; the measures that read them at another level ask the data).
 AtLevel = Optional[Tuple[List[int], int]]
 ValueOf = Callable[[QueryData, AtLevel], Any]
