@@ -230,13 +230,19 @@ def _chunks(stream: Any, size: int) -> Iterator[bytes]:
     return iter(lambda: bytes(read(size)), b"")
 
 
-#: Bytes read at a time by the readers of whole files (the tests make it tiny),
-#: and RunStream's default (fixed when the module loads): the Python objects
-#: made from a block of 128 KiB (about a megabyte) stay in a core's cache
-#: until freed (measured: a 140,000-line
-#: qrels file read in 0.88 of the time 1 MiB blocks took; a run in 0.89 of
-#: the time of 256 KiB blocks on a busy machine, 0.98 on a quiet one).
+#: Bytes read at a time by the readers of whole files (the tests make it tiny):
+#: the Python objects made from a block of 128 KiB (about a megabyte) stay in
+#: a core's cache until freed (measured: a 140,000-line qrels file read in
+#: 0.88 of the time 1 MiB blocks took; 32 and 64 KiB within the noise).
 _TABLE_BLOCK = 1 << 17
+
+#: RunStream's default (fixed when the module loads).  A run's objects are
+#: used again as its queries are scored, so smaller blocks pay: measured
+#: (2026-11-26, a busy machine, medians of 8 and 6 whole evaluations with
+#: two workers), the wide 50,000 x 100 run in 0.80 and the MS MARCO shape
+#: in 0.88 of the time of 128 KiB blocks; 32 and 48 KiB within the noise of
+#: 64, 16 and 8 KiB slower.
+_RUN_BLOCK = 1 << 16
 
 #: The longest line the readers take (bytes).  No TREC line comes near it; a
 #: file whose lines end in CR alone, or that has no line ends, would otherwise
@@ -1014,7 +1020,7 @@ class RunStream:
         self,
         source: PathOrFile,
         *,
-        chunk_size: int = _TABLE_BLOCK,
+        chunk_size: int = _RUN_BLOCK,
         grouped: bool = True,
         keep_duplicates: bool = False,
     ) -> None:
