@@ -237,11 +237,11 @@ def _chunks(stream: Any, size: int) -> Iterator[bytes]:
 _TABLE_BLOCK = 1 << 17
 
 #: RunStream's default (fixed when the module loads).  A run's objects are
-#: used again as its queries are scored, so smaller blocks pay: measured
-#: (2026-11-26, a busy machine, medians of 8 and 6 whole evaluations with
-#: two workers), the wide 50,000 x 100 run in 0.80 and the MS MARCO shape
-#: in 0.88 of the time of 128 KiB blocks; 32 and 48 KiB within the noise of
-#: 64, 16 and 8 KiB slower.
+#: used again as its queries are scored, so smaller blocks pay on a busy
+#: machine: measured (2026-11-27, whole evaluations with two workers,
+#: medians of 6 to 12 rounds), the wide 50,000 x 100 run in 0.80 to 0.97
+#: and the MS MARCO shape in 0.84 to 0.96 of the time of 128 KiB blocks;
+#: 32 and 48 KiB within the noise of 64, 16 and 8 KiB slower.
 _RUN_BLOCK = 1 << 16
 
 #: The longest line the readers take (bytes).  No TREC line comes near it; a
