@@ -3,6 +3,7 @@
     pip install -e '.[bench]'
     python benchmarks/run.py                 # everything, about 10 minutes
     python benchmarks/run.py --quick         # smaller data, one repetition
+    python benchmarks/run.py --before ../old # also the irmetrics of another tree
 
 Every measurement is a whole process (interpreter start, imports, reading the
 TREC files, evaluating nDCG@10, AP, RR@10, P@10 and R@100 per query), timed
@@ -11,15 +12,24 @@ memory of that process.  Ratios are against pytrec_eval measured in the same
 run: absolute times on a shared machine are noise, ratios much less so.
 Nothing here asserts; the script prints tables (Markdown) for
 docs/benchmarks.md.
+
+``--before DIR`` adds the irmetrics of another source tree (a ``git worktree``
+of an earlier commit, say) as one more tool, for before/after figures from
+one run.  Every process starts in an empty directory, so that PYTHONPATH
+alone decides which irmetrics it imports (a ``-c`` process started in a
+checkout would import that checkout's, whatever PYTHONPATH says); each tree's
+is checked before anything is timed.
 """
 
 import argparse
+import atexit
 import importlib.util
 import os
 import platform
 import statistics
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -104,13 +114,39 @@ def available(tool: str) -> bool:
     return mod is None or importlib.util.find_spec(mod) is not None
 
 
-def measure(code: str, args: Sequence[str]) -> Tuple[float, float, float]:
-    """Run *code* in a fresh interpreter: (wall seconds, CPU seconds, peak RSS MB)."""
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+_neutral: List[str] = []
+
+
+def neutral() -> str:
+    """Where every measured process starts: an empty directory (see the
+    docstring), made once and removed at exit."""
+    if not _neutral:
+        _neutral.append(tempfile.mkdtemp(prefix="irmetrics-bench-"))
+        atexit.register(os.rmdir, _neutral[0])
+    return _neutral[0]
+
+
+def tree_env(root: str) -> Dict[str, str]:
+    """The environment of a process that imports the irmetrics of *root*."""
+    return dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+
+
+def imported_from(root: str) -> str:
+    """The irmetrics package a measured process of *root* imports (its directory)."""
+    done = subprocess.run(
+        [sys.executable, "-c", "import irmetrics, os; print(os.path.dirname(irmetrics.__file__))"],
+        env=tree_env(root), cwd=neutral(), capture_output=True, text=True, check=True,
+    )
+    return os.path.realpath(done.stdout.strip())
+
+
+def measure(code: str, args: Sequence[str], root: str = ROOT) -> Tuple[float, float, float]:
+    """Run *code* in a fresh interpreter importing the irmetrics of *root*:
+    (wall seconds, CPU seconds, peak RSS MB)."""
     start = time.perf_counter()
     proc = subprocess.Popen(
         [sys.executable, "-c", textwrap.dedent(code), *args],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        env=tree_env(root), cwd=neutral(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
@@ -132,27 +168,33 @@ def summary(runs: Sequence[Tuple[float, float, float]]) -> Tuple[float, float, f
 
 
 def run_table(
-    qrels: str, run: str, tools: List[str], repeat: int, n_lines: int
+    qrels: str, run: str, tools: List[str], repeat: int, n_lines: int,
+    trees: Optional[Dict[str, str]] = None,
 ) -> List[List[str]]:
     # The tools take turns, one run each per round, so that a machine that
     # slows down or speeds up meanwhile (a shared one does) weighs on all
     # of them alike, and the ratios hold.
+    # each tool: (script, source tree); a tree of --before runs the library's script
+    trees = trees or {}
+    setups = {tool: (SCRIPTS[tool], ROOT) for tool in tools}
+    setups.update({name: (SCRIPTS["irmetrics"], root) for name, root in trees.items()})
     runs: Dict[str, List[Tuple[float, float, float]]] = {}
-    for tool in tools:
+    for tool, (code, root) in setups.items():
         limit = MAX_LINES.get(tool)
         if limit is not None and n_lines > limit:
             continue
         print(f"  {tool} ...", file=sys.stderr, flush=True)
         try:
             # one untimed run first: file cache, bytecode and JIT caches warm
-            measure(SCRIPTS[tool], [qrels, run])
+            measure(code, [qrels, run], root)
             runs[tool] = []
         except RuntimeError as exc:
             print(f"  {tool} failed: {exc}", file=sys.stderr)
     for _ in range(repeat):
         for tool in list(runs):
+            code, root = setups[tool]
             try:
-                runs[tool].append(measure(SCRIPTS[tool], [qrels, run]))
+                runs[tool].append(measure(code, [qrels, run], root))
             except RuntimeError as exc:  # pragma: no cover - it ran once already
                 print(f"  {tool} failed: {exc}", file=sys.stderr)
                 del runs[tool]
@@ -216,9 +258,8 @@ def single_list(repeat: int) -> str:
                 out.append(f"weighted_tau, n={n}|{ours*1e6:.1f} us|n/a|n/a")
         print("\\n".join(out))
     """
-    env = dict(os.environ, PYTHONPATH=ROOT)
-    done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env,
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=tree_env(ROOT),
+                          cwd=neutral(), capture_output=True, text=True, check=True)
     rows = [line.split("|") for line in done.stdout.strip().splitlines()]
     return markdown(["call", "irmetrics", "peer", "peer / irmetrics"], rows)
 
@@ -242,14 +283,27 @@ def main() -> None:
     p.add_argument("--tools", default=",".join(SCRIPTS))
     p.add_argument("--sizes", default="msmarco:0.25,msmarco:0.5,msmarco:1,wide:1",
                    help="shape:scale pairs to measure (default: the four of the docs)")
+    p.add_argument("--before", action="append", default=[], metavar="DIR",
+                   help="a source tree whose irmetrics is measured too (repeatable)")
     args = p.parse_args()
-    # Installed packages come with bytecode; a source checkout may not have
-    # it yet (PYTHONDONTWRITEBYTECODE): compile it, as an install would.
-    subprocess.run([sys.executable, "-m", "compileall", "-q", os.path.join(ROOT, "irmetrics")],
-                   check=True)
+    trees: Dict[str, str] = {}
+    for d in args.before:
+        name = f"irmetrics @ {os.path.basename(os.path.normpath(d))}"
+        trees[name if name not in trees else f"{name} ({len(trees) + 1})"] = os.path.abspath(d)
+    for name, root in [("irmetrics", ROOT), *trees.items()]:
+        want = os.path.realpath(os.path.join(root, "irmetrics"))
+        try:
+            got = imported_from(root)
+        except subprocess.CalledProcessError as exc:
+            p.error(f"{name}: a process given {root} cannot import irmetrics:\n{exc.stderr}")
+        if got != want:
+            p.error(f"{name}: a process given {root} imports {got}, not {want}")
+        # Installed packages come with bytecode; a source checkout may not
+        # have it yet (PYTHONDONTWRITEBYTECODE): compile it, as an install would.
+        subprocess.run([sys.executable, "-m", "compileall", "-q", want], check=True)
     repeat = 1 if args.quick else args.repeat
     tools = [t for t in args.tools.split(",") if t in SCRIPTS and available(t)]
-    missing = [t for t in SCRIPTS if t not in tools]
+    missing = [t for t in SCRIPTS if not available(t)]
 
     print(f"# Benchmarks\n\nMachine: {platform.platform()}, Python {platform.python_version()}, "
           f"{os.cpu_count()} CPUs. Tools not installed, left out: "
@@ -266,7 +320,7 @@ def main() -> None:
             n_lines = sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b""))
         print(f"## {shape} x{scale:g}: {n_lines:,} run lines\n")
         print(f"Per-query {MEASURES}; whole process, median of {repeat}.\n")
-        rows = run_table(qrels, run, tools, repeat, n_lines)
+        rows = run_table(qrels, run, tools, repeat, n_lines, trees)
         print(markdown(["tool", "wall s", "CPU s", "peak RSS", "time / pytrec_eval"], rows) + "\n")
 
     print("## One list per call\n")

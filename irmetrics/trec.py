@@ -239,8 +239,9 @@ _TABLE_BLOCK = 1 << 17
 #: RunStream's default (fixed when the module loads).  A run's objects are
 #: used again as its queries are scored, so smaller blocks pay on a busy
 #: machine: measured (2026-11-27, whole evaluations with two workers,
-#: medians of 6 to 12 rounds), the wide 50,000 x 100 run in 0.80 to 0.97
-#: and the MS MARCO shape in 0.84 to 0.96 of the time of 128 KiB blocks;
+#: medians of 6 to 10 rounds), the wide 50,000 x 100 run in 0.80 to 0.88
+#: and the MS MARCO shape in 0.84 to 0.88 of the time of 128 KiB blocks
+#: (0.955 and 0.989 in a benchmark run against the 128 KiB version);
 #: 32 and 48 KiB within the noise of 64, 16 and 8 KiB slower.
 _RUN_BLOCK = 1 << 16
 
