@@ -124,11 +124,7 @@ class QueryData:
         key = ("R", rel)
         v = self._cache.get(key)
         if v is None:
-            v = 0
-            for lvl, c in self.levels.items():  # measured: 160 ns, sum() of a generator 351
-                if lvl >= rel:
-                    v += c
-            self._cache[key] = v
+            v = self._cache[key] = _at_least(self.levels, rel)
         return int(v)
 
     def n_nonrelevant(self, rel: Union[int, float]) -> int:
@@ -146,7 +142,7 @@ class QueryData:
             if self._placed is None:
                 v = _m._relevant_ranks(self.labels, rel)
             else:
-                v = [i + 1 for i, x in self._placed if x >= rel]
+                v = _placed_ranks(self._placed, rel)
             self._cache[key] = v
         return v
 
@@ -191,7 +187,7 @@ class QueryData:
         """``(0-based rank, label)`` of the ranked documents with a label > 0."""
         v = self._cache.get("positive")
         if v is None:
-            v = self._cache["positive"] = [(i, float(x)) for i, x in self.placed() if x > 0]
+            v = self._cache["positive"] = _positive(self.placed())
         return v
 
     def judged(self) -> List[int]:
@@ -205,12 +201,40 @@ class QueryData:
         """Linear gains of every judged positive document, best first."""
         v = self._cache.get("ideal")
         if v is None:
-            v = []
-            for lvl in sorted(self.levels, reverse=True):
-                if lvl > 0:
-                    v.extend([float(lvl)] * self.levels[lvl])
-            self._cache["ideal"] = v
+            v = self._cache["ideal"] = _ideal(self.levels)
         return v
+
+
+# What QueryData's methods find (and keep in its cache); prepared_row reads a
+# sparse query's straight from its placed documents when nothing else will ask.
+
+
+def _at_least(levels: Dict[int, int], rel: Union[int, float]) -> int:
+    """Judged documents with a label >= *rel*, from the count of each label."""
+    v = 0
+    for lvl, c in levels.items():  # measured: 160 ns, sum() of a generator 351
+        if lvl >= rel:
+            v += c
+    return v
+
+
+def _placed_ranks(placed: List[Tuple[int, int]], rel: Union[int, float]) -> List[int]:
+    """1-based ranks of the placed documents with a label >= *rel*."""
+    return [i + 1 for i, x in placed if x >= rel]
+
+
+def _positive(placed: List[Tuple[int, int]]) -> List[Tuple[int, float]]:
+    """``(0-based rank, linear gain)`` of the placed documents with a label > 0."""
+    return [(i, float(x)) for i, x in placed if x > 0]
+
+
+def _ideal(levels: Dict[int, int]) -> List[float]:
+    """Linear gains of every judged positive document, best first."""
+    v: List[float] = []
+    for lvl in sorted(levels, reverse=True):
+        if lvl > 0:
+            v.extend([float(lvl)] * levels[lvl])
+    return v
 
 
 class Env(NamedTuple):
@@ -509,7 +533,16 @@ def _ndcg_prepared(m: Measure, env: Env) -> ValueOf:
     disc = _m._discount_function(m.option("discount", "log2"), None)
     if m.option("gain") is None and disc is _m._log2_discount:
         sparse = _m._ndcg_sparse  # linear gains, log2 discount: from the judged ranks alone
-        return lambda q, at: sparse(q.positive_gains(), q.ideal_gains(), k)
+
+        def sparse_value(q: QueryData, at: AtLevel) -> float:
+            placed = q._placed
+            if placed is None:
+                return sparse(q.positive_gains(), q.ideal_gains(), k)
+            # read straight from the placed documents, not kept (measured:
+            # 1.57 against 1.83 us a query of the wide run through the cache)
+            return sparse(_positive(placed), _ideal(q.levels), k)
+
+        return sparse_value
     if m.option("gain") is None:
         return lambda q, at: _m._ndcg_gains(q.gains(k), q.ideal_gains(), k, disc)
 
@@ -556,12 +589,29 @@ def prepared_row(measures: Sequence[Measure], env: Env) -> Callable[[QueryData],
     values = [prepared(m, env) for m in measures]
     if not any(m.family.compute in _AT_LEVEL for m in measures):
         return lambda q: [value(q, None) for value in values]
+    if not all(m.family.compute in _PREPARED for m in measures):
+        def row(q: QueryData) -> List[Any]:
+            at = _at_level(q, env)
+            return [value(q, at) for value in values]
 
-    def row(q: QueryData) -> List[Any]:
-        at = _at_level(q, env)
+        return row
+
+    # Only prepared measures, which ask the data for nothing at the level
+    # but what they are given: a sparse query's ranks are read straight from
+    # its placed documents, not kept (measured: 0.47 against 0.87 us a query
+    # of the wide run through the cache; the row of the benchmark's five
+    # measures in 0.85 of its time with nDCG's gains read the same way).
+    level = env.relevance_level
+
+    def direct_row(q: QueryData) -> List[Any]:
+        placed = q._placed
+        if placed is None:
+            at = _at_level(q, env)
+        else:
+            at = (_placed_ranks(placed, level), _at_least(q.levels, level))
         return [value(q, at) for value in values]
 
-    return row
+    return direct_row
 
 
 def _err(q: QueryData, m: Measure, env: Env) -> float:

@@ -1187,7 +1187,7 @@ class RunStream:
         segments: List[Tuple[int, int]],
         name: str,
     ) -> Tuple[str, List[bytes], List[float]]:
-        qid = q.decode("utf-8")
+        qid = q.decode()
         # the duplicate check; the set is kept for the caller, who can look
         # judged documents up in it without hashing every docid again
         self.members = set(docs)

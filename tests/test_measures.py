@@ -167,6 +167,30 @@ def test_a_prepared_row_without_ranked_measures_equals_each_computed_alone(n, pl
                    for m in measures]
 
 
+# Rows of prepared measures only read a sparse query's ranks and gains
+# straight from its placed documents; a row with any other measure goes
+# through the data's cache.  Both give what each measure gives alone.
+PREPARED_ONLY = ["nDCG@10", "nDCG", "P@5", "R@10", "AP", "RR", "AP(rel=2)", "P(rel=2)@5"]
+
+
+@pytest.mark.parametrize("level", [1, 2])
+@pytest.mark.parametrize("n, placed, levels", SPARSE_CASES)
+@pytest.mark.parametrize("extra", [[], ["Rprec", "bpref"]], ids=["direct", "cached"])
+def test_a_row_of_prepared_measures_equals_each_computed_alone(n, placed, levels, level, extra):
+    measures = [parse_measure(name) for name in PREPARED_ONLY + extra]
+    env = Env(relevance_level=level, max_label=3, run_name="r")
+    data = QueryData.sparse(n, list(placed), dict(levels))
+    row = M.prepared_row(measures, env)(data)
+    assert row == [m.compute(QueryData.sparse(n, list(placed), dict(levels)), env)
+                   for m in measures]
+    # the list-level nDCG, from the labels written out (the ideal: every judged label)
+    labels = [None] * n
+    for i, x in placed:
+        labels[i] = x
+    ideal = [lvl for lvl, c in levels.items() for _ in range(c)]
+    assert row[0] == irmetrics.ndcg([max(x or 0, 0) for x in labels], 10, ideal=ideal)
+
+
 @pytest.mark.parametrize("key", trec_measure_names())
 def test_every_trec_name_parses(key):
     expanded = expand_trec_argument(key)
