@@ -3,7 +3,7 @@
     pip install -e '.[bench]'
     python benchmarks/run.py                 # everything, about 10 minutes
     python benchmarks/run.py --quick         # smaller data, one repetition
-    python benchmarks/run.py --before ../old # also the irmetrics of another tree
+    python benchmarks/run.py --before ../old # also another tree's irmetrics
 
 Every measurement is a whole process (interpreter start, imports, reading the
 TREC files, evaluating nDCG@10, AP, RR@10, P@10 and R@100 per query), timed
@@ -23,9 +23,11 @@ is checked before anything is timed.
 
 import argparse
 import atexit
+import functools
 import importlib.util
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
@@ -114,21 +116,19 @@ def available(tool: str) -> bool:
     return mod is None or importlib.util.find_spec(mod) is not None
 
 
-_neutral: List[str] = []
-
-
+@functools.cache
 def neutral() -> str:
     """Where every measured process starts: an empty directory (see the
     docstring), made once and removed at exit."""
-    if not _neutral:
-        _neutral.append(tempfile.mkdtemp(prefix="irmetrics-bench-"))
-        atexit.register(os.rmdir, _neutral[0])
-    return _neutral[0]
+    path = tempfile.mkdtemp(prefix="irmetrics-bench-")
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return path
 
 
 def tree_env(root: str) -> Dict[str, str]:
     """The environment of a process that imports the irmetrics of *root*."""
-    return dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    path = [root, *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(path))
 
 
 def imported_from(root: str) -> str:
@@ -286,10 +286,15 @@ def main() -> None:
     p.add_argument("--before", action="append", default=[], metavar="DIR",
                    help="a source tree whose irmetrics is measured too (repeatable)")
     args = p.parse_args()
+    args.data = os.path.abspath(args.data)  # the measured processes start elsewhere
     trees: Dict[str, str] = {}
     for d in args.before:
-        name = f"irmetrics @ {os.path.basename(os.path.normpath(d))}"
-        trees[name if name not in trees else f"{name} ({len(trees) + 1})"] = os.path.abspath(d)
+        name = base = f"irmetrics @ {os.path.basename(os.path.normpath(d))}"
+        again = 1
+        while name in trees:
+            again += 1
+            name = f"{base} ({again})"
+        trees[name] = os.path.abspath(d)
     for name, root in [("irmetrics", ROOT), *trees.items()]:
         want = os.path.realpath(os.path.join(root, "irmetrics"))
         try:

@@ -167,10 +167,12 @@ def test_a_prepared_row_without_ranked_measures_equals_each_computed_alone(n, pl
                    for m in measures]
 
 
-# Rows of prepared measures only read a sparse query's ranks and gains
-# straight from its placed documents; a row with any other measure goes
-# through the data's cache.  Both give what each measure gives alone.
-PREPARED_ONLY = ["nDCG@10", "nDCG", "P@5", "R@10", "AP", "RR", "AP(rel=2)", "P(rel=2)@5"]
+# Rows of prepared measures only read a sparse query's ranks, their number
+# and nDCG's gains once, straight from its placed documents; a row with any
+# other measure goes through the data's cache.  Both give what each measure
+# gives alone, and every nDCG what the list-level function gives.
+PREPARED_ONLY = ["nDCG@10", "P@5", "nDCG", "R@10", "AP", "nDCG@3", "RR", "AP(rel=2)",
+                 "P(rel=2)@5"]
 
 
 @pytest.mark.parametrize("level", [1, 2])
@@ -179,16 +181,17 @@ PREPARED_ONLY = ["nDCG@10", "nDCG", "P@5", "R@10", "AP", "RR", "AP(rel=2)", "P(r
 def test_a_row_of_prepared_measures_equals_each_computed_alone(n, placed, levels, level, extra):
     measures = [parse_measure(name) for name in PREPARED_ONLY + extra]
     env = Env(relevance_level=level, max_label=3, run_name="r")
-    data = QueryData.sparse(n, list(placed), dict(levels))
-    row = M.prepared_row(measures, env)(data)
+    row = M.prepared_row(measures, env)(QueryData.sparse(n, list(placed), dict(levels)))
     assert row == [m.compute(QueryData.sparse(n, list(placed), dict(levels)), env)
                    for m in measures]
-    # the list-level nDCG, from the labels written out (the ideal: every judged label)
-    labels = [None] * n
+    labels = [0] * n  # unjudged and pooled-unjudged gain nothing
     for i, x in placed:
-        labels[i] = x
-    ideal = [lvl for lvl, c in levels.items() for _ in range(c)]
-    assert row[0] == irmetrics.ndcg([max(x or 0, 0) for x in labels], 10, ideal=ideal)
+        labels[i] = max(x, 0)
+    ideal = [lvl for lvl, c in levels.items() for _ in range(c)]  # every judged label
+    for name, value in zip(PREPARED_ONLY, row):
+        if name.startswith("nDCG"):
+            k = int(name[5:]) if "@" in name else None
+            assert value == irmetrics.ndcg(labels, k, ideal=ideal), name
 
 
 @pytest.mark.parametrize("key", trec_measure_names())
