@@ -783,10 +783,15 @@ def _whole(
     # The judged queries missing from the run: one more part, whose rows (with
     # complete=True) are empty rankings; it carries the run's name, which
     # runid reads.
-    present = set(skipped).union(*(e._rows.keys() for e in run_parts))
-    # (the qrels' ids walked in C: 2.2 ms against 3.3 for the difference of
-    # two sets, 50,000 queries)
-    missing = sorted(itertools.filterfalse(present.__contains__, qrels._data))
+    # Only judged queries are scored, and the parts' are disjoint (one part,
+    # or the parallel jobs' checked by _parallel): as many as the qrels hold
+    # is all of them, and none is missing.
+    missing: List[str] = []
+    if sum(len(e._rows) for e in run_parts) != len(qrels._data):
+        present = set(skipped).union(*(e._rows.keys() for e in run_parts))
+        # (the qrels' ids walked in C: 2.2 ms against 3.3 for the difference
+        # of two sets, 50,000 queries)
+        missing = sorted(itertools.filterfalse(present.__contains__, qrels._data))
     rest = new_scorer()
     for e in run_parts:
         rest.run_name = e.run_name or rest.run_name

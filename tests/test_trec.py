@@ -563,6 +563,44 @@ def test_qrels_blocks_equal_the_line_by_line_reading(data, block):
         assert qrels_outcome(data) == slow
 
 
+def qrels_kept_outcome(data):
+    from irmetrics.trec import _read_qrels_keeping_duplicates
+
+    try:
+        flat, _, duplicates = _read_qrels_keeping_duplicates(io.BytesIO(data))
+    except TrecFormatError as exc:
+        return type(exc), str(exc), exc.line
+    return ([(q, list(docs.items())) for q, docs in flat.items()],
+            [(str(e), e.first_line, e.line) for e in duplicates])
+
+
+@given(qrels_texts(), st.sampled_from([1, 5, 16, 40, 1 << 20]))
+def test_qrels_blocks_list_the_duplicates_the_line_by_line_reading_lists(data, block):
+    # what evaluate() reads: every repeated entry listed with both of its
+    # lines, whichever blocks the query's lines came in
+    from unittest import mock
+
+    import irmetrics.trec as trec
+
+    with mock.patch.object(trec, "_qrels_columns", lambda block: None):
+        slow = qrels_kept_outcome(data)
+    with mock.patch.object(trec, "_TABLE_BLOCK", block):
+        assert qrels_kept_outcome(data) == slow
+
+
+def test_a_listed_repeat_leaves_the_lines_after_it_numbered_right():
+    # Hand-derived: d1 on lines 1 and 2, d2 on lines 3 and 4.  The repeat on
+    # line 2 adds no entry, so d2 (the second entry) was first read on line
+    # 3, not on line 2 (what the line-by-line reading said before it began
+    # a new segment after a repeat).
+    from irmetrics.trec import _read_qrels_keeping_duplicates
+
+    text = b"q1 0 d1 1\nq1 0 d1 1\nq1 0 d2 0\nq1 0 d2 0\n"
+    flat, _, duplicates = _read_qrels_keeping_duplicates(io.BytesIO(text))
+    assert flat == {"q1": {"d1": 1, "d2": 0}}
+    assert [(e.docid, e.first_line, e.line) for e in duplicates] == [("d1", 1, 2), ("d2", 3, 4)]
+
+
 def test_qrels_block_path_by_hand():
     # Hand-derived: q1's lines come in two blocks (block size 16 bytes cuts
     # after line 1: "q1 0 d1 1\nq1 0 d2 0\n" is 20 bytes), q2 between them
@@ -578,6 +616,12 @@ def test_qrels_block_path_by_hand():
         with pytest.raises(DuplicateEntryError) as info:
             read_qrels(io.BytesIO(text + b"q1 0 d2 1\n"))
     assert (info.value.first_line, info.value.line) == (2, 5)
+    # q1, read whole in the first of four one-line blocks, repeated on line 4:
+    # its first line is found past the blocks of q3 and q2
+    with mock.patch.object(trec, "_TABLE_BLOCK", 16):
+        with pytest.raises(DuplicateEntryError) as info:
+            read_qrels(io.BytesIO(b"q1 0 d1 1\nq2 0 d1 2\nq3 0 d1 1\nq1 0 d1 0\n"))
+    assert (info.value.first_line, info.value.line) == (1, 4)
 
 
 def test_qrels_block_path_is_taken_for_plain_blocks_only():
