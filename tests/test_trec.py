@@ -519,6 +519,8 @@ def test_os_fspath_of_pathlike_is_used_as_source(tmp_path):
 QRELS_LINE_IDS = st.sampled_from(["q1", "q2", "q3", "301"])
 DOC_IDS = st.sampled_from(["d1", "d2", "d3", "d4", "D1"])
 RELEVANCE = st.sampled_from(["0", "1", "2", "-1", "+3", "10", "00"])
+# the second column: mostly 0, sometimes a subtopic (keys "docid subtopic")
+SUBTOPICS = st.sampled_from(["0", "0", "0", "1", "2"])
 # What sends a block line by line (or is an error), given to one line in ten,
 # so that most blocks take the block path.
 ODD_LINES = st.sampled_from([
@@ -536,7 +538,7 @@ def qrels_texts(draw):
         if draw(st.integers(0, 9)) == 0:
             lines.append(draw(ODD_LINES))
         else:
-            fields = [draw(QRELS_LINE_IDS), "0", draw(DOC_IDS), draw(RELEVANCE)]
+            fields = [draw(QRELS_LINE_IDS), draw(SUBTOPICS), draw(DOC_IDS), draw(RELEVANCE)]
             lines.append(" ".join(fields))
     eol = draw(st.sampled_from(["\n", "\n", "\r\n"]))
     text = eol.join(lines) + draw(st.sampled_from([eol, ""]))
@@ -616,9 +618,10 @@ def test_qrels_block_path_by_hand():
         with pytest.raises(DuplicateEntryError) as info:
             read_qrels(io.BytesIO(text + b"q1 0 d2 1\n"))
     assert (info.value.first_line, info.value.line) == (2, 5)
-    # q1, read whole in the first of four one-line blocks, repeated on line 4:
-    # its first line is found past the blocks of q3 and q2
-    with mock.patch.object(trec, "_TABLE_BLOCK", 16):
+    # Blocks of 32 bytes cut after line 3: q1, read whole as the first of the
+    # first block's three queries, is repeated on line 4, in the next block;
+    # its first line is found through the table of the blocks' queries
+    with mock.patch.object(trec, "_TABLE_BLOCK", 32):
         with pytest.raises(DuplicateEntryError) as info:
             read_qrels(io.BytesIO(b"q1 0 d1 1\nq2 0 d1 2\nq3 0 d1 1\nq1 0 d1 0\n"))
     assert (info.value.first_line, info.value.line) == (1, 4)
