@@ -532,13 +532,13 @@ ODD_LINES = st.sampled_from([
 
 
 @st.composite
-def qrels_texts(draw):
+def qrels_texts(draw, qids=QRELS_LINE_IDS, docs=DOC_IDS):
     lines = []
     for _ in range(draw(st.integers(0, 14))):
         if draw(st.integers(0, 9)) == 0:
             lines.append(draw(ODD_LINES))
         else:
-            fields = [draw(QRELS_LINE_IDS), draw(SUBTOPICS), draw(DOC_IDS), draw(RELEVANCE)]
+            fields = [draw(qids), draw(SUBTOPICS), draw(docs), draw(RELEVANCE)]
             lines.append(" ".join(fields))
     eol = draw(st.sampled_from(["\n", "\n", "\r\n"]))
     text = eol.join(lines) + draw(st.sampled_from([eol, ""]))
@@ -553,18 +553,6 @@ def qrels_outcome(data):
     return [(q, list(docs.items())) for q, docs in got.items()]
 
 
-@given(qrels_texts(), st.sampled_from([1, 5, 16, 40, 1 << 20]))
-def test_qrels_blocks_equal_the_line_by_line_reading(data, block):
-    from unittest import mock
-
-    import irmetrics.trec as trec
-
-    with mock.patch.object(trec, "_qrels_columns", lambda block: None):
-        slow = qrels_outcome(data)
-    with mock.patch.object(trec, "_TABLE_BLOCK", block):
-        assert qrels_outcome(data) == slow
-
-
 def qrels_kept_outcome(data):
     from irmetrics.trec import _read_qrels_keeping_duplicates
 
@@ -576,18 +564,56 @@ def qrels_kept_outcome(data):
             [(str(e), e.first_line, e.line) for e in duplicates])
 
 
-@given(qrels_texts(), st.sampled_from([1, 5, 16, 40, 1 << 20]))
-def test_qrels_blocks_list_the_duplicates_the_line_by_line_reading_lists(data, block):
-    # what evaluate() reads: every repeated entry listed with both of its
-    # lines, whichever blocks the query's lines came in
+def assert_blocks_read_as_lines(outcome, data, block):
     from unittest import mock
 
     import irmetrics.trec as trec
 
     with mock.patch.object(trec, "_qrels_columns", lambda block: None):
-        slow = qrels_kept_outcome(data)
+        slow = outcome(data)
     with mock.patch.object(trec, "_TABLE_BLOCK", block):
-        assert qrels_kept_outcome(data) == slow
+        assert outcome(data) == slow
+
+
+BLOCK_SIZES = st.sampled_from([1, 5, 16, 40, 1 << 20])
+
+
+@given(qrels_texts(), BLOCK_SIZES)
+def test_qrels_blocks_equal_the_line_by_line_reading(data, block):
+    assert_blocks_read_as_lines(qrels_outcome, data, block)
+
+
+def first_judgments(data):
+    """{(qid, subtopic, docid): the line of its first entry}, read plainly, line
+    by line (a model for the tests: nothing of irmetrics' reader)."""
+    first = {}
+    for n, line in enumerate(data.removeprefix(b"\xef\xbb\xbf").split(b"\n"), 1):
+        fields = line.split()  # bytes: ASCII white space only, as trec_eval
+        if fields and not fields[0].startswith(b"#"):
+            qid, subtopic, docid = (f.decode() for f in fields[:3])
+            first.setdefault((qid, subtopic, docid), n)
+    return first
+
+
+# What evaluate() reads: every repeated entry listed with both of its lines,
+# whichever blocks the query's lines came in; few ids, so that repeats, and
+# repeats after repeats within one query, are common.
+@given(qrels_texts(st.sampled_from(["q1", "q2"]), st.sampled_from(["d1", "d2", "d3"])),
+       BLOCK_SIZES)
+def test_qrels_blocks_list_the_repeats_the_line_by_line_reading_lists(data, block):
+    from unittest import mock
+
+    import irmetrics.trec as trec
+
+    assert_blocks_read_as_lines(qrels_kept_outcome, data, block)
+    try:
+        with mock.patch.object(trec, "_TABLE_BLOCK", block):
+            _, _, repeats = trec._read_qrels_keeping_duplicates(io.BytesIO(data))
+    except TrecFormatError:
+        return  # a malformed line: the other tests say which
+    first = first_judgments(data)
+    for e in repeats:
+        assert e.first_line == first[e.qid, e.subtopic or "0", e.docid], str(e)
 
 
 def test_a_listed_repeat_leaves_the_lines_after_it_numbered_right():
