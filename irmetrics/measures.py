@@ -1202,7 +1202,7 @@ def family(key: str) -> Family:
 
 def known_names() -> List[str]:
     """Every measure name the parser accepts before ``(``, ``@`` or ``_k``."""
-    names = set(_BY_TREC) | set(_BY_IR)
+    names = set(_BY_TREC) | set(_BY_IR) | {_F_BETA}
     return sorted(names, key=str.lower)
 
 
@@ -1287,11 +1287,14 @@ def _normalise_options(fam: Family, opts: Dict[str, Any]) -> Options:
     # Options equal to their defaults are dropped, so that P(rel=1)@5 is P_5
     # only when evaluate() runs with relevance_level=1; rel is kept as given.
     opts = dict(opts)
-    if fam.key == "set_F" and "beta" in opts:  # SetF(beta=b): trec_eval's weight b**2
+    if fam.key == "set_F" and "beta" in opts:
+        # SetF(beta=b) is ir_measures': it hands b to trec_eval as set_F's x, the
+        # weight in (x + 1) P R / (x P + R), which is the usual F-beta's beta**2
         if "weight" in opts:
-            raise InvalidArgumentError("give set_F's 'beta' or its 'weight' (beta**2), not both")
-        beta = opts.pop("beta")
-        opts["weight"] = beta * beta
+            raise InvalidArgumentError(
+                "give SetF's 'beta' or set_F's 'weight' (the same trec_eval parameter), "
+                "not both")
+        opts["weight"] = opts.pop("beta")
     defaults = _DEFAULT_OPTION_VALUES if fam.option_defaults is None else fam.option_defaults
     out = {k: v for k, v in opts.items() if defaults.get(k, object()) != v}
     for k, v in _IMPLICIT_OPTIONS.get(fam.key, ()):
@@ -1315,6 +1318,8 @@ def parse_measure(text: str) -> Measure:
     if not s:
         raise InvalidArgumentError("a measure name must not be empty")
     base, opts_raw, param_raw = _split(s)
+    if base == _F_BETA:
+        return _parse_f_beta(text, opts_raw, param_raw)
     if opts_raw is None and param_raw is None:
         fam = _BY_TREC.get(s)
         if fam is None and s in _BY_IR:
@@ -1365,6 +1370,35 @@ def parse_measure(text: str) -> Measure:
     elif fam.param not in ("none", "optional-cutoff"):
         raise InvalidArgumentError(f"measure {text!r} needs a cutoff, e.g. '{base}@10'")
     return Measure(fam, param, options)
+
+
+#: The usual F-beta of the retrieved set, (1 + beta**2) P R / (beta**2 P + R):
+#: trec_eval's set_F with x = beta**2 (ir_measures has no measure of this name).
+_F_BETA = "F"
+
+
+def _parse_f_beta(text: str, opts_raw: Optional[str], param_raw: Optional[str]) -> Measure:
+    """``F(beta=b)``: set_F with trec_eval's x = b**2 (named ``set_F_<b**2>``)."""
+    fam = _BY_TREC["set_F"]
+    if param_raw is not None:
+        raise InvalidArgumentError(f"measure {text!r}: F takes no cutoff (it is a set measure)")
+    opts: Dict[str, Any] = {}
+    for part in _split_options(opts_raw or ""):
+        key, sep, value = part.partition("=")
+        key = key.strip()
+        if not sep or key not in ("beta", "rel"):
+            raise InvalidArgumentError(
+                f"measure {text!r}: unknown option {part.strip()!r} (options of F: beta, rel)")
+        if key in opts:
+            raise InvalidArgumentError(f"measure {text!r}: option {key!r} given twice")
+        try:
+            opts[key] = fam.options[key](value.strip())
+        except InvalidArgumentError as exc:
+            raise InvalidArgumentError(f"measure {text!r}: {exc}") from None
+    if "beta" in opts:
+        beta = opts.pop("beta")
+        opts["weight"] = beta * beta
+    return Measure(fam, None, _normalise_options(fam, opts))
 
 
 def _looks_numeric(text: str) -> bool:

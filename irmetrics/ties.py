@@ -31,7 +31,7 @@ holds a relevant document with probability r/m):
   ``c = min(m, max(0, K - s))`` positions of the block are in the top K.
   Then ``P@k = E[rel@K] / k``, ``recall@k = E[rel@K] / R``,
   ``Rprec = E[rel@min(R, n)] / R``, ``num_rel_ret = E[rel@n]`` and
-  ``set_F = (1 + b^2) E[rel@n] / (b^2 R + n)`` (F is linear in the number of
+  ``set_F = (1 + x) E[rel@n] / (x R + n)``, x trec_eval's weight (F is linear in the number of
   relevant retrieved, so its mean is F of the mean).
 * ``success@k = 1 - prod over blocks of C(m - r, c) / C(m, c)`` (the chance
   that no relevant document is among the block's first c positions).
@@ -290,8 +290,8 @@ def _expected(m: Measure, q: QueryData, blocks: List[Block], n: int, env: Env) -
     if key == "set_F":
         if not n_rel or not n:
             return 0.0
-        b2 = float(m.option("beta", 1.0)) ** 2
-        return (1.0 + b2) * _rel_at(bb, n) / (b2 * n_rel + n)
+        x = float(m.option("weight", 1.0))  # trec_eval's x, the usual F's beta**2
+        return (1.0 + x) * _rel_at(bb, n) / (x * n_rel + n)
     if key == "success":
         return _expected_success(bb, cut)
     if key in ("recip_rank", "RR_cut"):
@@ -544,7 +544,7 @@ def list_value(
     if "rel" in fam.options:
         options = (("rel", rel),)
     if name == "set_F":
-        options += (("beta", float(beta)),)
+        options += (("weight", float(beta) ** 2),)
     m = Measure(fam, param, options)
     check_measure(fam.key, m, ties)
     order = sorted(range(len(labels)), key=lambda i: -scores[i])

@@ -525,3 +525,19 @@ def test_cli_ties_subcommand(monkeypatch):
     assert err.count("\n") == 1 and "Traceback" not in err
     code, out, err = run_cli("ties", "-m", "ERR@10", QRELS, BM25)
     assert code == 2 and "not defined for measure 'ERR@10'" in err
+
+
+def test_expected_set_f_keeps_trec_evals_weight():
+    # a set measure does not depend on the order: every mode equals trec_eval's value.
+    # a, then d, x, b tied: n = 4, 2 of R = 3 relevant retrieved, P = 1/2, R = 2/3;
+    # set_F.4 = 5 * (1/2) * (2/3) / (4 * (1/2) + 2/3) = (5/3) / (8/3) = 0.625
+    # (ties="expected" used weight 1 whatever the measure's: 4/7; issue 42)
+    qrels = {"q": {"a": 1, "b": 1, "c": 1, "d": 0}}
+    run = {"q": {"a": 2.0, "d": 1.0, "x": 1.0, "b": 1.0}}
+    for mode in ("trec_eval", "expected", "best", "worst"):
+        got = quiet_evaluate(qrels, run, ["set_F.4", "F(beta=2)"], ties=mode)
+        assert got["set_F.4"] == pytest.approx(0.625, abs=1e-15), mode
+        assert got["F(beta=2)"] == pytest.approx(0.625, abs=1e-15), mode
+    # the list function: beta = 2 is trec_eval's weight 4
+    assert f_measure([1, 0, None, 1], n_relevant=3, beta=2, scores=[2, 1, 1, 1],
+                     ties="expected") == pytest.approx(0.625, abs=1e-15)
