@@ -707,3 +707,56 @@ def test_set_f_weight_and_11pt_levels():
     # best precision from rank 3: 2/3
     m = parse_measure("11pt_avg_0.5")
     assert m.compute(q, env) == (2 / 3) / 1
+
+
+# === Messages that say how to fix the name (issue 42) ==========================
+
+@pytest.mark.parametrize("name, first", [
+    ("Recall@100", "R@100"),          # ir_measures' and ranx's word for recall
+    ("Precision@5", "P@5"),
+    ("MRR", "RR"),
+    ("MAP@10", "AP@10"),
+    ("NDCG@10", "nDCG@10"),           # a case slip keeps the cutoff
+    ("ndcg10", "ndcg_cut.10"),        # a cutoff glued to trec_eval's name
+    ("P10", "P.10"),
+    ("AP10", "AP@10"),
+    ("f1", "F"),
+])
+def test_unknown_names_suggest_a_working_name_first(name, first):
+    with pytest.raises(UnknownMeasureError) as info:
+        parse_measure(name)
+    assert info.value.suggestions[0] == first
+    assert f"did you mean {first!r}" in str(info.value)
+    # the suggestion is a measure irmetrics knows
+    parse_measure(first)
+
+
+@pytest.mark.parametrize("name, hint", [
+    ("nDCG(dcg='exp-log2')@10", "did you mean 'nDCG(gain=exp)@10'?"),   # ir_measures' option
+    ("nDCG(dcg=log2)@10", "did you mean 'nDCG@10'?"),
+    ("P(rell=2)@5", "did you mean 'P(rel=2)@5'?"),
+    ("RBP(beta=0.5)", "did you mean 'RBP(p=0.5)'?"),
+    ("nDCG(gains={0:0,1:1})@10", "gain=0=0,1=1,2=3"),
+    ("nDCG(judged_only=True)@10", "evaluate(qrels, run, measures, judged_only=True)"),
+    ("P(judged_only=True)@10", "-J on the command line"),
+    ("map@10", "did you mean 'map_cut.10'?"),
+])
+def test_unknown_options_say_what_to_write(name, hint):
+    with pytest.raises(InvalidArgumentError) as info:
+        parse_measure(name)
+    assert hint in str(info.value)
+    fixed = re.search(r"did you mean '([^']+)'", str(info.value))
+    if fixed:
+        parse_measure(fixed.group(1))
+
+
+@pytest.mark.parametrize("group", ["official", "all_trec"])
+def test_command_line_groups_in_evaluate_list_their_measures(group):
+    with pytest.raises(InvalidArgumentError) as info:
+        irmetrics.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, group)
+    message = str(info.value)
+    assert f"-m {group}" in message and "command line" in message
+    names = [m.name for m in expand_trec_argument(group)]
+    assert message.endswith(", ".join(names))
+    if group == "official":
+        assert "map, gm_map, Rprec" in message and "P_1000" in message
