@@ -541,3 +541,25 @@ def test_expected_set_f_keeps_trec_evals_weight():
     # the list function: beta = 2 is trec_eval's weight 4
     assert f_measure([1, 0, None, 1], n_relevant=3, beta=2, scores=[2, 1, 1, 1],
                      ties="expected") == pytest.approx(0.625, abs=1e-15)
+
+
+def test_expected_ndcg_takes_a_callable_discount():
+    # a tied block's positions each get the block's mean gain, whatever the discount:
+    # labels 2, 0, 1 tied at the top (mean gain 1), then 3, 0 tied (mean 1.5);
+    # discount 1/i: DCG@4 = 1/1 + 1/2 + 1/3 + 1.5/4 = 2.208333...; ideal 3, 2, 1, 0:
+    # 3 + 2/2 + 1/3 = 4.333333...; nDCG@4 = 2.208333 / 4.333333 = 0.509615...
+    labels, scores = [2, 0, 1, 3, 0], [1, 1, 1, 0.5, 0.5]
+    got = ndcg(labels, 4, scores=scores, ties="expected", discount=lambda i: 1.0 / i)
+    assert got == pytest.approx((1 + 1 / 2 + 1 / 3 + 1.5 / 4) / (3 + 1 + 1 / 3), rel=1e-15)
+    # the mean over the 3! * 2! orders, scored one by one
+    every = [ndcg([labels[i] for i in a + b], 4, ideal=labels, discount=lambda i: 1.0 / i)
+             for a in itertools.permutations([0, 1, 2]) for b in itertools.permutations([3, 4])]
+    assert got == pytest.approx(math.fsum(every) / len(every), rel=1e-14)
+    # jk with another base never rises with the rank: best is the maximum over the orders
+    best = ndcg(labels, 4, scores=scores, ties="best", discount="jk", base=3)
+    assert best == max(ndcg([labels[i] for i in a + b], 4, ideal=labels, discount="jk", base=3)
+                       for a in itertools.permutations([0, 1, 2])
+                       for b in itertools.permutations([3, 4]))
+    # best and worst sort blocks by gain: not the extreme for a discount that rises
+    with pytest.raises(InvalidArgumentError, match="never rises with the rank"):
+        ndcg(labels, 4, scores=scores, ties="best", discount=lambda i: float(i))
