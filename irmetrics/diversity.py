@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._checks import check_k, check_rel
 from .errors import InvalidArgumentError
@@ -230,6 +230,109 @@ def _discount(i: int) -> float:
     return math.log(2.0) / math.log(i + 2.0)
 
 
+def _dcg_term(gain: float, i: int) -> float:
+    return gain * _discount(i)
+
+
+def _err_term(gain: float, i: int) -> float:
+    return gain / (i + 1)
+
+
+def _dcg_slopes(x: float) -> Tuple[float, float, float]:
+    # w(x) = log(2) / log(x + 2) and the first two derivatives of log(w)
+    ln = math.log(x + 2.0)
+    return math.log(2.0) / ln, -1.0 / ((x + 2.0) * ln), (1.0 + ln) / ((x + 2.0) * ln) ** 2
+
+
+def _err_slopes(x: float) -> Tuple[float, float, float]:
+    # w(x) = 1 / (x + 1) and the first two derivatives of log(w)
+    return 1.0 / (x + 1.0), -1.0 / (x + 1.0), 1.0 / (x + 1.0) ** 2
+
+
+#: Ranks of the ideal ideal list summed one by one before the tail's formula.
+_EXACT_RANKS = 1 << 16
+
+# Gauss-Legendre nodes and weights, 8 points on [-1, 1] (the positive half)
+_GAUSS = (
+    (0.18343464249564978, 0.36268378337836166),
+    (0.525532409916329, 0.3137066458778869),
+    (0.7966664774136267, 0.22238103445337443),
+    (0.9602898564975362, 0.10122853629037706),
+)
+
+
+def _ideal_ideal(
+    k: int, alpha: float, n: int, term: Callable[[float, int], float],
+    slopes: Callable[[float], Tuple[float, float, float]],
+) -> float:
+    """``sum(term(A * (1 - alpha) ** i, i) for i < k)``: the ideal ideal list's
+    value at k, added as ndeval adds it (the gain decays by multiplication).
+
+    The terms never grow, so once one leaves the sum unchanged every later
+    one does too, and the loop stops there with the full loop's value: for
+    any alpha not near 0 within a few hundred ranks, whatever k is.  If
+    the sum still moves after :data:`_EXACT_RANKS` ranks (alpha near 0 and
+    a larger k), the remaining ranks are added by :func:`_ideal_tail`, so no
+    cutoff, however large, costs more than that many ranks.
+    """
+    gain = float(n)
+    ideal = 0.0
+    keep = 1.0 - alpha
+    for i in range(min(k, _EXACT_RANKS)):
+        total = ideal + term(gain, i)
+        if total == ideal:
+            return ideal
+        ideal = total
+        gain *= keep
+    if k <= _EXACT_RANKS:
+        return ideal
+    return ideal + _ideal_tail(_EXACT_RANKS, k - 1, alpha, n, slopes, ideal)
+
+
+def _ideal_tail(
+    first: int, last: int, alpha: float, n: int,
+    slopes: Callable[[float], Tuple[float, float, float]], above: float,
+) -> float:
+    """``sum(f(i) for first <= i <= last)``, ``f(x) = A (1 - alpha)^x w(x)``,
+    by the Euler-Maclaurin formula: the integral (Gauss-Legendre on panels
+    at most half their start and ``1 / -log(1 - alpha)`` wide) plus the end
+    corrections up to the third derivative.  It is reached only with
+    ``alpha`` below about ``40 / _EXACT_RANKS``, where the next correction
+    is below ``f * (alpha + 1 / first) ** 5 / 30240``: far below a double's
+    precision of the sum."""
+    c = math.log1p(-alpha)  # f(x) = A exp(c x) w(x)
+
+    def f(x: float) -> float:
+        return n * math.exp(c * x) * slopes(x)[0]
+
+    def derivatives(x: float) -> Tuple[float, float]:
+        # with h = log(w) and its derivatives h1, h2, h3: the first derivative of f
+        # is f (c + h1), the third f ((c + h1)^3 + 3 (c + h1) h2 + h3); h3 (about
+        # 2 / x^3) is left out, below 1e-14 at x >= first
+        w, h1, h2 = slopes(x)
+        fx = n * math.exp(c * x) * w
+        s = c + h1
+        return fx * s, fx * (s * s * s + 3.0 * s * h2)
+
+    a, end = float(first), float(last)
+    integral = 0.0
+    while a < end:
+        if c < 0.0 and n * math.exp(c * a) * slopes(a)[0] / -c < (above + integral) * 2.0**-60:
+            break  # the rest of the integral, below f(a) / -c, cannot change the sum
+        width = a / 2.0 if c == 0.0 else min(a / 2.0, -1.0 / c)
+        b = min(a + width, end)
+        mid, half = (a + b) / 2.0, (b - a) / 2.0
+        integral += half * math.fsum(wt * (f(mid - half * x) + f(mid + half * x))
+                                     for x, wt in _GAUSS)
+        a = b
+    d1_first, d3_first = derivatives(float(first))
+    d1_last, d3_last = derivatives(end)
+    return math.fsum([
+        integral, (f(float(first)) + f(end)) / 2.0,
+        (d1_last - d1_first) / 12.0, -(d3_last - d3_first) / 720.0,
+    ])
+
+
 def _alpha_dcg(scored: Scored, k: int, alpha: float, n: int) -> float:
     """sum(g_i * log(2) / log(i + 2) for i < k), over the same sum for the
     ideal ideal list (gain A * (1 - alpha) ** i), the latter left out at k = 1."""
@@ -242,13 +345,7 @@ def _alpha_dcg(scored: Scored, k: int, alpha: float, n: int) -> float:
         total += score * _discount(i)
     if k == 1:
         return total
-    gain = float(n)
-    ideal = 0.0
-    keep = 1.0 - alpha
-    for i in range(k):
-        ideal += gain * _discount(i)
-        gain *= keep
-    return total / ideal
+    return total / _ideal_ideal(k, alpha, n, _dcg_term, _dcg_slopes)
 
 
 def _err_ia(scored: Scored, k: int, alpha: float, n: int) -> float:
@@ -262,13 +359,7 @@ def _err_ia(scored: Scored, k: int, alpha: float, n: int) -> float:
         total += score / (i + 1)
     if k == 1:
         return total
-    gain = float(n)
-    ideal = 0.0
-    keep = 1.0 - alpha
-    for i in range(k):
-        ideal += gain / (i + 1)
-        gain *= keep
-    return total / ideal
+    return total / _ideal_ideal(k, alpha, n, _err_term, _err_slopes)
 
 
 def _alpha_ndcg(scored: Scored, ideal: Scored, k: int, alpha: float, n: int) -> float:

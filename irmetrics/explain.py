@@ -475,14 +475,14 @@ def _t_set(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> _Terms:
         formula = "utility = (relevant retrieved) - (non-relevant retrieved)"
         steps.append(f"{hits} - {n - hits} = {hits - (n - hits)}")
     else:  # set_F
-        beta = float(m.option("beta", 1.0))
-        formula = "set_F = (1 + b^2) P R / (b^2 P + R), P and R of the retrieved set"
+        x = float(m.option("weight", 1.0))  # trec_eval's x, the usual F's beta**2
+        formula = "set_F = (1 + x) P R / (x P + R), P and R of the retrieved set"
         if hits and big_r and n:
             p, r = hits / n, hits / big_r
             steps += [f"P = {hits} / {n} = {_fmt(p)}; R = {hits} / {big_r} = {_fmt(r)}; "
-                      f"b = {beta:g}",
-                      f"(1 + {beta * beta:g}) * {_fmt(p)} * {_fmt(r)} / "
-                      f"({beta * beta:g} * {_fmt(p)} + {_fmt(r)})"]
+                      f"x = {x:g}",
+                      f"(1 + {x:g}) * {_fmt(p)} * {_fmt(r)} / "
+                      f"({x:g} * {_fmt(p)} + {_fmt(r)})"]
         else:
             steps.append("nothing relevant retrieved: 0")
     return _Terms(["relevant", "hits"], formula, steps, extent=extent, rest=rest,

@@ -19,6 +19,7 @@ this table; there is no other list.
 from __future__ import annotations
 
 import math
+import re
 from itertools import compress as _compress
 from typing import (
     Any,
@@ -1202,13 +1203,68 @@ def family(key: str) -> Family:
 
 def known_names() -> List[str]:
     """Every measure name the parser accepts before ``(``, ``@`` or ``_k``."""
-    names = set(_BY_TREC) | set(_BY_IR)
+    names = set(_BY_TREC) | set(_BY_IR) | {_F_BETA}
     return sorted(names, key=str.lower)
 
 
 def trec_measure_names() -> List[str]:
     """trec_eval's measure names irmetrics implements, in trec_eval's order."""
     return [f.key for f in FAMILIES if f.trec]
+
+
+# Other tools' names for irmetrics' measures (lower case): ir_measures'
+# aliases, ranx's and scikit-learn's words; the suggestion keeps the cutoff
+# and options the user wrote.
+_FOREIGN: Dict[str, str] = {
+    "recall": "R", "precision": "P", "prec": "P", "mrr": "RR", "map": "AP", "ndcg": "nDCG",
+    "rprec": "Rprec", "r-precision": "Rprec", "hits": "Success", "hit_rate": "Success",
+    "hitrate": "Success", "f1": "F", "fscore": "F", "f_measure": "F", "err": "ERR",
+}
+# trec_eval's families whose cut version has a cutoff
+_CUT: Dict[str, str] = {"ndcg": "ndcg_cut", "map": "map_cut", "recip_rank": "RR_cut"}
+
+
+def _cutoff_name(name: str, k: str) -> Optional[str]:
+    """A name for measure *name* at cutoff *k*, or None: trec_eval's ``-m``
+    form for its families (``P.10``, ``ndcg_cut.10``), else ``name@k``."""
+    fam = _BY_TREC.get(name)
+    if fam is not None:
+        if fam.param in ("cutoff", "optional-cutoff"):
+            return f"{name}.{k}" if fam.trec else f"{fam.ir or name}@{k}"
+        if name in _CUT:
+            return f"{_CUT[name]}.{k}"
+        return None
+    slot = _BY_IR.get(name)
+    if slot is not None and slot[1] is not None:
+        return f"{name}@{k}"
+    return None
+
+
+def _suggestions(text: str, base: str) -> List[str]:
+    """Working names for an unknown *base* (of *text*): another tool's word
+    (``Recall@100``: ``R@100``), a case slip (``NDCG@10``: ``nDCG@10``), a
+    cutoff glued to the name (``ndcg10``: ``ndcg_cut.10``)."""
+    suffix = text.strip()[len(base):] if text.strip().startswith(base) else ""
+    out: List[str] = []
+    lower = base.lower()
+    if lower in _FOREIGN:
+        out.append(_FOREIGN[lower] + suffix)
+    by_lower: Dict[str, List[str]] = {}
+    # with a cutoff or options the name is ir_measures' style: its names only
+    for name in (*_BY_IR, *(() if suffix else _BY_TREC)):
+        by_lower.setdefault(name.lower(), []).append(name)
+    for name in by_lower.get(lower, []):
+        if name != base:
+            out.append(name + suffix)
+    glued = re.fullmatch(r"([A-Za-z][A-Za-z_\-]*?)[_.\-]?([0-9]+)", base)
+    if glued and not suffix:
+        name, k = glued.group(1), glued.group(2)
+        for cand in (name, *by_lower.get(name.lower(), []), _FOREIGN.get(name.lower(), "")):
+            hit = _cutoff_name(cand, k) if cand else None
+            if hit is not None:
+                out.append(hit)
+                break
+    return list(dict.fromkeys(out))
 
 
 def _unknown(text: str, base: str) -> UnknownMeasureError:
@@ -1222,7 +1278,8 @@ def _unknown(text: str, base: str) -> UnknownMeasureError:
             lower.setdefault(c.lower(), c)
         hits = difflib.get_close_matches(base.lower(), list(lower), n=3, cutoff=0.6)
         close = [lower[c] for c in hits]
-    return UnknownMeasureError(text, close)
+    first = _suggestions(text, base)
+    return UnknownMeasureError(text, list(dict.fromkeys(first + close))[:4])
 
 
 def _parse_param(fam: Family, raw: str, text: str) -> Union[int, float]:
@@ -1260,6 +1317,7 @@ def _parse_options(fam: Family, raw: str, text: str) -> Options:
             raise InvalidArgumentError(
                 f"measure {text!r}: unknown option {part.strip()!r} "
                 f"(options of {fam.ir or fam.key}: {allowed})"
+                + _option_hint(fam, text, part, key, value)
             )
         if key in opts:
             raise InvalidArgumentError(f"measure {text!r}: option {key!r} given twice")
@@ -1268,6 +1326,33 @@ def _parse_options(fam: Family, raw: str, text: str) -> Options:
         except InvalidArgumentError as exc:
             raise InvalidArgumentError(f"measure {text!r}: {exc}") from None
     return _normalise_options(fam, opts)
+
+
+def _option_hint(fam: Family, text: str, part: str, key: str, value: str) -> str:
+    """How to say what an unknown option *part* of *text* asks for, or ''."""
+    if key == "judged_only":
+        return ("; judged_only applies to a whole evaluation, not one measure: "
+                "evaluate(qrels, run, measures, judged_only=True), or -J on the command line")
+    v = value.strip().strip("'\"").lower()
+    fix: Optional[str] = None
+    if key == "dcg" and "gain" in fam.options:  # ir_measures' nDCG(dcg=...)
+        fix = {"log2": "", "exp-log2": "gain=exp"}.get(v)
+    elif key in ("gains", "gain_map") and "gain" in fam.options:
+        return "; give the gains as level=gain pairs: gain=0=0,1=1,2=3"
+    elif key == "beta" and fam.key == "RBP":
+        fix = f"p={value.strip()}"
+    else:
+        import difflib  # only when an option is wrong
+
+        close = difflib.get_close_matches(key, list(fam.options), n=1, cutoff=0.6)
+        if close:
+            fix = f"{close[0]}={value.strip()}"
+    if fix is None:
+        return ""
+    suggestion = text.strip().replace(part.strip(), fix, 1)
+    suggestion = suggestion.replace("(,", "(").replace(",)", ")").replace(",,", ",")
+    suggestion = suggestion.replace("()", "")
+    return f"; did you mean {suggestion!r}?"
 
 
 def _split_options(raw: str) -> List[str]:
@@ -1287,11 +1372,14 @@ def _normalise_options(fam: Family, opts: Dict[str, Any]) -> Options:
     # Options equal to their defaults are dropped, so that P(rel=1)@5 is P_5
     # only when evaluate() runs with relevance_level=1; rel is kept as given.
     opts = dict(opts)
-    if fam.key == "set_F" and "beta" in opts:  # SetF(beta=b): trec_eval's weight b**2
+    if fam.key == "set_F" and "beta" in opts:
+        # SetF(beta=b) is ir_measures': it hands b to trec_eval as set_F's x, the
+        # weight in (x + 1) P R / (x P + R), which is the usual F-beta's beta**2
         if "weight" in opts:
-            raise InvalidArgumentError("give set_F's 'beta' or its 'weight' (beta**2), not both")
-        beta = opts.pop("beta")
-        opts["weight"] = beta * beta
+            raise InvalidArgumentError(
+                "give SetF's 'beta' or set_F's 'weight' (the same trec_eval parameter), "
+                "not both")
+        opts["weight"] = opts.pop("beta")
     defaults = _DEFAULT_OPTION_VALUES if fam.option_defaults is None else fam.option_defaults
     out = {k: v for k, v in opts.items() if defaults.get(k, object()) != v}
     for k, v in _IMPLICIT_OPTIONS.get(fam.key, ()):
@@ -1314,7 +1402,15 @@ def parse_measure(text: str) -> Measure:
     s = text.strip()
     if not s:
         raise InvalidArgumentError("a measure name must not be empty")
+    if s in ("official", "all_trec"):
+        names = [m.name for m in expand_trec_argument(s)]
+        raise InvalidArgumentError(
+            f"{s!r} is a group of trec_eval's command line (-m {s}), not one measure; "
+            f"name its {len(names)} measures instead: {', '.join(names)}"
+        )
     base, opts_raw, param_raw = _split(s)
+    if base == _F_BETA:
+        return _parse_f_beta(text, opts_raw, param_raw)
     if opts_raw is None and param_raw is None:
         fam = _BY_TREC.get(s)
         if fam is None and s in _BY_IR:
@@ -1360,11 +1456,43 @@ def parse_measure(text: str) -> Measure:
     param: Param = None
     if param_raw is not None:
         if fam.param == "none":
-            raise InvalidArgumentError(f"measure {text!r}: {base} takes no cutoff")
+            hint = _cutoff_name(base, param_raw) if base in _CUT else None
+            raise InvalidArgumentError(
+                f"measure {text!r}: {base} takes no cutoff"
+                + (f"; did you mean {hint!r}?" if hint else ""))
         param = _parse_param(fam, param_raw, text)
     elif fam.param not in ("none", "optional-cutoff"):
         raise InvalidArgumentError(f"measure {text!r} needs a cutoff, e.g. '{base}@10'")
     return Measure(fam, param, options)
+
+
+#: The usual F-beta of the retrieved set, (1 + beta**2) P R / (beta**2 P + R):
+#: trec_eval's set_F with x = beta**2 (ir_measures has no measure of this name).
+_F_BETA = "F"
+
+
+def _parse_f_beta(text: str, opts_raw: Optional[str], param_raw: Optional[str]) -> Measure:
+    """``F(beta=b)``: set_F with trec_eval's x = b**2 (named ``set_F_<b**2>``)."""
+    fam = _BY_TREC["set_F"]
+    if param_raw is not None:
+        raise InvalidArgumentError(f"measure {text!r}: F takes no cutoff (it is a set measure)")
+    opts: Dict[str, Any] = {}
+    for part in _split_options(opts_raw or ""):
+        key, sep, value = part.partition("=")
+        key = key.strip()
+        if not sep or key not in ("beta", "rel"):
+            raise InvalidArgumentError(
+                f"measure {text!r}: unknown option {part.strip()!r} (options of F: beta, rel)")
+        if key in opts:
+            raise InvalidArgumentError(f"measure {text!r}: option {key!r} given twice")
+        try:
+            opts[key] = fam.options[key](value.strip())
+        except InvalidArgumentError as exc:
+            raise InvalidArgumentError(f"measure {text!r}: {exc}") from None
+    if "beta" in opts:
+        beta = opts.pop("beta")
+        opts["weight"] = beta * beta
+    return Measure(fam, None, _normalise_options(fam, opts))
 
 
 def _looks_numeric(text: str) -> bool:

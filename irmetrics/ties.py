@@ -31,7 +31,7 @@ holds a relevant document with probability r/m):
   ``c = min(m, max(0, K - s))`` positions of the block are in the top K.
   Then ``P@k = E[rel@K] / k``, ``recall@k = E[rel@K] / R``,
   ``Rprec = E[rel@min(R, n)] / R``, ``num_rel_ret = E[rel@n]`` and
-  ``set_F = (1 + b^2) E[rel@n] / (b^2 R + n)`` (F is linear in the number of
+  ``set_F = (1 + x) E[rel@n] / (x R + n)``, x trec_eval's weight (F is linear in the number of
   relevant retrieved, so its mean is F of the mean).
 * ``success@k = 1 - prod over blocks of C(m - r, c) / C(m, c)`` (the chance
   that no relevant document is among the block's first c positions).
@@ -44,8 +44,8 @@ holds a relevant document with probability r/m):
   offset o in the block ``P(rel at i) = r / m`` and the conditional count is
   ``B + 1 + o (r - 1) / (m - 1)``.
 * ``nDCG`` and ``nDCG@k``: DCG is linear in the gains, so every position
-  of a block gets the block's mean gain; the ideal DCG does not depend on
-  the order.
+  of a block gets the block's mean gain (whatever the discount of each
+  position, a callable one too); the ideal DCG does not depend on the order.
 
 Orderings for ``"best"`` and ``"worst"`` (within each block; the blocks stay
 in place).  "Relevant" is ``label >= rel``; judged non-relevant documents
@@ -290,8 +290,8 @@ def _expected(m: Measure, q: QueryData, blocks: List[Block], n: int, env: Env) -
     if key == "set_F":
         if not n_rel or not n:
             return 0.0
-        b2 = float(m.option("beta", 1.0)) ** 2
-        return (1.0 + b2) * _rel_at(bb, n) / (b2 * n_rel + n)
+        x = float(m.option("weight", 1.0))  # trec_eval's x, the usual F's beta**2
+        return (1.0 + x) * _rel_at(bb, n) / (x * n_rel + n)
     if key == "success":
         return _expected_success(bb, cut)
     if key in ("recip_rank", "RR_cut"):
@@ -544,7 +544,7 @@ def list_value(
     if "rel" in fam.options:
         options = (("rel", rel),)
     if name == "set_F":
-        options += (("beta", float(beta)),)
+        options += (("weight", float(beta) ** 2),)
     m = Measure(fam, param, options)
     check_measure(fam.key, m, ties)
     order = sorted(range(len(labels)), key=lambda i: -scores[i])
@@ -560,10 +560,15 @@ def list_value(
     n = len(labels)
     env = Env(relevance_level=1)
     if name in _GAIN:
-        if callable(discount) or base is not None:
+        disc = _m._discount_function(discount, base)
+        if ties != "expected" and callable(discount):
+            # best and worst sort each tied block by gain, which attains the
+            # extreme only for a discount that never rises with the rank; the
+            # mean needs no such thing (every position gets the block's mean gain)
             raise InvalidArgumentError(
-                "'ties' needs discount='log2' or 'jk' with the default base "
-                f"(got discount={discount!r}, base={base!r})")
+                f"ties={ties!r} needs discount='log2' or 'jk': it sorts each tied block by "
+                "gain, the best (worst) order only for a discount that never rises with the "
+                "rank, which a callable need not be; ties='expected' takes any discount")
         gain_of = _m._gain_function(gain)
         if ties != "expected":
             key = (lambda x: -gain_of(x)) if ties == "best" else gain_of
@@ -576,8 +581,7 @@ def list_value(
             for p in range(s, min(s + size, top)):
                 gains[p] = g
         ideal_gains = _m._ideal_gains(labels if ideal is None else list(ideal), gain_of, k)
-        return _m._ndcg_gains(gains, ideal_gains, k,
-                              _m._discount_function(discount, None))
+        return _m._ndcg_gains(gains, ideal_gains, k, disc)
     if ties != "expected":
         placed = _placed_for(m, blocks, n, env, ties == "best", False)
         return _ordered(blocks, n, placed, call)

@@ -408,13 +408,14 @@ def test_printed_name_of_gain_map_measure_can_be_given_back(files):
 
 
 def test_a_measure_asked_twice_is_printed_once(capsys):
-    # set_F.4 (trec_eval's parameter is beta squared) and SetF(beta=2) are
-    # one measure; map and AP too.
+    # set_F.4 (trec_eval's parameter is beta squared), F(beta=2) and
+    # SetF(beta=4) (ir_measures hands beta to trec_eval as is) are one measure;
+    # map and AP too.
     from irmetrics.cli import main
 
     qrels = "tests/data/trec_eval/qrels.test"
     run = "tests/data/trec_eval/results.test"
-    assert main([qrels, run, "-m", "set_F.4", "-m", "SetF(beta=2)", "-m", "map", "-m", "AP"]) == 0
+    assert main([qrels, run, "-m", "set_F.4", "-m", "F(beta=2)", "-m", "SetF(beta=4)", "-m", "map", "-m", "AP"]) == 0
     names = [line.split("\t")[0].strip() for line in capsys.readouterr().out.splitlines()]
     assert names == ["map", "set_F_4"]
 

@@ -643,3 +643,97 @@ def test_a_ranking_can_beat_the_greedy_ideal() -> None:
                for d, v in docs.items()]
     theirs = pyndeval.ndeval(records, [("1", "d1", 2.0), ("1", "d3", 1.0)], ["alpha-nDCG@2"])
     assert got["alpha-nDCG@2"] == pytest.approx(theirs["1"]["alpha-nDCG@2"])
+
+
+# === Huge cutoffs (issue 42) ==================================================
+# The value at a cutoff beyond the ranking needs the ideal ideal list's sum up
+# to that cutoff: it stops when a rank no longer changes the sum, and for
+# alpha near 0 adds the ranks beyond 2**16 by a formula, so no cutoff hangs.
+
+HUGE = 10**12
+# q1: subtopic 1 {d1}, subtopic 2 {d2, d3}; ranking d1, d2, d4; q2: {d1}, ranking d1
+HUGE_QRELS = "q1 1 d1 1\nq1 2 d2 1\nq1 2 d3 1\nq2 1 d1 1\n"
+HUGE_RUN = "q1 Q0 d1 1 3 r\nq1 Q0 d2 2 2 r\nq1 Q0 d4 3 1 r\nq2 Q0 d1 1 1 r\n"
+# q1: gains 1 (d1), 1 (d2); greedy ideal d3 {2}, d1 {1}, d2 {2}: gains 1, 1, 0.5
+Q1_ANDCG = (1 + 1 / math.log2(3)) / (1 + 1 / math.log2(3) + 0.5 / 2)   # 0.867095
+Q1_NERR = (1 + 1 / 2) / (1 + 1 / 2 + 0.5 / 3)                          # 0.9
+
+
+@pytest.mark.slow
+def test_huge_cutoffs_from_the_command_line_return(tmp_path: Any) -> None:
+    import json
+    import os
+    import pathlib
+    import subprocess
+    import sys
+
+    (tmp_path / "q").write_text(HUGE_QRELS)
+    (tmp_path / "r").write_text(HUGE_RUN)
+    names = [f"{m}@{k}" for k in (HUGE, 3) for m in ("alpha-nDCG", "nERR-IA", "ERR-IA(alpha=0)")]
+    argv = [sys.executable, "-m", "irmetrics", "-q", "--format", "json"]
+    for name in names:
+        argv += ["-m", name]
+    env = dict(os.environ)
+    root = pathlib.Path(__file__).resolve().parent.parent
+    env["PYTHONPATH"] = str(root) + os.pathsep + env.get("PYTHONPATH", "")
+    # before the fix the first cutoff looped 10**12 times: the timeout fails it
+    proc = subprocess.run(argv + [str(tmp_path / "q"), str(tmp_path / "r")],
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 0, proc.stderr
+    cli = json.loads(proc.stdout)["per_query"]
+    assert cli["q1"]["alpha_nDCG@3"] == pytest.approx(Q1_ANDCG, abs=1e-15)
+    assert cli["q1"]["nERR_IA@3"] == pytest.approx(Q1_NERR, abs=1e-15)
+    for q in ("q1", "q2"):
+        assert cli[q][f"alpha_nDCG@{HUGE}"] == pytest.approx(cli[q]["alpha_nDCG@3"], rel=1e-15)
+        assert cli[q][f"nERR_IA@{HUGE}"] == pytest.approx(cli[q]["nERR_IA@3"], rel=1e-15)
+    # ERR-IA at alpha = 0 over A = 2 subtopics: (1 + 1/2) / (2 * H(k)), H the harmonic
+    # number, H(10**12) = ln(10**12) + Euler's gamma + 1 / (2 * 10**12) (to 1e-24)
+    h = math.log(HUGE) + 0.5772156649015329 + 0.5 / HUGE
+    assert cli["q1"][f"ERR_IA(alpha=0)@{HUGE}"] == pytest.approx(1.5 / (2 * h), rel=1e-13)
+
+
+def test_huge_cutoff_stops_where_the_ideal_ideal_sum_stops(monkeypatch: Any) -> None:
+    import irmetrics.diversity as d
+
+    calls = [0]
+    log = math.log
+
+    class CountingMath:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(math, name)
+
+        @staticmethod
+        def log(x: float, *base: float) -> float:
+            calls[0] += 1
+            if calls[0] > 10**6:  # the old loop: one log per rank up to k
+                raise RuntimeError("the ideal ideal sum runs to the cutoff")
+            return log(x, *base)
+
+    monkeypatch.setattr(d, "math", CountingMath())
+    labels = [{"1": 1, "2": 1}, {"1": 1}, None, {"3": 1}]
+    # alpha = 0.5: the ideal ideal gain 3 * 0.5**i underflows to 0 before rank 1100,
+    # so the sum at 10**12 is the sum at 1100, to the last bit
+    assert alpha_dcg(labels, HUGE) == alpha_dcg(labels, 1100)
+    assert err_ia(labels, HUGE) == err_ia(labels, 1100)
+    # normalised by the greedy ideal (4 documents), the value past rank 4 stays put
+    assert alpha_ndcg(labels, HUGE) == pytest.approx(alpha_ndcg(labels, 4), rel=1e-15)
+    assert nerr_ia(labels, HUGE) == pytest.approx(nerr_ia(labels, 4), rel=1e-15)
+    assert calls[0] < 10**5
+
+
+def test_huge_cutoff_with_alpha_near_zero_uses_the_tail_formula(monkeypatch: Any) -> None:
+    import irmetrics.diversity as d
+
+    # with the exact sum cut at 1000 ranks, the rest by the formula equals the
+    # sum of every term (math.fsum of exp-decayed terms: the reference)
+    monkeypatch.setattr(d, "_EXACT_RANKS", 1000)
+    for alpha in (0.0, 1e-7, 1e-4):
+        c = math.log1p(-alpha)
+        k = 50_000
+        dcg_ref = math.fsum(2 * math.exp(c * i) * math.log(2) / math.log(i + 2)
+                            for i in range(k))
+        err_ref = math.fsum(2 * math.exp(c * i) / (i + 1) for i in range(k))
+        got_dcg = d._ideal_ideal(k, alpha, 2, d._dcg_term, d._dcg_slopes)
+        got_err = d._ideal_ideal(k, alpha, 2, d._err_term, d._err_slopes)
+        assert got_dcg == pytest.approx(dcg_ref, rel=1e-13)
+        assert got_err == pytest.approx(err_ref, rel=1e-13)

@@ -82,6 +82,18 @@ def test_the_names_cover_the_registry_and_parse_back():
         assert parse_measure(m.name) == m
 
 
+def test_set_f_steps_use_trec_evals_weight():
+    # set_F.4 is (4 + 1) P R / (4 P + R); the steps showed b = 1 for any weight (issue 42)
+    from irmetrics import explain
+
+    e = explain({"q": {"a": 1, "b": 1, "c": 1}}, {"q": {"a": 2.0, "b": 1.0, "x": 0.5}},
+                "q", "F(beta=2)")
+    # P = 2/3, R = 2/3: F = 5 * (4/9) / (4 * 2/3 + 2/3) = (20/9) / (10/3) = 2/3
+    assert e.value == pytest.approx(2 / 3, abs=1e-15)
+    assert any("x = 4" in step for step in e.steps)
+    assert any(step.startswith("(1 + 4) *") for step in e.steps)
+
+
 options = st.fixed_dictionaries({
     "relevance_level": st.sampled_from((1, 1, 2)),
     "depth": st.sampled_from((None, None, 3, 10)),

@@ -409,12 +409,68 @@ def test_expand_with_parameters():
 
 
 def test_expand_set_f_parameter_is_beta_squared():
-    # trec_eval set_F.x weighs (x + 1) P R / (x P + R): x = beta**2, so x=4 is beta=2
+    # trec_eval set_F.x weighs (x + 1) P R / (x P + R): x = beta**2 of the usual
+    # F-beta, so x=4 is F(beta=2); ir_measures' SetF(beta=4) hands 4 to trec_eval as x
     # (stored as the weight x itself, so that the arithmetic is trec_eval's)
     (m,) = expand_trec_argument("set_F.4")
     assert m.option("weight") == 4.0
-    assert m == parse_measure("SetF(beta=2)") == parse_measure("set_F_4")
+    assert m == parse_measure("F(beta=2)") == parse_measure("SetF(beta=4)")
+    assert m == parse_measure("set_F_4") == parse_measure("SetF(weight=4)")
     assert m.name == "set_F_4"
+
+
+# ir_measures' own test (test_pytrec_eval.py::test_SetF): query 0 retrieves
+# D0 D2 D1 D3 D4, relevant D1 D2 D3 (R = 3): P = 3/5, R = 1 (issue 42)
+SETF_QRELS = {"0": {"D0": 0, "D1": 1, "D2": 1, "D3": 2, "D4": 0}}
+SETF_RUN = {"0": {"D0": 0.8, "D2": 0.7, "D1": 0.3, "D3": 0.4, "D4": 0.1}}
+
+
+def test_setf_beta_is_ir_measures_trec_eval_weight():
+    got = irmetrics.evaluate(SETF_QRELS, SETF_RUN, ["SetF(beta=0.5)", "SetF(beta=2)", "SetF"])
+    # ir_measures: SetF(beta=b) is trec_eval's (b + 1) P R / (b P + R):
+    # b = 0.5: 1.5 * 0.6 / (0.5 * 0.6 + 1) = 0.9 / 1.3 = 0.6923 (ir_measures' expected value)
+    assert got["SetF(beta=0.5)"] == pytest.approx(0.9 / 1.3, abs=1e-15)
+    assert round(got["SetF(beta=0.5)"], 4) == 0.6923
+    # b = 2: 3 * 0.6 / (2 * 0.6 + 1) = 1.8 / 2.2
+    assert got["SetF(beta=2)"] == pytest.approx(1.8 / 2.2, abs=1e-15)
+    # b = 1: 2 * 0.6 / 1.6 = 0.75
+    assert got["SetF"] == pytest.approx(0.75, abs=1e-15)
+
+
+def test_f_beta_is_the_usual_f_beta():
+    got = irmetrics.evaluate(SETF_QRELS, SETF_RUN, ["F(beta=0.5)", "F(beta=2)", "F"])
+    # (1 + beta**2) P R / (beta**2 P + R), P = 0.6, R = 1:
+    # beta = 0.5: 1.25 * 0.6 / (0.25 * 0.6 + 1) = 0.75 / 1.15
+    assert got["F(beta=0.5)"] == pytest.approx(0.75 / 1.15, abs=1e-15)
+    # beta = 2: 5 * 0.6 / (4 * 0.6 + 1) = 3 / 3.4; F (beta = 1) is set_F: 0.75
+    assert got["F(beta=2)"] == pytest.approx(3 / 3.4, abs=1e-15)
+    assert got["F"] == pytest.approx(0.75, abs=1e-15)
+    # the list function's beta is the usual one
+    assert irmetrics.f_measure([0, 1, 0, 1, 0], n_relevant=3, beta=0.5) == pytest.approx(
+        (1.25 * 0.4 * (2 / 3)) / (0.25 * 0.4 + 2 / 3), abs=1e-15)
+
+
+@pytest.mark.parametrize("name, message", [
+    ("F@5", "F takes no cutoff"),
+    ("F(weight=2)", "options of F: beta, rel"),
+    ("F(beta=0)", "'beta' must be a positive number"),
+    ("F(beta=1,beta=2)", "given twice"),
+    ("SetF(beta=2,weight=2)", "not both"),
+])
+def test_f_beta_refusals(name, message):
+    with pytest.raises(InvalidArgumentError, match=re.escape(message)):
+        parse_measure(name)
+
+
+def test_setf_agrees_with_ir_measures():
+    ir_measures = pytest.importorskip("ir_measures")
+    qrels = [ir_measures.Qrel(q, d, v) for q, docs in SETF_QRELS.items() for d, v in docs.items()]
+    run = [ir_measures.ScoredDoc(q, d, s) for q, docs in SETF_RUN.items() for d, s in docs.items()]
+    for beta in (0.5, 2.0, 3.0):
+        (want,) = [r.value for r in ir_measures.iter_calc([ir_measures.SetF(beta=beta)],
+                                                          qrels, run)]
+        got = irmetrics.evaluate(SETF_QRELS, SETF_RUN, f"SetF(beta={beta})")
+        assert got[f"SetF(beta={beta})"] == pytest.approx(want, abs=1e-12)
 
 
 @pytest.mark.parametrize(
@@ -651,3 +707,56 @@ def test_set_f_weight_and_11pt_levels():
     # best precision from rank 3: 2/3
     m = parse_measure("11pt_avg_0.5")
     assert m.compute(q, env) == (2 / 3) / 1
+
+
+# === Messages that say how to fix the name (issue 42) ==========================
+
+@pytest.mark.parametrize("name, first", [
+    ("Recall@100", "R@100"),          # ir_measures' and ranx's word for recall
+    ("Precision@5", "P@5"),
+    ("MRR", "RR"),
+    ("MAP@10", "AP@10"),
+    ("NDCG@10", "nDCG@10"),           # a case slip keeps the cutoff
+    ("ndcg10", "ndcg_cut.10"),        # a cutoff glued to trec_eval's name
+    ("P10", "P.10"),
+    ("AP10", "AP@10"),
+    ("f1", "F"),
+])
+def test_unknown_names_suggest_a_working_name_first(name, first):
+    with pytest.raises(UnknownMeasureError) as info:
+        parse_measure(name)
+    assert info.value.suggestions[0] == first
+    assert f"did you mean {first!r}" in str(info.value)
+    # the suggestion is a measure irmetrics knows
+    parse_measure(first)
+
+
+@pytest.mark.parametrize("name, hint", [
+    ("nDCG(dcg='exp-log2')@10", "did you mean 'nDCG(gain=exp)@10'?"),   # ir_measures' option
+    ("nDCG(dcg=log2)@10", "did you mean 'nDCG@10'?"),
+    ("P(rell=2)@5", "did you mean 'P(rel=2)@5'?"),
+    ("RBP(beta=0.5)", "did you mean 'RBP(p=0.5)'?"),
+    ("nDCG(gains={0:0,1:1})@10", "gain=0=0,1=1,2=3"),
+    ("nDCG(judged_only=True)@10", "evaluate(qrels, run, measures, judged_only=True)"),
+    ("P(judged_only=True)@10", "-J on the command line"),
+    ("map@10", "did you mean 'map_cut.10'?"),
+])
+def test_unknown_options_say_what_to_write(name, hint):
+    with pytest.raises(InvalidArgumentError) as info:
+        parse_measure(name)
+    assert hint in str(info.value)
+    fixed = re.search(r"did you mean '([^']+)'", str(info.value))
+    if fixed:
+        parse_measure(fixed.group(1))
+
+
+@pytest.mark.parametrize("group", ["official", "all_trec"])
+def test_command_line_groups_in_evaluate_list_their_measures(group):
+    with pytest.raises(InvalidArgumentError) as info:
+        irmetrics.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, group)
+    message = str(info.value)
+    assert f"-m {group}" in message and "command line" in message
+    names = [m.name for m in expand_trec_argument(group)]
+    assert message.endswith(", ".join(names))
+    if group == "official":
+        assert "map, gm_map, Rprec" in message and "P_1000" in message

@@ -525,3 +525,41 @@ def test_cli_ties_subcommand(monkeypatch):
     assert err.count("\n") == 1 and "Traceback" not in err
     code, out, err = run_cli("ties", "-m", "ERR@10", QRELS, BM25)
     assert code == 2 and "not defined for measure 'ERR@10'" in err
+
+
+def test_expected_set_f_keeps_trec_evals_weight():
+    # a set measure does not depend on the order: every mode equals trec_eval's value.
+    # a, then d, x, b tied: n = 4, 2 of R = 3 relevant retrieved, P = 1/2, R = 2/3;
+    # set_F.4 = 5 * (1/2) * (2/3) / (4 * (1/2) + 2/3) = (5/3) / (8/3) = 0.625
+    # (ties="expected" used weight 1 whatever the measure's: 4/7; issue 42)
+    qrels = {"q": {"a": 1, "b": 1, "c": 1, "d": 0}}
+    run = {"q": {"a": 2.0, "d": 1.0, "x": 1.0, "b": 1.0}}
+    for mode in ("trec_eval", "expected", "best", "worst"):
+        got = quiet_evaluate(qrels, run, ["set_F.4", "F(beta=2)"], ties=mode)
+        assert got["set_F.4"] == pytest.approx(0.625, abs=1e-15), mode
+        assert got["F(beta=2)"] == pytest.approx(0.625, abs=1e-15), mode
+    # the list function: beta = 2 is trec_eval's weight 4
+    assert f_measure([1, 0, None, 1], n_relevant=3, beta=2, scores=[2, 1, 1, 1],
+                     ties="expected") == pytest.approx(0.625, abs=1e-15)
+
+
+def test_expected_ndcg_takes_a_callable_discount():
+    # a tied block's positions each get the block's mean gain, whatever the discount:
+    # labels 2, 0, 1 tied at the top (mean gain 1), then 3, 0 tied (mean 1.5);
+    # discount 1/i: DCG@4 = 1/1 + 1/2 + 1/3 + 1.5/4 = 2.208333...; ideal 3, 2, 1, 0:
+    # 3 + 2/2 + 1/3 = 4.333333...; nDCG@4 = 2.208333 / 4.333333 = 0.509615...
+    labels, scores = [2, 0, 1, 3, 0], [1, 1, 1, 0.5, 0.5]
+    got = ndcg(labels, 4, scores=scores, ties="expected", discount=lambda i: 1.0 / i)
+    assert got == pytest.approx((1 + 1 / 2 + 1 / 3 + 1.5 / 4) / (3 + 1 + 1 / 3), rel=1e-15)
+    # the mean over the 3! * 2! orders, scored one by one
+    every = [ndcg([labels[i] for i in a + b], 4, ideal=labels, discount=lambda i: 1.0 / i)
+             for a in itertools.permutations([0, 1, 2]) for b in itertools.permutations([3, 4])]
+    assert got == pytest.approx(math.fsum(every) / len(every), rel=1e-14)
+    # jk with another base never rises with the rank: best is the maximum over the orders
+    best = ndcg(labels, 4, scores=scores, ties="best", discount="jk", base=3)
+    assert best == max(ndcg([labels[i] for i in a + b], 4, ideal=labels, discount="jk", base=3)
+                       for a in itertools.permutations([0, 1, 2])
+                       for b in itertools.permutations([3, 4]))
+    # best and worst sort blocks by gain: not the extreme for a discount that rises
+    with pytest.raises(InvalidArgumentError, match="never rises with the rank"):
+        ndcg(labels, 4, scores=scores, ties="best", discount=lambda i: float(i))
