@@ -138,6 +138,21 @@ def _bad_evaluation_option(args: argparse.Namespace) -> str:
     return ""
 
 
+#: trec_eval's formats of the relevance information (its option -R).
+_TREC_EVAL_REL_INFO_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")
+
+
+def _rel_info_format_problem(given: str) -> str:
+    """What to say of ``-R FORMAT`` other than ``qrels``."""
+    what = ("is a format of trec_eval's that irmetrics does not read yet"
+            if given in _TREC_EVAL_REL_INFO_FORMATS else "is not a format of trec_eval's")
+    return (f"-R {quoted(given)} {what}: -R is trec_eval's format of QRELS (its "
+            "--Rel_info_format), and irmetrics reads 'qrels' only (the default: 4 columns, "
+            "or subtopic ids in the second for the diversity measures); trec_eval's "
+            "'qrels_jg', 'prefs' and 'qrels_prefs' (judgment groups and preferences) are "
+            "not supported yet")
+
+
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="irmetrics",
@@ -158,6 +173,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--format", choices=("trec", "json", "csv"), default="trec",
                    help="output format (default: trec, byte-identical to trec_eval)")
+    p.add_argument("-R", "--Rel_info_format", "--rel_info_format", dest="rel_info_format",
+                   default="qrels", metavar="FORMAT",
+                   help="trec_eval's format of QRELS: only qrels (the default) is read; "
+                   "trec_eval's qrels_jg, prefs and qrels_prefs are not supported yet")
     p.add_argument("--workers", type=int, default=0, metavar="N",
                    help="processes for a large run file (default: automatic, up to 2)")
     p.add_argument("--float32-scores", action="store_true",
@@ -455,6 +474,8 @@ def _run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
                    "--format or --ranked-list (see 'irmetrics --help')")
     if args.traditional and not args.ndeval:
         problem = "--traditional goes with --ndeval (see 'irmetrics --help')"
+    if args.rel_info_format != "qrels":
+        problem = _rel_info_format_problem(args.rel_info_format)
     if problem:
         stderr.write(f"irmetrics: error: {problem}\n")
         return USAGE_ERROR
