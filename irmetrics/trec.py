@@ -469,7 +469,7 @@ def _read_run_ranks(
     number given once per query), or, with *traditional*, its score."""
     first: List[str] = []
 
-    def entry(fields: List[str], lineno: int, _: int) -> Tuple[str, float]:
+    def entry(fields: List[str], lineno: int, _: int) -> Tuple[str, Union[float, str]]:
         # name: the source's, bound by the with statement below
         score = _run_score(fields, name, lineno)
         if not (fields[3].isascii() and fields[3].isdigit()):
@@ -480,7 +480,7 @@ def _read_run_ranks(
             first.append(fields[5])
         return fields[2], score if traditional else fields[3]
 
-    def fast(block: bytes) -> Optional[Tuple[List[str], List[str], List[float]]]:
+    def fast(block: bytes) -> Optional[Tuple[List[str], List[str], List[Any]]]:
         columns = _rank_columns(block, traditional)
         if columns is None:
             return None
@@ -499,8 +499,9 @@ def _read_run_ranks(
             for text in docs.values():
                 rank = int(text)
                 if rank in seen:  # ndeval: "duplicate rank"
-                    twice = (f"rank {quoted(text)} appears twice" if seen[rank] == text
-                             else f"ranks {quoted(seen[rank])} and {quoted(text)} are one rank")
+                    # (digits only: shown as they are)
+                    twice = (f"rank {text} appears twice" if seen[rank] == text
+                             else f"ranks {seen[rank]} and {text} are one rank")
                     raise TrecFormatError(f"{twice} for query {quoted(qid)}", name)
                 seen[rank] = text
             order = sorted(docs, key=lambda d: int(docs[d]))
@@ -510,8 +511,8 @@ def _read_run_ranks(
 
 def _rank_columns(
     block: bytes, traditional: bool
-) -> Optional[Tuple[List[str], List[str], List[float], str]]:
-    # (qids, docids, scores or minus ranks, first tag) of a block of plain
+) -> Optional[Tuple[List[str], List[str], Union[List[float], List[str]], str]]:
+    # (qids, docids, scores or ranks as written, first tag) of a block of plain
     # six-column run lines with natural ranks and plain scores, or None
     if not block.isascii() or b"#" in block or _MARK in block or b"_" in block:
         return None

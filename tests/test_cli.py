@@ -771,13 +771,13 @@ def test_ndeval_repeated_rank_is_named_as_the_file_writes_it(tmp_path):
     big = "99999999999999999999999"
     run = write(tmp_path, "r", f"1 Q0 d1 {big} 1 t\n1 Q0 d2 {big} 1 t\n")
     code, _, err = run_cli("--ndeval", qrels, run)
-    assert code == 2 and error_line(err).endswith(f"rank '{big}' appears twice for query '1'")
+    assert code == 2 and error_line(err).endswith(f"rank {big} appears twice for query '1'")
     # distinct ranks, one double: not a repeat
     run = write(tmp_path, "r", f"1 Q0 d1 {big} 1 t\n1 Q0 d2 {big[:-1]}8 1 t\n")
     assert run_cli("--ndeval", qrels, run)[0] == 0
     run = write(tmp_path, "r", "1 Q0 d1 01 1 t\n1 Q0 d2 1 1 t\n")
     code, _, err = run_cli("--ndeval", qrels, run)
-    assert code == 2 and error_line(err).endswith("ranks '01' and '1' are one rank for query '1'")
+    assert code == 2 and error_line(err).endswith("ranks 01 and 1 are one rank for query '1'")
 
 
 def test_ndeval_prints_topics_as_the_file_writes_them(tmp_path):
