@@ -808,3 +808,12 @@ def test_rel_info_format_names_the_formats(files, fmt, what):
 def test_rel_info_format_qrels_is_the_default(files):
     assert run_cli("-R", "qrels", "-m", "map", *files) == run_cli("-m", "map", *files)
     assert run_cli("-Rqrels", "-m", "map", *files)[0] == 0
+
+
+def test_a_long_run_query_id_is_cut_when_no_query_is_judged(tmp_path, files):
+    run = write(tmp_path, "r", "z" * 1_000_000 + " Q0 d1 1 1.0 t\n")
+    code, out, err = run_cli("-m", "map", files[0], run)
+    line = error_line(err)
+    assert code == 2 and len(line) < 300
+    assert line.startswith("irmetrics: error: no query is both in the run and in the qrels "
+                           "(run: 'zzz") and "zzz' (1,000,000 characters); qrels: 'q1', 'q2')" in line
