@@ -17,10 +17,22 @@ import sys
 import textwrap
 import time
 import warnings
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, TextIO, Tuple, Union
+from typing import (
+    Any,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    Optional,
+    Sequence,
+    TextIO,
+    Tuple,
+    cast,
+)
 
 from . import __version__
 from ._parallel import WorkerError
+from ._text import one_line, quoted, strict_json
 from .compare import ROW_KEYS, TESTS, compare
 from .data import Qrels, Run
 from .diversity import NDEVAL_MEASURES
@@ -126,6 +138,21 @@ def _bad_evaluation_option(args: argparse.Namespace) -> str:
     return ""
 
 
+#: trec_eval's formats of the relevance information (its option -R).
+_TREC_EVAL_REL_INFO_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")
+
+
+def _rel_info_format_problem(given: str) -> str:
+    """What to say of ``-R FORMAT`` other than ``qrels``."""
+    what = ("is a format of trec_eval's that irmetrics does not read yet"
+            if given in _TREC_EVAL_REL_INFO_FORMATS else "is not a format of trec_eval's")
+    return (f"-R {quoted(given)} {what}: -R is trec_eval's format of QRELS (its "
+            "--Rel_info_format), and irmetrics reads 'qrels' only (the default: 4 columns, "
+            "or subtopic ids in the second for the diversity measures); trec_eval's "
+            "'qrels_jg', 'prefs' and 'qrels_prefs' (judgment groups and preferences) are "
+            "not supported yet")
+
+
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="irmetrics",
@@ -146,6 +173,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--format", choices=("trec", "json", "csv"), default="trec",
                    help="output format (default: trec, byte-identical to trec_eval)")
+    p.add_argument("-R", "--Rel_info_format", "--rel_info_format", dest="rel_info_format",
+                   default="qrels", metavar="FORMAT",
+                   help="trec_eval's format of QRELS: only qrels (the default) is read; "
+                   "trec_eval's qrels_jg, prefs and qrels_prefs are not supported yet")
     p.add_argument("--workers", type=int, default=0, metavar="N",
                    help="processes for a large run file (default: automatic, up to 2)")
     p.add_argument("--float32-scores", action="store_true",
@@ -258,7 +289,7 @@ def _format_json(result: Evaluation, *, per_query: bool, summary: bool) -> str:
         del data["per_query"]
     if not summary:
         del data["aggregate"]
-    return json.dumps(data, indent=2, sort_keys=False) + "\n"
+    return strict_json(data, indent=2, sort_keys=False) + "\n"
 
 
 def _csv_cell(value: Any) -> str:
@@ -307,9 +338,10 @@ def _ndeval_run(source: Any, *, traditional: bool) -> Run:
     return Run._trusted(scores, tag)
 
 
-def _ndeval_topic(qid: str) -> Tuple[int, Union[int, str]]:
-    # ndeval's topics are numbers, sorted and printed as such (%d)
-    return (0, int(qid)) if qid.isascii() and qid.isdigit() else (1, qid)
+def _ndeval_topic(qid: str) -> Tuple[int, int, str]:
+    # ndeval's topics are numbers, sorted as such; each is printed as the
+    # file writes it (ndeval's %d would print '01' and '1' both as 1)
+    return (0, int(qid), qid) if qid.isascii() and qid.isdigit() else (1, 0, qid)
 
 
 def _format_ndeval(result: Evaluation, qrels: Qrels, *, level: int, complete: bool) -> str:
@@ -334,8 +366,7 @@ def _format_ndeval(result: Evaluation, qrels: Qrels, *, level: int, complete: bo
             values[nnrbp] = math.nan  # ndeval's 0/0
         for i, v in enumerate(values):
             totals[i] += v
-        topic = _ndeval_topic(qid)[1]
-        lines.append(f"{runid},{topic}," + ",".join(map(_ndeval_number, values)) + "\n")
+        lines.append(f"{runid},{qid}," + ",".join(map(_ndeval_number, values)) + "\n")
     evaluated = len(qrels) if complete else len(result._rows)
     means = [t / evaluated if evaluated else math.nan for t in totals]
     lines.append(f"{runid},amean," + ",".join(map(_ndeval_number, means)) + "\n")
@@ -345,6 +376,47 @@ def _format_ndeval(result: Evaluation, qrels: Qrels, *, level: int, complete: bo
 def _ndeval_number(v: float) -> str:
     # C's printf("%.6f"); x86's 0/0 is a NaN with the sign bit set: "-nan"
     return "-nan" if v != v else f"{v:.6f}"
+
+
+def _standard_input() -> Any:
+    """Standard input, for RUN '-' (a shell's ``<&-`` closes it: Python then
+    has none)."""
+    if sys.stdin is None:
+        raise InvalidArgumentError(
+            "standard input is closed, and RUN '-' reads the run from it: give the "
+            "run's file name, or pipe the run in")
+    return sys.stdin.buffer
+
+
+class _Discard:
+    """Where messages go when standard error is closed (``2>&-``): nowhere."""
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+
+class _TerminalText:
+    """Standard output on a terminal: each run of control characters in what
+    is written (an escape sequence in a query id or run name) as one space,
+    except the tabs and line ends of the output itself.  Redirected or piped,
+    the output is written byte for byte, as trec_eval writes it."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def write(self, text: str) -> int:
+        return self.out.write("\n".join(
+            "\t".join(one_line(cell) for cell in line.split("\t"))
+            for line in text.split("\n")))
+
+    def flush(self) -> None:
+        self.out.flush()
 
 
 def _isatty(stream: TextIO) -> bool:
@@ -402,6 +474,8 @@ def _run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
                    "--format or --ranked-list (see 'irmetrics --help')")
     if args.traditional and not args.ndeval:
         problem = "--traditional goes with --ndeval (see 'irmetrics --help')"
+    if args.rel_info_format != "qrels":
+        problem = _rel_info_format_problem(args.rel_info_format)
     if problem:
         stderr.write(f"irmetrics: error: {problem}\n")
         return USAGE_ERROR
@@ -413,7 +487,7 @@ def _run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
         # read by evaluate(), which looks at duplicates as trec_eval does;
         # --ndeval's report also lists the qrels' queries
         qrels: Any = Qrels.from_trec(args.qrels) if args.ndeval else args.qrels
-        source: Any = sys.stdin.buffer if args.run == "-" else args.run
+        source: Any = _standard_input() if args.run == "-" else args.run
         run: Any = Run.from_ranked_list(source) if args.ranked_list else source
         if args.ndeval:
             run = _ndeval_run(source, traditional=args.traditional)
@@ -433,16 +507,18 @@ def _run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
                 if progress is not None:
                     progress.clear()
         for w in caught:
-            stderr.write(f"irmetrics: warning: {w.message}\n")
+            stderr.write(f"irmetrics: warning: {one_line(str(w.message))}\n")
         moved = getattr(result, "_tie_moved", ())
         if moved:
             stderr.write(
                 f"irmetrics: note: tied scores move the values of {len(moved)} "
-                f"quer{'y' if len(moved) == 1 else 'ies'} (e.g. {moved[0]!r}); see --ties "
+                f"quer{'y' if len(moved) == 1 else 'ies'} (e.g. {quoted(moved[0])}); see --ties "
                 "and 'irmetrics ties'\n")
     except (IrmetricsError, OSError) as exc:
         stderr.write(f"irmetrics: error: {_one_line(exc)}\n")
         return USAGE_ERROR
+    if _isatty(stdout):
+        stdout = cast(TextIO, _TerminalText(stdout))
     if args.ndeval:
         stdout.write(_format_ndeval(result, qrels, level=args.level, complete=args.complete))
         return 0
@@ -587,31 +663,33 @@ def _run_explain(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", IrmetricsWarning)
             result = explain(
-                args.qrels, sys.stdin.buffer if args.run == "-" else args.run, args.query,
+                args.qrels, _standard_input() if args.run == "-" else args.run, args.query,
                 args.measure, relevance_level=args.level, complete=args.complete,
                 depth=args.depth, judged_only=args.judged_only,
                 scores="float32" if args.float32_scores else "float64",
             )
         for w in caught:
-            stderr.write(f"irmetrics explain: warning: {w.message}\n")
+            stderr.write(f"irmetrics explain: warning: {one_line(str(w.message))}\n")
     except (IrmetricsError, OSError) as exc:
         stderr.write(f"irmetrics explain: error: {_one_line(exc)}\n")
         return USAGE_ERROR
     if args.format == "json":
-        stdout.write(json.dumps(result.to_dict(), indent=2) + "\n")
+        stdout.write(strict_json(result.to_dict(), indent=2) + "\n")
     else:
         stdout.write(str(result) + "\n")
     return 0
 
 
 def _one_line(exc: BaseException) -> str:
-    """The message of *exc* on one line (an OSError as 'file: reason')."""
+    """The message of *exc* on one line, without control characters (an
+    OSError as 'file: reason')."""
     if isinstance(exc, OSError) and not isinstance(exc, IrmetricsError):
         reason = exc.strerror or str(exc) or type(exc).__name__
         message = f"{exc.filename}: {reason}" if exc.filename is not None else reason
     else:
         message = str(exc) or type(exc).__name__
-    return " ".join(message.split("\n"))
+    # a file name, say, may hold a line break or an escape sequence
+    return one_line(message)
 
 
 _TIES_DESCRIPTION = """\
@@ -645,7 +723,7 @@ def _run_ties(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
         stderr.write(f"irmetrics ties: error: {exc} (see 'irmetrics ties --help')\n")
         return USAGE_ERROR
     try:
-        source: Any = sys.stdin.buffer if args.run == "-" else args.run
+        source: Any = _standard_input() if args.run == "-" else args.run
         report = tie_report(Qrels.from_trec(args.qrels), source, args.measure,
                             relevance_level=args.level, depth=args.depth,
                             judged_only=args.judged_only)
@@ -665,8 +743,9 @@ def console() -> None:  # pragma: no cover - the tests run it as a process
     """
     code = main()
     try:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:  # None: closed when the process started (`>&-`)
+                stream.flush()
     except (OSError, ValueError):  # a reader gone, or closed streams: exit as Python would
         sys.exit(code)
     os._exit(code)
@@ -681,14 +760,23 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         argv = sys.argv[1:]
     subcommand = argv[0] if argv and argv[0] in ("compare", "ties", "explain") else ""
     prog = f"irmetrics {subcommand}" if subcommand else "irmetrics"
+    # A standard stream that the shell closed (`>&-`, `2>&-`) is None in
+    # Python.  Without standard error, messages are dropped (the exit status
+    # still tells); without standard output, there is nowhere to write.
+    stderr: TextIO = sys.stderr if sys.stderr is not None else cast(TextIO, _Discard())
+    stdout = sys.stdout
+    if stdout is None:
+        stderr.write(f"{prog}: error: standard output is closed: there is nowhere to write "
+                     "the results (redirect it, e.g. '> results.txt')\n")
+        return USAGE_ERROR
     try:
-        code = _run(argv, sys.stdout, sys.stderr)
-        sys.stdout.flush()
+        code = _run(argv, stdout, stderr)
+        stdout.flush()
     except KeyboardInterrupt:
-        sys.stderr.write(f"{prog}: interrupted\n")
+        stderr.write(f"{prog}: interrupted\n")
         return INTERRUPTED
     except WorkerError as exc:  # not the input's fault: a worker process died
-        sys.stderr.write(f"{prog}: error: {_one_line(exc)}\n")
+        stderr.write(f"{prog}: error: {_one_line(exc)}\n")
         return FAILED
     except BrokenPipeError:
         # The reader went away (`| head -1`): not an error of ours.  Point
@@ -696,15 +784,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         # and print "Exception ignored ..." (as the Python docs advise).
         try:
             devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
+            os.dup2(devnull, stdout.fileno())
         except (OSError, ValueError, AttributeError):
             pass  # not a real file (main() called from Python)
         return 0
     except OSError as exc:  # e.g. writing to a full disk
-        sys.stderr.write(f"{prog}: error: {_one_line(exc)}\n")
+        stderr.write(f"{prog}: error: {_one_line(exc)}\n")
         return USAGE_ERROR
     except Exception as exc:  # a bug: one line all the same, never a traceback
-        sys.stderr.write(
+        stderr.write(
             f"{prog}: internal error (please report it): {type(exc).__name__}: "
             f"{_one_line(exc)}\n"
         )

@@ -13,6 +13,8 @@ import warnings
 from types import FrameType
 from typing import Any, Optional, Sequence, Tuple, Type
 
+from ._text import quoted
+
 __all__ = [
     "IrmetricsError",
     "InvalidArgumentError",
@@ -26,8 +28,21 @@ __all__ = [
 ]
 
 
+#: The longest message an error keeps whole (values quoted in a message are
+#: cut by :func:`~irmetrics._text.quoted`; this catches any that is not).
+MAX_MESSAGE = 2000
+
+
 class IrmetricsError(ValueError):
     """Base class of every error irmetrics raises on bad input."""
+
+    def __init__(self, *args: Any) -> None:
+        if args and isinstance(args[0], str) and len(args[0]) > MAX_MESSAGE:
+            message = args[0]
+            cut = len(message) - MAX_MESSAGE
+            args = (f"{message[:MAX_MESSAGE - 500]}... ({cut:,} characters cut) ..."
+                    f"{message[-500:]}",) + args[1:]
+        super().__init__(*args)
 
 
 class InvalidArgumentError(IrmetricsError):
@@ -68,7 +83,7 @@ class UnknownMeasureError(IrmetricsError):
     def __init__(self, name: str, suggestions: Sequence[str] = ()) -> None:
         self.name = name
         self.suggestions = tuple(suggestions)
-        message = f"unknown measure {name!r}"
+        message = f"unknown measure {quoted(name)}"
         if self.suggestions:
             message += "; did you mean " + ", ".join(repr(s) for s in self.suggestions) + "?"
         super().__init__(message)
@@ -114,12 +129,14 @@ class DuplicateEntryError(TrecFormatError):
         self.qid = qid
         self.docid = docid
         self.subtopic = subtopic  # set for a subtopic qrels entry (diversity)
-        where = f"query {qid!r}" if subtopic is None else f"query {qid!r}, subtopic {subtopic!r}"
+        where = f"query {quoted(qid)}"
+        if subtopic is not None:
+            where += f", subtopic {quoted(subtopic)}"
         if first_line is not None and line is not None:
             lines = f"lines {first_line} and {line}"
-            message = f"document {docid!r} appears twice for {where} ({lines})"
+            message = f"document {quoted(docid)} appears twice for {where} ({lines})"
         else:
-            message = f"document {docid!r} appears twice for {where}"
+            message = f"document {quoted(docid)} appears twice for {where}"
         super().__init__(message, source, line)
 
     def __reduce__(self) -> Tuple[Any, ...]:

@@ -41,6 +41,7 @@ from . import _parallel, frames
 from . import diversity as _diversity
 from ._checks import check_int
 from ._gc import paused_gc
+from ._text import quoted
 from .data import Qrels, Run
 from .errors import DuplicateEntryError, InvalidArgumentError, _warn
 from .measures import (
@@ -1093,4 +1094,4 @@ def _sample(mapping: Mapping[str, Any]) -> str:
     ids = sorted(mapping)[:3]
     if not ids:
         return "no queries"
-    return ", ".join(repr(i) for i in ids) + (", ..." if len(mapping) > 3 else "")
+    return ", ".join(map(quoted, ids)) + (", ..." if len(mapping) > 3 else "")

@@ -50,7 +50,8 @@ from typing import (
 
 from . import metrics as _m
 from ._checks import check_int
-from .errors import InvalidArgumentError
+from ._text import one_line, quoted
+from .errors import InvalidArgumentError, IrmetricsError, UnknownMeasureError
 from .evaluate import _as_float32, _Scorer
 from .measures import Env, Measure, QueryData, _gain_of, parse_measure
 from .sources import RunSource, open_qrels, open_run
@@ -103,7 +104,7 @@ class Explanation:
         self._options = options
 
     def __repr__(self) -> str:
-        return (f"Explanation(query={self.query!r}, measure={self.measure!r}, "
+        return (f"Explanation(query={quoted(self.query)}, measure={quoted(self.measure)}, "
                 f"value={_fmt(self.value)}, rows={len(self.rows)})")
 
     def to_dict(self) -> Dict[str, Any]:
@@ -120,14 +121,15 @@ class Explanation:
 
     def _title(self) -> str:
         alias = "" if self.measure == self.name else f" ({self.name})"
-        return f"{self.measure}{alias} for query {self.query!r}{self._options}"
+        return f"{one_line(self.measure)}{alias} for query {quoted(self.query)}{self._options}"
 
     def _table(self) -> Tuple[List[str], List[List[str]]]:
         header = ["rank", "doc", "score", "label", "tie"] + [_HEADERS.get(c, c)
                                                              for c in self.columns]
         cells = []
         for r in self.rows[: min(self.shown, MAX_ROWS_SHOWN)]:
-            cells.append([str(r["rank"]), r["doc"], _score(r["score"]), _label(r["label"]),
+            cells.append([str(r["rank"]), one_line(r["doc"]), _score(r["score"]),
+                          _label(r["label"]),
                           "" if r["tie"] is None else f"T{r['tie']}"]
                          + [_cell(r[c]) for c in self.columns])
         return header, cells
@@ -889,13 +891,24 @@ def explain(
     if not isinstance(measure, str):
         raise InvalidArgumentError(
             f"'measure' must be one measure name (str) (got {type(measure).__name__})")
-    m = parse_measure(measure)
+    try:
+        m = parse_measure(measure)
+    except UnknownMeasureError as exc:
+        # the command line's order (-m MEASURE ... QUERY) is not this one's
+        signs = []
+        if _is_query(qrels, measure):
+            signs.append(f"{quoted(measure)} is a query id of the qrels")
+        if _is_measure(query):
+            signs.append(f"{quoted(query)} is a measure name")
+        if signs:
+            raise InvalidArgumentError(f"{exc}; {' and '.join(signs)}: {_SWAPPED}") from None
+        raise
     if m.family.text:
         raise InvalidArgumentError(
-            f"measure {measure!r} is a text line of trec_eval's report, not a number; "
+            f"measure {quoted(measure)} is a text line of trec_eval's report, not a number; "
             "the command line prints it")
     if not isinstance(query, str):
-        raise InvalidArgumentError(f"'query' must be a query id (str) (got {query!r})")
+        raise InvalidArgumentError(f"'query' must be a query id (str) (got {quoted(query)})")
     level = check_int(relevance_level, "relevance_level", 1)
     if depth is not None:
         depth = check_int(depth, "depth", 0)  # 0: nothing retrieved (trec_eval -M 0)
@@ -922,15 +935,19 @@ def explain(
     scorer._score = score_one  # type: ignore[method-assign]
     scorer.consume(cast(Any, source))
     in_run = source.group is not None
+    # a query that is not in the run but is a measure name: swapped arguments?
+    swapped = (f"; {quoted(query)} is a measure name: {_SWAPPED}"
+               if not in_run and _is_measure(query) else "")
     if judged is None:
         if in_run:
             raise InvalidArgumentError(
-                f"query {query!r} has no judgments in the qrels: evaluate() skips it")
-        raise InvalidArgumentError(f"unknown query {query!r}: in neither the run nor the qrels")
+                f"query {quoted(query)} has no judgments in the qrels: evaluate() skips it")
+        raise InvalidArgumentError(
+            f"unknown query {quoted(query)}: in neither the run nor the qrels{swapped}")
     if not in_run and not complete:
         raise InvalidArgumentError(
-            f"query {query!r} is not in the run: evaluate() leaves it out "
-            "(complete=True scores it as an empty ranking)")
+            f"query {quoted(query)} is not in the run: evaluate() leaves it out "
+            f"(complete=True scores it as an empty ranking){swapped}")
     for error in qrels_duplicates:
         if error.qid == query:
             raise error
@@ -962,6 +979,29 @@ def explain(
         options.append("float32 scores")
     text = f" ({', '.join(options)})" if options else ""
     return Explanation(query, measure.strip(), m.name, value, rows, terms, text)
+
+
+_SWAPPED = ("the query and the measure seem swapped (explain(qrels, run, query, measure); "
+            "on the command line: irmetrics explain -m MEASURE QRELS RUN QUERY)")
+
+
+def _is_measure(text: Any) -> bool:
+    """Whether *text* is a measure name."""
+    if not isinstance(text, str):
+        return False
+    try:
+        parse_measure(text)
+    except IrmetricsError:
+        return False
+    return True
+
+
+def _is_query(qrels: Any, text: str) -> bool:
+    """Whether *text* is a query id of *qrels* (False when they cannot be read)."""
+    try:
+        return text in open_qrels(qrels)[0]
+    except (IrmetricsError, OSError):
+        return False
 
 
 class _Watch:

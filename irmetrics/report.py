@@ -11,8 +11,11 @@ CSV and JSON of the command line are written in :mod:`irmetrics.cli`.
 
 from __future__ import annotations
 
-import re
 from typing import Any, Dict, List, Optional, Sequence
+
+# each run of control characters as one space: a name or id from a file must
+# not end a table row (or, in LaTeX, a paragraph), nor reach a terminal
+from ._text import one_line as _one_line
 
 __all__ = ["text", "markdown", "latex", "html", "TEST_TITLES"]
 
@@ -175,13 +178,6 @@ def _fmt_alpha(alpha: float) -> str:
 
 def _fmt_percent(level: float) -> str:
     return f"{100 * level:.10g}%"
-
-
-def _one_line(text: str) -> str:
-    """*text* with each run of line breaks and other control characters as one
-    space: a name or id from a file must not end a table row (or, in LaTeX,
-    a paragraph: a blank line inside a tabular is an error)."""
-    return re.sub(r"[\x00-\x1f\x7f\x85\u2028\u2029]+", " ", text)
 
 
 # Markdown: the characters that would start HTML or an entity, end a table

@@ -11,6 +11,7 @@ from __future__ import annotations
 import warnings
 from typing import Any, Dict, List, NamedTuple, Optional
 
+from ._text import one_line, quoted
 from .data import Run
 from .errors import InvalidArgumentError
 from .evaluate import _as_qrels, _evaluate
@@ -48,21 +49,22 @@ class TieReport:
         self.n_queries = n_queries
 
     def __str__(self) -> str:
-        head = (f"{self.measure}: {len(self.rows)} of {self.n_queries} "
+        head = (f"{one_line(self.measure)}: {len(self.rows)} of {self.n_queries} "
                 f"quer{'y' if self.n_queries == 1 else 'ies'} depend on the order of tied scores")
         if not self.rows:
             return head + "\n"
-        width = max(5, max(len(r.query) for r in self.rows))
+        queries = [one_line(r.query) for r in self.rows]  # ids from a file: no escapes
+        width = max(5, max(map(len, queries)))
         lines = [head, f"{'query':<{width}}  {'worst':>7}  {'trec_eval':>9}  "
                        f"{'expected':>8}  {'best':>7}  {'spread':>7}"]
-        for r in self.rows:
+        for query, r in zip(queries, self.rows):
             exp = "-" if r.expected is None else f"{r.expected:.4f}"
-            lines.append(f"{r.query:<{width}}  {r.worst:>7.4f}  {r.trec_eval:>9.4f}  "
+            lines.append(f"{query:<{width}}  {r.worst:>7.4f}  {r.trec_eval:>9.4f}  "
                          f"{exp:>8}  {r.best:>7.4f}  {r.spread:>7.4f}")
         return "\n".join(lines) + "\n"
 
     def __repr__(self) -> str:
-        return f"TieReport({self.measure!r}: {len(self.rows)} of {self.n_queries} queries)"
+        return f"TieReport({quoted(self.measure)}: {len(self.rows)} of {self.n_queries} queries)"
 
 
 def tie_report(
@@ -90,7 +92,8 @@ def tie_report(
     q1      0.5000     0.5000    0.7500   1.0000   0.5000
     """
     if not isinstance(measure, str):
-        raise InvalidArgumentError(f"'measure' must be one measure name (got {measure!r})")
+        raise InvalidArgumentError(
+            f"'measure' must be one measure name (got {quoted(measure)})")
     m = parse_measure(measure)
     check_measure(measure, m, "best")
     qrels = _as_qrels(qrels)  # read once, evaluated up to four times

@@ -44,7 +44,6 @@ from itertools import islice
 from itertools import repeat as _repeat
 from operator import itemgetter
 from operator import ne as _ne
-from operator import neg as _neg
 from operator import sub as _sub
 from typing import (
     TYPE_CHECKING,
@@ -65,6 +64,7 @@ from typing import (
 )
 
 from ._gc import paused_gc
+from ._text import quoted
 from .errors import (
     DuplicateEntryError,
     InvalidArgumentError,
@@ -469,7 +469,7 @@ def _read_run_ranks(
     number given once per query), or, with *traditional*, its score."""
     first: List[str] = []
 
-    def entry(fields: List[str], lineno: int, _: int) -> Tuple[str, float]:
+    def entry(fields: List[str], lineno: int, _: int) -> Tuple[str, Union[float, str]]:
         # name: the source's, bound by the with statement below
         score = _run_score(fields, name, lineno)
         if not (fields[3].isascii() and fields[3].isdigit()):
@@ -478,9 +478,9 @@ def _read_run_ranks(
             )
         if not first:
             first.append(fields[5])
-        return fields[2], score if traditional else -float(fields[3])
+        return fields[2], score if traditional else fields[3]
 
-    def fast(block: bytes) -> Optional[Tuple[List[str], List[str], List[float]]]:
+    def fast(block: bytes) -> Optional[Tuple[List[str], List[str], List[Any]]]:
         columns = _rank_columns(block, traditional)
         if columns is None:
             return None
@@ -491,22 +491,28 @@ def _read_run_ranks(
     with _open_lines(source) as (lines, name), paused_gc():
         out = _parse_table(lines, name, "run", entry, fast)[0]
     if not traditional:
+        # The ranks as the file writes them, compared as integers (exactly: a
+        # float would take 10**23 and 10**23 - 1 for one rank); a document's
+        # score is then minus its place in the rank order.
         for qid, docs in out.items():
-            if len(set(docs.values())) != len(docs):  # ndeval: "duplicate rank"
-                seen: Set[float] = set()
-                for key in docs.values():
-                    if key in seen:
-                        raise TrecFormatError(
-                            f"rank {int(-key)} appears twice for query {qid!r}", name
-                        )
-                    seen.add(key)
+            seen: Dict[int, str] = {}
+            for text in docs.values():
+                rank = int(text)
+                if rank in seen:  # ndeval: "duplicate rank"
+                    # (digits only: shown as they are)
+                    twice = (f"rank {text} appears twice" if seen[rank] == text
+                             else f"ranks {seen[rank]} and {text} are one rank")
+                    raise TrecFormatError(f"{twice} for query {quoted(qid)}", name)
+                seen[rank] = text
+            order = sorted(docs, key=lambda d: int(docs[d]))
+            out[qid] = {d: -float(i) for i, d in enumerate(order, 1)}
     return out, first[0]
 
 
 def _rank_columns(
     block: bytes, traditional: bool
-) -> Optional[Tuple[List[str], List[str], List[float], str]]:
-    # (qids, docids, scores or minus ranks, first tag) of a block of plain
+) -> Optional[Tuple[List[str], List[str], Union[List[float], List[str]], str]]:
+    # (qids, docids, scores or ranks as written, first tag) of a block of plain
     # six-column run lines with natural ranks and plain scores, or None
     if not block.isascii() or b"#" in block or _MARK in block or b"_" in block:
         return None
@@ -526,7 +532,7 @@ def _rank_columns(
         return None
     if any(map(math.isnan, scores)):
         return None
-    keys = scores if traditional else list(map(_neg, map(float, ranks)))
+    keys = scores if traditional else ranks
     return toks[0::7], toks[2::7], keys, toks[5]
 
 

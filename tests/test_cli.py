@@ -593,3 +593,228 @@ def test_row_2_an_unreadable_file_is_one_line(files, tmp_path, monkeypatch, comm
     code, out, err = run_cli(*argv)
     prog = "irmetrics compare" if command else "irmetrics"
     assert (code, out, err) == (2, "", f"{prog}: error: {files[0]}: Permission denied\n")
+
+
+# === Closed standard streams (issue 42) ======================================
+# A shell's `>&-`, `2>&-` and `<&-` start the process without that file
+# descriptor: Python then has sys.stdout (sys.stderr, sys.stdin) None.
+# (stdin=subprocess.DEVNULL is an open stream, not a closed one.)
+
+RUN2 = RUN.replace("0.9", "0.1").replace("myrun", "other")  # q1: d2 d4 d1
+COMMANDS = {
+    "main": ["-m", "map", "Q", "R"],
+    "explain": ["explain", "-m", "map", "Q", "R", "q1"],
+    "ties": ["ties", "-m", "map", "Q", "R"],
+    "compare": ["compare", "-m", "map", "Q", "R", "R2"],
+}
+
+
+def run_closed(fd, argv, files, tmp_path):
+    """irmetrics in a process started with file descriptor *fd* closed."""
+    run2 = write(tmp_path, "other.txt", RUN2)
+    names = {"Q": files[0], "R": files[1], "R2": run2}
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    return subprocess.run(
+        [sys.executable, "-m", "irmetrics", *[str(names.get(a, a)) for a in argv]],
+        capture_output=True, text=True, cwd=str(ROOT), env=env, timeout=120,
+        preexec_fn=lambda: os.close(fd),
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.name != "posix", reason="closes a file descriptor in the child (POSIX)")
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_closed_standard_output_is_a_usage_error(files, tmp_path, command):
+    proc = run_closed(1, COMMANDS[command], files, tmp_path)
+    prog = "irmetrics" if command == "main" else f"irmetrics {command}"
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr == (f"{prog}: error: standard output is closed: there is nowhere to "
+                           "write the results (redirect it, e.g. '> results.txt')\n")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.name != "posix", reason="closes a file descriptor in the child (POSIX)")
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_closed_standard_error_keeps_the_output_and_exit_status(files, tmp_path, command):
+    proc = run_closed(2, COMMANDS[command], files, tmp_path)
+    assert proc.returncode == 0
+    # the same output as with standard error open
+    assert proc.stdout == run_subprocess(*run_closed_argv(command, files, tmp_path)).stdout
+    assert proc.stdout
+
+
+def run_closed_argv(command, files, tmp_path):
+    names = {"Q": files[0], "R": files[1], "R2": tmp_path / "other.txt"}
+    return [names.get(a, a) for a in COMMANDS[command]]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.name != "posix", reason="closes a file descriptor in the child (POSIX)")
+def test_a_closed_standard_error_still_exits_2_on_bad_input(files, tmp_path):
+    proc = run_closed(2, ["-m", "mapp", "Q", "R"], files, tmp_path)
+    assert (proc.returncode, proc.stdout) == (2, "")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.name != "posix", reason="closes a file descriptor in the child (POSIX)")
+@pytest.mark.parametrize("argv", [
+    ["-m", "map", "Q", "-"],
+    ["explain", "-m", "map", "Q", "-", "q1"],
+    ["ties", "-m", "map", "Q", "-"],
+])
+def test_a_closed_standard_input_for_dash_is_a_usage_error(files, tmp_path, argv):
+    proc = run_closed(0, argv, files, tmp_path)
+    prog = "irmetrics" if argv[0] == "-m" else f"irmetrics {argv[0]}"
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == (f"{prog}: error: standard input is closed, and RUN '-' reads the "
+                           "run from it: give the run's file name, or pipe the run in\n")
+
+
+# === Control characters do not reach a terminal (issue 42) ===================
+
+# An OSC 8 hyperlink and a window title: a terminal obeys both.
+OSC = "\x1b]8;;http://evil.example/\x07click\x1b]8;;\x07"
+TITLE = "\x1b]0;owned\x07"
+
+
+class Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_ids_on_a_terminal_have_no_control_characters(tmp_path):
+    qrels = write(tmp_path, "q", f"q{TITLE} 0 d1 1\n")
+    run = write(tmp_path, "r", f"q{TITLE} Q0 d1 1 1.0 run{OSC}\n")
+    for fmt in ("trec", "csv"):
+        out, err = Terminal(), io.StringIO()
+        assert _run(["-q", "-m", "runid", "-m", "P_5", "--format", fmt, str(qrels), str(run)],
+                    out, err) == 0
+        assert not any(c in out.getvalue() for c in "\x1b\x07"), out.getvalue()
+    # the control characters' runs as spaces; the output's tabs and lines kept
+    assert [(n.rstrip(), q, v) for n, q, v in parse_trec(_terminal_output(qrels, run))] == [
+        ("P_5", "q ]0;owned ", "0.2000"),  # 1 relevant in the top 5
+        ("runid", "all", "run ]8;;http://evil.example/ click ]8;; "),
+        ("P_5", "all", "0.2000"),
+    ]
+
+
+def _terminal_output(qrels, run):
+    out = Terminal()
+    _run(["-q", "-m", "runid", "-m", "P_5", str(qrels), str(run)], out, io.StringIO())
+    return out.getvalue()
+
+
+def test_ids_redirected_are_written_as_the_file_has_them(tmp_path):
+    # Not a terminal: trec_eval's output, byte for byte (ids as they are).
+    qrels = write(tmp_path, "q", f"q{TITLE} 0 d1 1\n")
+    run = write(tmp_path, "r", f"q{TITLE} Q0 d1 1 1.0 run\n")
+    code, out, _ = run_cli("-q", "-m", "P_5", qrels, run)
+    assert code == 0 and out.startswith(f"P_5                   \tq{TITLE}\t0.2000\n")
+
+
+def test_ties_prints_query_ids_without_control_characters(tmp_path):
+    qrels = write(tmp_path, "q", f"q{OSC} 0 a 1\n")
+    run = write(tmp_path, "r", f"q{OSC} Q0 a 1 1.0 t\nq{OSC} Q0 b 2 1.0 t\n")
+    code, out, err = run_cli("ties", "-m", "recip_rank", qrels, run)
+    assert (code, err) == (0, "")
+    assert not any(c in out for c in "\x1b\x07"), out
+    # a and b tied: recip_rank worst 1/2, trec_eval's 1/2 (b first: document id
+    # descending), expected (1 + 1/2) / 2, best 1, spread 1/2
+    assert out.splitlines()[2].split() == ["q", "]8;;http://evil.example/", "click", "]8;;",
+                                           "0.5000", "0.5000", "0.7500", "1.0000", "0.5000"]
+
+
+def test_error_messages_quote_file_names_without_control_characters(files):
+    code, out, err = run_cli(files[0], f"missing{TITLE}.run")
+    assert code == 2 and "\x1b" not in err and "\x07" not in err
+    assert "missing ]0;owned .run" in error_line(err)
+
+
+# === Long values in messages are cut (issue 42) ==============================
+
+
+def test_a_long_query_id_is_cut_in_messages_with_its_length(tmp_path):
+    qid = "a" * 1_000_000
+    qrels = write(tmp_path, "q", f"{qid} 0 d1 1\n{qid} 0 d1 1\n")
+    run = write(tmp_path, "r", f"{qid} Q0 d1 1 1.0 t\n")
+    code, out, err = run_cli("-m", "map", qrels, run)
+    line = error_line(err)
+    assert code == 2 and len(line) < 300
+    assert "appears twice for query 'aaaa" in line and "aaa' (1,000,000 characters)" in line
+
+
+def test_a_long_measure_name_is_cut_in_messages(files):
+    code, out, err = run_cli("-m", "b" * 100_000, *files)
+    line = error_line(err)
+    assert code == 2 and len(line) < 300 and "(100,000 characters)" in line
+
+
+# === --ndeval keeps the file's text (issue 42) ===============================
+
+NDEVAL_QRELS = "1 1 d1 1\n01 1 d1 1\n"
+
+
+def test_ndeval_orders_ranks_beyond_doubles_exactly(tmp_path):
+    # 2**53 + 1 and 2**53 are one double: d2 (rank 2**53) comes first, then
+    # d1 (rank 2**53 + 1), the only relevant document: at rank 2,
+    # P-IA@5 = 1/5 = 0.2 and alpha-nDCG@5 = (1/log2(3)) / 1 = 0.630930.
+    qrels = write(tmp_path, "q", "1 1 d1 1\n")
+    run = write(tmp_path, "r", f"1 Q0 d1 {2**53 + 1} 9 t\n1 Q0 d2 {2**53} 1 t\n")
+    code, out, err = run_cli("--ndeval", qrels, run)
+    assert (code, err) == (0, "")
+    row = dict(zip(out.splitlines()[0].split(","), out.splitlines()[1].split(",")))
+    assert row["P-IA@5"] == "0.200000" and row["alpha-nDCG@5"] == "0.630930"
+
+
+def test_ndeval_repeated_rank_is_named_as_the_file_writes_it(tmp_path):
+    qrels = write(tmp_path, "q", "1 1 d1 1\n")
+    big = "99999999999999999999999"
+    run = write(tmp_path, "r", f"1 Q0 d1 {big} 1 t\n1 Q0 d2 {big} 1 t\n")
+    code, _, err = run_cli("--ndeval", qrels, run)
+    assert code == 2 and error_line(err).endswith(f"rank {big} appears twice for query '1'")
+    # distinct ranks, one double: not a repeat
+    run = write(tmp_path, "r", f"1 Q0 d1 {big} 1 t\n1 Q0 d2 {big[:-1]}8 1 t\n")
+    assert run_cli("--ndeval", qrels, run)[0] == 0
+    run = write(tmp_path, "r", "1 Q0 d1 01 1 t\n1 Q0 d2 1 1 t\n")
+    code, _, err = run_cli("--ndeval", qrels, run)
+    assert code == 2 and error_line(err).endswith("ranks 01 and 1 are one rank for query '1'")
+
+
+def test_ndeval_prints_topics_as_the_file_writes_them(tmp_path):
+    qrels = write(tmp_path, "q", NDEVAL_QRELS)
+    run = write(tmp_path, "r", "1 Q0 d1 1 1 t\n01 Q0 d1 1 1 t\n")
+    code, out, err = run_cli("--ndeval", qrels, run)
+    assert code == 0
+    assert [line.split(",")[1] for line in out.splitlines()] == ["topic", "01", "1", "amean"]
+
+
+# === -R, trec_eval's qrels formats (issue 42) ================================
+
+
+@pytest.mark.parametrize("fmt, what", [
+    ("qrels_jg", "is a format of trec_eval's that irmetrics does not read yet"),
+    ("prefs", "is a format of trec_eval's that irmetrics does not read yet"),
+    ("trec_results", "is not a format of trec_eval's"),
+])
+def test_rel_info_format_names_the_formats(files, fmt, what):
+    code, out, err = run_cli("-R", fmt, *files)
+    line = error_line(err)
+    assert code == 2 and out == ""
+    assert line.startswith(f"irmetrics: error: -R '{fmt}' {what}: -R is trec_eval's format "
+                           "of QRELS")
+    assert "reads 'qrels' only" in line and "'qrels_jg', 'prefs' and 'qrels_prefs'" in line
+
+
+def test_rel_info_format_qrels_is_the_default(files):
+    assert run_cli("-R", "qrels", "-m", "map", *files) == run_cli("-m", "map", *files)
+    assert run_cli("-Rqrels", "-m", "map", *files)[0] == 0
+
+
+def test_a_long_run_query_id_is_cut_when_no_query_is_judged(tmp_path, files):
+    run = write(tmp_path, "r", "z" * 1_000_000 + " Q0 d1 1 1.0 t\n")
+    code, out, err = run_cli("-m", "map", files[0], run)
+    line = error_line(err)
+    assert code == 2 and len(line) < 300
+    assert line.startswith("irmetrics: error: no query is both in the run and in the qrels "
+                           "(run: 'zzz") and "zzz' (1,000,000 characters); qrels: 'q1', 'q2')" in line

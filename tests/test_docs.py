@@ -518,7 +518,7 @@ def test_shell_command_runs_as_shown(cmd, tmp_path):
     proc = subprocess.run([bash, "-o", "pipefail", "-c", cmd.command], cwd=ROOT, env=env,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
     shown = cmd.output or ()
-    expected = 2 if any(re.match(r"irmetrics(?: compare)?: error: ", line) for line in shown) else 0
+    expected = 2 if any(re.match(r"irmetrics(?: compare| explain| ties)?: error: ", line) for line in shown) else 0
     assert proc.returncode == expected, f"{cmd.name}: {proc.stdout}"
     if cmd.output is not None:
         assert _matches(list(shown), proc.stdout.splitlines()), f"{cmd.name}:\n{proc.stdout}"

@@ -436,3 +436,79 @@ def test_cli_explain_reads_standard_input(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr("sys.stdin", Stdin)
     assert main(["explain", "-m", "P@2", qrels, "-", "q1"]) == 0
     assert capsys.readouterr().out.rstrip().endswith("P_2 = 1.0000")
+
+
+# === issue 42: strict JSON, ids without control characters, swapped arguments
+
+
+def _strict(text):
+    """json.loads refusing the bare words Infinity and NaN (not JSON)."""
+    def refuse(word):
+        raise ValueError(f"not JSON: {word}")
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_cli_explain_json_is_strict_with_infinite_scores(tmp_path, capsys):
+    qrels = tmp_path / "q"
+    qrels.write_text("q1 0 a 1\nq1 0 b 1\n")
+    run = tmp_path / "r"
+    # inf and 1e400 (inf as a double) are scores; -inf too
+    run.write_text("q1 Q0 a 1 inf t\nq1 Q0 b 2 1e400 t\nq1 Q0 c 3 -inf t\n")
+    assert main(["explain", "-m", "map", str(qrels), str(run), "q1", "--format", "json"]) == 0
+    d = _strict(capsys.readouterr().out)
+    # a and b tie at inf (b first: document id descending), then c
+    assert [(r["doc"], r["score"]) for r in d["rows"]] == [
+        ("b", "Infinity"), ("a", "Infinity"), ("c", "-Infinity")]
+    assert d["value"] == 1.0  # both relevant at ranks 1 and 2: (1/1 + 2/2) / 2
+
+
+OSC = "\x1b]8;;http://evil.example/\x07click\x1b]8;;\x07"
+
+
+def test_text_shows_ids_without_control_characters():
+    qrels = {f"q{OSC}": {f"d{OSC}": 1}}
+    run = {f"q{OSC}": {f"d{OSC}": 1.0, "x": 0.5}}
+    e = explain(qrels, run, f"q{OSC}", "AP")
+    text = str(e)
+    assert "\x1b" not in text and "\x07" not in text
+    assert "d ]8;;http://evil.example/ click ]8;; " in text  # each run of them: one space
+    assert e.rows[0]["doc"] == f"d{OSC}"  # the data keep the id as it is
+
+
+@pytest.mark.parametrize("query, measure, signs", [
+    ("map", "q1", "'q1' is a query id of the qrels and 'map' is a measure name"),
+    ("mapp", "q1", "'q1' is a query id of the qrels"),  # and a misspelt measure
+    ("nDCG@10", "qq", "'nDCG@10' is a measure name"),
+])
+def test_swapped_query_and_measure_are_named(query, measure, signs):
+    with pytest.raises(InvalidArgumentError) as info:
+        explain(SEED_QRELS, SEED_RUN, query, measure)
+    assert str(info.value).startswith(f"unknown measure '{measure}'")
+    assert str(info.value).endswith(
+        f"; {signs}: the query and the measure seem swapped (explain(qrels, run, query, "
+        "measure); on the command line: irmetrics explain -m MEASURE QRELS RUN QUERY)")
+
+
+def test_a_query_that_is_a_measure_name_hints_at_swapped_arguments():
+    # 'P_10' and 'map' both measures: the query is looked for in the run first
+    with pytest.raises(InvalidArgumentError, match=r"unknown query 'P_10': in neither the run "
+                       r"nor the qrels; 'P_10' is a measure name: the query and the measure "
+                       r"seem swapped"):
+        explain(SEED_QRELS, SEED_RUN, "P_10", "map")
+    with pytest.raises(UnknownMeasureError):  # neither a measure nor a query: no hint
+        explain(SEED_QRELS, SEED_RUN, "q1", "qq")
+
+
+def test_cli_explain_names_swapped_arguments(tmp_path, capsys):
+    qrels, run = _files(tmp_path)
+    assert main(["explain", "-m", "q1", qrels, run, "map"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("irmetrics explain: error: unknown measure 'q1'")
+    assert "seem swapped" in err and err.count("\n") == 1
+
+
+def test_a_long_query_id_is_cut_in_the_message():
+    qid = "q" * 1_000_000
+    with pytest.raises(InvalidArgumentError) as info:
+        explain(SEED_QRELS, SEED_RUN, qid, "map")
+    assert len(str(info.value)) < 300 and "qqq' (1,000,000 characters)" in str(info.value)
