@@ -152,8 +152,8 @@ def qrels_data(
 
     *qrels* is anything :func:`~irmetrics.evaluate` takes, or a frame with
     qrels columns; *collect* turns the engine's own frame (if it is one) into
-    ``(a pandas DataFrame, a description such as "Spark DataFrame")``, or
-    returns None for anything else.  A frame is read as any DataFrame is
+    ``(a pandas DataFrame or pyarrow Table of its rows, a description such as
+    "Spark DataFrame")``, or returns None for anything else.  A frame is read as any DataFrame is
     (:func:`irmetrics.frames.qrels_table`): the same columns, the same checks
     and the same messages, naming the row.
     """

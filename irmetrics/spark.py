@@ -6,8 +6,8 @@ partition's queries with the ordinary per-query code of
 :func:`irmetrics.evaluate`, the qrels (with their subtopics) broadcast to the
 executors once.  Each partition sends back its
 :class:`~irmetrics.evaluate.Evaluation` (pickled, one row), or the irmetrics
-error its rows raised, which the driver raises as it is (the same class and
-message as :func:`irmetrics.evaluate`'s, not Spark's ``PythonException``);
+error its rows raised, which the driver raises as it is (its irmetrics class
+and message, not Spark's ``PythonException``);
 the driver merges the evaluations with :meth:`Evaluation.merge
 <irmetrics.evaluate.Evaluation.merge>`.  The result equals
 :func:`irmetrics.evaluate` on the same data, bit for bit, unlike Spark
