@@ -2,7 +2,8 @@
 
 An engine (Dask, Spark) brings each query's rows together in one partition
 and calls :func:`score_columns` there, with the qrels sent to every worker
-once; the function scores the partition's queries with the ordinary road
+once (with their subtopics: :func:`pack`); the function scores the
+partition's queries with the ordinary road
 (:func:`~irmetrics.evaluate.evaluate`) and returns a picklable
 :class:`~irmetrics.evaluate.Evaluation` (or the ids of a partition whose
 queries are all unjudged).  The driver then calls :func:`assemble`, which
@@ -10,8 +11,10 @@ merges the parts with :meth:`Evaluation.merge` and adds what only the whole
 knows: the judged queries no partition has (scored as empty rankings with
 ``complete=True``) and the warning about skipped queries.
 
-Nothing here imports pandas, Dask or Spark: a frame is anything with
-``columns`` and ``frame[name].tolist()``.
+Columns are found as for DataFrames, by the one finder
+(:func:`irmetrics.frames.choose_columns`), and a qrels frame is read by
+:func:`irmetrics.frames.qrels_table` once the engine has collected it.
+Nothing here imports pandas, Dask or Spark.
 """
 
 from __future__ import annotations
@@ -20,24 +23,26 @@ import warnings
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._checks import check_int
-from .data import DEFAULT_RUN_NAME, Qrels, Run, _as_id, _as_relevance, _as_score
+from .data import _COLUMN_NAMES, DEFAULT_RUN_NAME, Qrels, Run, _as_id, _as_score
 from .errors import InvalidArgumentError, IrmetricsWarning
 from .evaluate import Evaluation, _as_qrels, evaluate
+from .frames import choose_columns, is_frame, qrels_table
 from .measures import parse_measures
 from .sources import is_file_source as _is_source
 
-__all__ = ["Options", "check_arguments", "find_columns", "table", "qrels_data",
-           "score_columns", "assemble", "RUN_COLUMNS", "QRELS_COLUMNS"]
+__all__ = ["Options", "Packed", "check_arguments", "run_columns", "table", "qrels_data",
+           "pack", "score_columns", "assemble", "RUN_ROLES", "QRELS_ROLES"]
 
-#: (role, the column names looked for, in order): ir_measures' and PyTerrier's.
-RUN_COLUMNS = (("query_id", ("query_id", "qid")), ("doc_id", ("doc_id", "docno", "docid")),
-               ("score", ("score",)))
-QRELS_COLUMNS = (("query_id", ("query_id", "qid")), ("doc_id", ("doc_id", "docno", "docid")),
-                 ("relevance", ("relevance", "label", "rel")))
+#: The roles of each frame; their column names are those of every other
+#: road (records, DataFrames): ``irmetrics.data._COLUMN_NAMES``.
+RUN_ROLES = ("query_id", "doc_id", "score")
+QRELS_ROLES = ("query_id", "doc_id", "relevance")
 
 #: (relevance_level, complete, depth, judged_only), checked.
 Options = Tuple[int, bool, Optional[int], bool]
 Result = Union[Evaluation, Tuple[str, ...]]
+#: A Qrels as sent to the workers: its flat table and its subtopics (or None).
+Packed = Tuple[Dict[str, Dict[str, int]], Optional[Dict[str, Dict[str, Dict[str, int]]]]]
 
 
 def check_arguments(
@@ -62,58 +67,52 @@ def check_arguments(
     return [n.strip() for n in names], (level, complete, depth, judged_only)
 
 
-def find_columns(
-    present: Sequence[str],
-    wanted: Tuple[Tuple[str, Tuple[str, ...]], ...],
-    columns: Optional[Mapping[str, str]],
-    what: str,
-) -> Tuple[str, ...]:
-    """The names of the columns playing each role of *wanted*, in its order.
-
-    *columns* maps a role (``query_id``, ``doc_id``, ``score``,
-    ``relevance``) to a column name, for frames with other names.
-    """
-    if columns is not None and not isinstance(columns, Mapping):
+def _check_columns(columns: Any) -> Mapping[str, Any]:
+    """The *columns* mapping (``{role: column name}``, any of the four roles), checked."""
+    if columns is None:
+        return {}
+    if not isinstance(columns, Mapping):
         raise InvalidArgumentError(
             f"'columns' must map roles such as 'query_id' to column names "
             f"(got {type(columns).__name__})"
         )
-    roles = {role for role, _ in QRELS_COLUMNS + RUN_COLUMNS}
-    unknown = sorted(set(columns or {}) - roles)
+    roles = set(RUN_ROLES + QRELS_ROLES)
+    unknown = sorted(set(columns) - roles, key=repr)
     if unknown:
         raise InvalidArgumentError(
             f"'columns' has unknown roles {unknown}; the roles are {sorted(roles)}"
         )
-    present = [str(c) for c in present]
-    found = []
-    for role, names in wanted:
-        if columns and role in columns:
-            name = columns[role]
-            if name not in present:
-                raise InvalidArgumentError(
-                    f"{what} has no column {name!r} (columns={{{role!r}: {name!r}}}); "
-                    f"its columns are {present}"
-                )
-            found.append(name)
-            continue
-        for name in names:
-            if name in present:
-                found.append(name)
-                break
-        else:
-            looked = " or ".join(repr(n) for n in names)
-            raise InvalidArgumentError(
-                f"{what} has no {role} column: looked for {looked} in {present}; "
-                f"name it with columns={{{role!r}: ...}}"
-            )
-    return tuple(found)
+    return columns
+
+
+def _only(columns: Mapping[str, Any], roles: Tuple[str, ...]) -> Dict[str, Any]:
+    return {role: name for role, name in columns.items() if role in roles}
+
+
+def run_columns(
+    present: Sequence[Any], source: str, columns: Optional[Mapping[str, Any]]
+) -> Tuple[Any, Any, Any]:
+    """The run's query id, doc id and score columns, found as in any DataFrame.
+
+    *columns* maps roles (``query_id``, ``doc_id``, ``score``, and the
+    qrels' ``relevance``, used by :func:`qrels_data`) to column names, for
+    frames with other names; *source* describes the run in messages.
+    """
+    wanted = _only(_check_columns(columns), RUN_ROLES)
+    roles = {role: _COLUMN_NAMES[role] for role in RUN_ROLES}
+    found = choose_columns(list(present), source, "run", roles, wanted)
+    return found["query_id"], found["doc_id"], found["score"]
+
+
+def _missing(value: Any) -> bool:
+    # None (a null from Spark or pyarrow) or pandas' NA
+    return value is None or type(value).__name__ == "NAType"
 
 
 def table(
     qids: Sequence[Any], docids: Sequence[Any], values: Sequence[Any], what: str, value: str
-) -> Dict[str, Dict[str, Any]]:
-    """``{query id: {doc id: value}}`` from three columns (plain lists)."""
-    convert = _as_score if value == "score" else _as_relevance
+) -> Dict[str, Dict[str, float]]:
+    """``{query id: {doc id: score}}`` from a run's three columns (plain lists)."""
     out: Dict[str, Dict[str, Any]] = {}
     prev: Optional[str] = None
     docs: Dict[str, Any] = {}
@@ -121,16 +120,19 @@ def table(
         try:
             qid = q if type(q) is str else _as_id(q)
         except TypeError as exc:
-            raise InvalidArgumentError(f"{what}: a query id {exc}") from None
+            reason = "is missing (null)" if _missing(q) else str(exc)
+            raise InvalidArgumentError(f"{what}: a query id {reason}") from None
         try:
             docid = d if type(d) is str else _as_id(d)
         except TypeError as exc:
-            raise InvalidArgumentError(f"{what}: a doc id of query {qid!r} {exc}") from None
+            reason = "is missing (null)" if _missing(d) else str(exc)
+            raise InvalidArgumentError(f"{what}: a doc id of query {qid!r} {reason}") from None
         try:
-            v = convert(v)
+            v = _as_score(v)
         except (TypeError, ValueError) as exc:
+            reason = "is missing (null)" if _missing(v) else str(exc)
             raise InvalidArgumentError(
-                f"{what}: the {value} of query {qid!r}, document {docid!r} {exc}"
+                f"{what}: the {value} of query {qid!r}, document {docid!r} {reason}"
             ) from None
         if qid != prev:
             docs = out.setdefault(qid, {})
@@ -143,31 +145,36 @@ def table(
     return out
 
 
-def _is_frame(x: Any) -> bool:
-    return hasattr(x, "columns") and hasattr(x, "__getitem__") and not isinstance(x, Mapping)
-
-
 def qrels_data(
-    qrels: Any, columns: Optional[Mapping[str, str]], collect: Any = None
-) -> Dict[str, Dict[str, int]]:
-    """The qrels as ``{query id: {doc id: relevance}}``.
+    qrels: Any, columns: Optional[Mapping[str, Any]], collect: Any = None
+) -> Qrels:
+    """The qrels, with their subtopics if they have any.
 
     *qrels* is anything :func:`~irmetrics.evaluate` takes, or a frame with
     qrels columns; *collect* turns the engine's own frame (if it is one) into
-    a pandas one, or returns None for anything else.
+    ``(a pandas DataFrame or pyarrow Table of its rows, a description such as
+    "Spark DataFrame")``, or returns None for anything else.  A frame is read as any DataFrame is
+    (:func:`irmetrics.frames.qrels_table`): the same columns, the same checks
+    and the same messages, naming the row.
     """
+    wanted = _only(_check_columns(columns), QRELS_ROLES)
     if isinstance(qrels, (Qrels, Mapping)) or _is_source(qrels):
-        return _as_qrels(qrels)._data
+        return _as_qrels(qrels)
     local = collect(qrels) if collect is not None else None
-    if local is None and _is_frame(qrels):
-        local = qrels
-    if local is None:
-        raise InvalidArgumentError(
-            "'qrels' must be a DataFrame, a Qrels, a dict of dicts or a TREC file "
-            f"(got {type(qrels).__name__})"
-        )
-    q, d, r = find_columns(list(local.columns), QRELS_COLUMNS, columns, "qrels")
-    return table(local[q].tolist(), local[d].tolist(), local[r].tolist(), "qrels", "relevance")
+    if local is not None:
+        frame, source = local
+        return Qrels._trusted(qrels_table(frame, columns=wanted, source=source))
+    if is_frame(qrels):
+        return Qrels._trusted(qrels_table(qrels, columns=wanted))
+    raise InvalidArgumentError(
+        "'qrels' must be a DataFrame, a Qrels, a dict of dicts or a TREC file "
+        f"(got {type(qrels).__name__})"
+    )
+
+
+def pack(qrels: Qrels) -> Packed:
+    """What the workers need of *qrels* (plain dicts, picklable): see :func:`score_columns`."""
+    return qrels._data, qrels._subtopics
 
 
 # === On the workers ==========================================================
@@ -177,11 +184,14 @@ def score_columns(
     qids: Sequence[Any],
     docids: Sequence[Any],
     scores: Sequence[Any],
-    qrels: Dict[str, Dict[str, int]],
+    packed: Packed,
     names: Sequence[str],
     options: Options,
 ) -> Optional[Result]:
     """Score one partition's queries (each query's rows all in this partition).
+
+    *packed* is the whole qrels, from :func:`pack` (the diversity measures
+    read its subtopics).
 
     Returns the partition's evaluation without ``complete`` (the driver adds
     the missing queries once), the ids of its queries when none is judged,
@@ -190,6 +200,7 @@ def score_columns(
     data = table(qids, docids, scores, "run", "score")
     if not data:
         return None
+    qrels = Qrels._trusted(*packed)
     unjudged = tuple(sorted(q for q in data if q not in qrels))
     if len(unjudged) == len(data):
         return unjudged
@@ -198,7 +209,7 @@ def score_columns(
     # Only judged queries: evaluate() has nothing to warn about (the driver
     # warns, once; catching warnings here would not be thread-safe).
     level, _, depth, judged_only = options
-    part = evaluate(Qrels._trusted(qrels), Run._trusted(data, DEFAULT_RUN_NAME), names,
+    part = evaluate(qrels, Run._trusted(data, DEFAULT_RUN_NAME), names,
                     relevance_level=level, depth=depth, judged_only=judged_only)
     part.skipped = unjudged
     part.missing = ()  # the whole qrels' business: assemble() works it out once
@@ -210,7 +221,7 @@ def score_columns(
 
 def assemble(
     results: Sequence[Optional[Result]],
-    qrels: Dict[str, Dict[str, int]],
+    qrels: Qrels,
     names: Sequence[str],
     options: Options,
     stacklevel: int,
@@ -235,7 +246,7 @@ def assemble(
     if complete and missing:
         # The judged queries no partition has, scored as empty rankings
         # against the whole qrels (as evaluate() scores them).
-        fill = evaluate(Qrels._trusted(qrels), Run._trusted({}, DEFAULT_RUN_NAME), names,
+        fill = evaluate(qrels, Run._trusted({}, DEFAULT_RUN_NAME), names,
                         relevance_level=level, complete=True, depth=depth,
                         judged_only=judged_only)
         for qid in missing:

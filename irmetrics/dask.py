@@ -41,9 +41,9 @@ def _import_dask() -> Any:
 
 
 def _collect(frame: Any) -> Any:
-    """A Dask DataFrame's rows as a pandas DataFrame (None for anything else)."""
+    """A Dask DataFrame's rows as (a pandas DataFrame, its description), or None."""
     if callable(getattr(frame, "compute", None)) and hasattr(frame, "npartitions"):
-        return frame.compute()
+        return frame.compute(), "Dask DataFrame"
     return None
 
 
@@ -68,11 +68,14 @@ def evaluate(
         partitions.  Ids may be strings or integers (an integer becomes its
         decimal string, as in a TREC file).
     qrels:
-        A Dask or pandas DataFrame with ``query_id``, ``doc_id``,
-        ``relevance`` columns (or ``qid``, ``docno``, ``label``), or anything
-        :func:`irmetrics.evaluate` takes (a :class:`~irmetrics.Qrels`, a dict
-        of dicts, a TREC file).  The qrels are gathered on the client and
-        sent to each worker once.
+        A Dask, pandas or polars DataFrame or a pyarrow Table with
+        ``query_id``, ``doc_id``, ``relevance`` columns (or ``qid``,
+        ``docno``, ``label``: the names and checks of
+        :meth:`Qrels.from_dataframe <irmetrics.Qrels.from_dataframe>`), or
+        anything :func:`irmetrics.evaluate` takes (a :class:`~irmetrics.Qrels`,
+        with subtopics for the diversity measures, a dict of dicts, a TREC
+        file).  The qrels are gathered on the client and sent to each worker
+        once.
     measures, relevance_level, complete, depth, judged_only:
         As for :func:`irmetrics.evaluate`.
     columns:
@@ -105,13 +108,13 @@ def evaluate(
             f"'run' must be a Dask DataFrame (got {type(run).__name__}); "
             "irmetrics.evaluate() takes the others"
         )
-    query, doc, score = _engines.find_columns(
-        list(run.columns), _engines.RUN_COLUMNS, columns, "run"
-    )
+    query, doc, score = _engines.run_columns(list(run.columns), "Dask DataFrame", columns)
     judgments = _engines.qrels_data(qrels, columns, _collect)
-    # One copy of the qrels in the graph, named so that Dask does not hash
-    # it, and not searched for Dask objects: each worker receives it once.
-    shared = dask.delayed(judgments, name=f"irmetrics-qrels-{uuid.uuid4().hex}", traverse=False)
+    # One copy of the qrels (with their subtopics) in the graph, named so
+    # that Dask does not hash it, and not searched for Dask objects: each
+    # worker receives it once.
+    shared = dask.delayed(_engines.pack(judgments),
+                          name=f"irmetrics-qrels-{uuid.uuid4().hex}", traverse=False)
     shuffled = run[[query, doc, score]].shuffle(on=query)
     score_partition = dask.delayed(_score_partition, pure=True)
     tasks = [score_partition(part, query, doc, score, shared, names, options)

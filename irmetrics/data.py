@@ -67,10 +67,21 @@ __all__ = ["Qrels", "Run", "DEFAULT_RUN_NAME"]
 DEFAULT_RUN_NAME = "irmetrics"
 
 _RECORDS = "<records>"
-_QID_KEYS = ("query_id", "qid")
-_DOCID_KEYS = ("doc_id", "docno", "docid")  # docno first: PyTerrier's docid is an internal number
-_REL_KEYS = ("relevance", "rel", "label")
-_SCORE_KEYS = ("score",)
+#: The column names (record keys) looked for, by role, the first present
+#: winning: the one table of records, DataFrames (irmetrics.frames) and the
+#: Dask and Spark engines (irmetrics._engines).  ``docno`` before ``docid``:
+#: PyTerrier's ``docid`` is Terrier's internal number; ``label`` (PyTerrier)
+#: before ``rel``.
+_COLUMN_NAMES: Dict[str, Tuple[str, ...]] = {
+    "query_id": ("query_id", "qid"),
+    "doc_id": ("doc_id", "docno", "docid"),
+    "relevance": ("relevance", "label", "rel"),
+    "score": ("score",),
+}
+_QID_KEYS = _COLUMN_NAMES["query_id"]
+_DOCID_KEYS = _COLUMN_NAMES["doc_id"]
+_REL_KEYS = _COLUMN_NAMES["relevance"]
+_SCORE_KEYS = _COLUMN_NAMES["score"]
 
 V = TypeVar("V", int, float)
 
@@ -473,7 +484,8 @@ class Qrels(_Table[int]):
         The order of a diversity qrels line (and of pyndeval's
         ``SubtopicQrel``); a record may also be a mapping with keys
         ``query_id``/``qid``, ``subtopic``/``subtopic_id``,
-        ``doc_id``/``docid``/``docno`` and ``relevance``/``rel``/``label``.
+        ``doc_id``/``docno``/``docid`` and ``relevance``/``label``/``rel``
+        (the first key present of each role is used, as for DataFrames).
         A (query, subtopic, document) given twice is an error naming both
         records.
 
@@ -561,8 +573,9 @@ class Qrels(_Table[int]):
         Only the first three items of a tuple or list record are used, so
         ir_measures' ``Qrel(query_id, doc_id, relevance, iteration)`` and
         ``DataFrame.itertuples(index=False)`` rows work.  A record may also be
-        a mapping with keys ``query_id``/``qid``, ``doc_id``/``docid``/``docno``
-        and ``relevance``/``rel``/``label`` (``df.to_dict("records")``).
+        a mapping with keys ``query_id``/``qid``, ``doc_id``/``docno``/``docid``
+        and ``relevance``/``label``/``rel`` (``df.to_dict("records")``); the
+        first key present of each role is used, as for DataFrames.
         Errors give the record's 1-based index as ``line``.
 
         >>> Qrels.from_records([("q1", "d1", 1), {"qid": "q1", "docno": "d2", "rel": 0}])
@@ -688,8 +701,9 @@ class Run(_Table[float]):
         Only the first three items of a tuple or list record are used, so
         ir_measures' ``ScoredDoc(query_id, doc_id, score)`` and
         ``DataFrame.itertuples(index=False)`` rows work.  A record may also be
-        a mapping with keys ``query_id``/``qid``, ``doc_id``/``docid``/``docno``
-        and ``score``.  Errors give the record's 1-based index as ``line``.
+        a mapping with keys ``query_id``/``qid``, ``doc_id``/``docno``/``docid``
+        and ``score`` (the first key present of each role is used).  Errors
+        give the record's 1-based index as ``line``.
 
         >>> Run.from_records([("q1", "d1", 0.5), {"qid": "q1", "docid": "d2", "score": 1}])
         Run(1 query, 2 documents, name='irmetrics')

@@ -58,16 +58,29 @@ from __future__ import annotations
 
 import math
 from itertools import groupby
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Tuple, TypeVar
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Dict,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Tuple,
+    TypeVar,
+)
 
-from .data import DEFAULT_RUN_NAME, _as_id, _as_relevance, _as_score
+from .data import _COLUMN_NAMES, DEFAULT_RUN_NAME, _as_id, _as_relevance, _as_score
 from .errors import DuplicateEntryError, InvalidArgumentError, TrecFormatError
+from .trec import MAX_LABEL, MIN_LABEL
 
 if TYPE_CHECKING:
     from .compare import Comparison
     from .evaluate import Evaluation
 
 __all__ = [
+    "choose_columns",
     "QUERY_COLUMNS",
     "DOC_COLUMNS",
     "RELEVANCE_COLUMNS",
@@ -81,11 +94,12 @@ __all__ = [
     "evaluation_html",
 ]
 
-#: Column names looked for, by role, first match first.
-QUERY_COLUMNS = ("query_id", "qid")
-DOC_COLUMNS = ("doc_id", "docno", "docid")
-RELEVANCE_COLUMNS = ("relevance", "label", "rel")
-SCORE_COLUMNS = ("score",)
+#: Column names looked for, by role, first match first: the table records
+#: (:meth:`~irmetrics.Qrels.from_records`) and the Dask and Spark engines use.
+QUERY_COLUMNS = _COLUMN_NAMES["query_id"]
+DOC_COLUMNS = _COLUMN_NAMES["doc_id"]
+RELEVANCE_COLUMNS = _COLUMN_NAMES["relevance"]
+SCORE_COLUMNS = _COLUMN_NAMES["score"]
 
 #: The libraries :func:`evaluation_frame` and :func:`comparison_frame` build for.
 BACKENDS = ("pandas", "polars")
@@ -154,11 +168,31 @@ def _column(obj: Any, lib: str, name: Any) -> List[Any]:
 
 
 def _find_columns(
-    obj: Any, lib: str, what: str, roles: Dict[str, Tuple[str, ...]], columns: Any
+    obj: Any, lib: str, what: str, roles: Dict[str, Tuple[str, ...]], columns: Any, source: str
 ) -> Dict[str, Any]:
     """{role: column name} for every role of *roles*, or an error saying what is missing."""
     seen = _column_names(obj, lib, what)
-    source = _describe(obj, lib)
+    index = [n for n in obj.index.names if n is not None] if lib == "pandas" else []
+    return choose_columns(seen, source, what, roles, columns, index)
+
+
+def choose_columns(
+    seen: List[Any],
+    source: str,
+    what: str,
+    roles: Dict[str, Tuple[str, ...]],
+    columns: Any,
+    index: Sequence[Any] = (),
+) -> Dict[str, Any]:
+    """{role: column name} for every role of *roles*, from the column names *seen*.
+
+    The one finder of columns, for the frames here and the Dask and Spark
+    engines (:mod:`irmetrics._engines`): *columns* (``{role: name}``, any
+    subset, checked) first, then each role's names in their order, the
+    first present winning.  *source* describes the frame in messages
+    (``"pandas DataFrame"``); *index* holds the names of a pandas index, for
+    a hint when the ids are there.
+    """
     chosen: Dict[str, Any] = {}
     if columns is not None:
         if not isinstance(columns, Mapping):
@@ -192,10 +226,8 @@ def _find_columns(
         looked = "; ".join(f"{role}: {' or '.join(map(repr, roles[role]))}" for role in missing)
         example = ", ".join(f"{role!r}: ..." for role in missing)
         hint = ""
-        if lib == "pandas":
-            index = [n for n in obj.index.names if n is not None]
-            if any(n in roles[r] for r in missing for n in index):
-                hint = "; the index holds some of them: call .reset_index() first"
+        if any(n in roles[r] for r in missing for n in index):
+            hint = "; the index holds some of them: call .reset_index() first"
         raise InvalidArgumentError(
             f"the {source} given as {what!r} has no {' and no '.join(missing)} column "
             f"(its columns: {_names(seen)}); looked for {looked}; name the columns with "
@@ -233,9 +265,16 @@ def _ids(values: List[Any], role: str, column: Any, source: str) -> List[str]:
 def _relevances(values: List[Any], column: Any, source: str) -> List[int]:
     kinds = set(map(type, values))
     if kinds <= {int}:
-        return values
-    if kinds == {float} and all(map(float.is_integer, values)):
-        return list(map(int, values))
+        labels = values
+    elif kinds == {float} and all(map(float.is_integer, values)):
+        labels = list(map(int, values))
+    else:
+        labels = []
+    # in range as from dicts and files; else value by value, naming the row
+    if len(labels) == len(values) and (
+        not labels or MIN_LABEL <= min(labels) and max(labels) <= MAX_LABEL
+    ):
+        return labels
     return _one_by_one(values, _as_relevance, "relevance", column, source)
 
 
@@ -304,6 +343,7 @@ def _table(
     value_names: Tuple[str, ...],
     convert: Callable[[List[Any], Any, str], List[Any]],
     columns: Any,
+    described: Optional[str] = None,
 ) -> Dict[str, Dict[str, Any]]:
     lib = _library(frame)
     if lib is None:
@@ -312,8 +352,9 @@ def _table(
             f"(got {type(frame).__name__})"
         )
     roles = {"query_id": QUERY_COLUMNS, "doc_id": DOC_COLUMNS, value_role: value_names}
-    found = _find_columns(frame, lib, what, roles, columns)
-    source = f"<{_describe(frame, lib)}>"
+    described = described or _describe(frame, lib)
+    found = _find_columns(frame, lib, what, roles, columns, described)
+    source = f"<{described}>"
     qcol, dcol, vcol = found["query_id"], found["doc_id"], found[value_role]
     qids = _ids(_column(frame, lib, qcol), "query id", qcol, source)
     docids = _ids(_column(frame, lib, dcol), "doc id", dcol, source)
@@ -322,9 +363,13 @@ def _table(
 
 
 def qrels_table(
-    frame: Any, *, columns: Optional[Mapping[str, Any]] = None
+    frame: Any, *, columns: Optional[Mapping[str, Any]] = None, source: Optional[str] = None
 ) -> Dict[str, Dict[str, int]]:
     """``{query id: {doc id: relevance}}`` from a frame (see the module's docstring).
+
+    *source* names the frame in errors about its values when it is a copy of
+    another (the Dask and Spark engines' qrels, collected: ``"Spark
+    DataFrame"``); by default, the frame's own kind (``"pandas DataFrame"``).
 
     >>> qrels_table([("q1", "d1", 1)])
     Traceback (most recent call last):
@@ -332,7 +377,7 @@ def qrels_table(
     irmetrics.errors.InvalidArgumentError: 'qrels' must be a pandas or polars DataFrame
     or a pyarrow Table (got list)
     """
-    return _table(frame, "qrels", "relevance", RELEVANCE_COLUMNS, _relevances, columns)
+    return _table(frame, "qrels", "relevance", RELEVANCE_COLUMNS, _relevances, columns, source)
 
 
 def run_table(

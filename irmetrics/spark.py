@@ -1,18 +1,22 @@
 """Evaluating a run held in a Spark DataFrame: :func:`evaluate`.
 
 Spark does the distribution: the run is repartitioned by query id, so that
-each query's rows are in one partition, and ``mapInPandas`` scores each
+each query's rows are in one partition, and ``mapInArrow`` scores each
 partition's queries with the ordinary per-query code of
-:func:`irmetrics.evaluate`, the qrels broadcast to the executors once.  Each
-partition sends back its :class:`~irmetrics.evaluate.Evaluation` (pickled,
-one row); the driver merges them with :meth:`Evaluation.merge
+:func:`irmetrics.evaluate`, the qrels (with their subtopics) broadcast to the
+executors once.  Each partition sends back its
+:class:`~irmetrics.evaluate.Evaluation` (pickled, one row), or the irmetrics
+error its rows raised, which the driver raises as it is (its irmetrics class
+and message, not Spark's ``PythonException``);
+the driver merges the evaluations with :meth:`Evaluation.merge
 <irmetrics.evaluate.Evaluation.merge>`.  The result equals
 :func:`irmetrics.evaluate` on the same data, bit for bit, unlike Spark
 MLlib's ``RankingMetrics``, which knows only binary relevance and defines
 MAP differently (see the guide "Past one machine").
 
-PySpark is imported only when :func:`evaluate` is called; the executors
-need irmetrics, pandas and pyarrow: ``pip install irmetrics[spark]``.
+PySpark (3.3 or later, for ``mapInArrow``) is imported only when
+:func:`evaluate` is called; the executors need irmetrics, pandas and
+pyarrow: ``pip install irmetrics[spark]``.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import pickle
 from typing import Any, Iterable, Iterator, List, Mapping, Optional, Sequence, Union
 
 from . import _engines
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, IrmetricsError
 from .evaluate import Evaluation
 
 __all__ = ["evaluate"]
@@ -35,6 +39,11 @@ def _import_pyspark() -> Any:
         raise ImportError(
             "irmetrics.spark needs PySpark, pandas and pyarrow: pip install irmetrics[spark]"
         ) from None
+    if not hasattr(pyspark.sql.DataFrame, "mapInArrow"):
+        raise ImportError(
+            "irmetrics.spark needs PySpark 3.3 or later (DataFrame.mapInArrow): "
+            "pip install -U irmetrics[spark]"
+        )
     return pyspark.sql
 
 
@@ -43,28 +52,19 @@ def _is_spark_frame(x: Any) -> bool:
 
 
 def _collect(frame: Any) -> Any:
-    """A Spark DataFrame's rows as a plain frame of lists (None for anything else)."""
+    """A Spark DataFrame's rows as (a pyarrow Table, its description), or None.
+
+    Through ``collect()``, so that nulls stay None (pandas would make a null
+    label NaN) and every Spark version gives the same Python values.
+    """
     if not _is_spark_frame(frame):
         return None
-    names = list(frame.columns)
+    import pyarrow  # type: ignore[import-untyped, import-not-found, unused-ignore]
+
     rows = frame.collect()
-    return _Columns({name: [row[i] for row in rows] for i, name in enumerate(names)})
-
-
-class _Columns(dict):  # type: ignore[type-arg]
-    """Collected columns, readable as ``frame[name].tolist()`` like pandas'."""
-
-    @property
-    def columns(self) -> Sequence[str]:
-        return list(self)
-
-    def __getitem__(self, name: Any) -> Any:
-        return _List(dict.__getitem__(self, name))
-
-
-class _List(list):  # type: ignore[type-arg]
-    def tolist(self) -> Any:
-        return self
+    names = list(frame.columns)
+    table = pyarrow.table({str(i): [row[i] for row in rows] for i in range(len(names))})
+    return table.rename_columns(names), "Spark DataFrame"
 
 
 def evaluate(
@@ -86,10 +86,13 @@ def evaluate(
         ``docno``, ``score``; other columns are ignored.  Ids may be strings
         or integers (an integer becomes its decimal string).
     qrels:
-        A Spark or pandas DataFrame with ``query_id``, ``doc_id``,
-        ``relevance`` columns (or ``qid``, ``docno``, ``label``), or anything
-        :func:`irmetrics.evaluate` takes.  The qrels are collected on the
-        driver and broadcast to the executors once.
+        A Spark, pandas or polars DataFrame or a pyarrow Table with
+        ``query_id``, ``doc_id``, ``relevance`` columns (or ``qid``,
+        ``docno``, ``label``: the names and checks of
+        :meth:`Qrels.from_dataframe <irmetrics.Qrels.from_dataframe>`), or
+        anything :func:`irmetrics.evaluate` takes (a :class:`~irmetrics.Qrels`,
+        with subtopics for the diversity measures).  The qrels are collected
+        on the driver and broadcast to the executors once.
     measures, relevance_level, complete, depth, judged_only:
         As for :func:`irmetrics.evaluate`.
     columns:
@@ -118,39 +121,42 @@ def evaluate(
             f"'run' must be a Spark DataFrame (got {type(run).__name__}); "
             "irmetrics.evaluate() takes the others"
         )
-    query, doc, score = _engines.find_columns(
-        list(run.columns), _engines.RUN_COLUMNS, columns, "run"
-    )
+    query, doc, score = _engines.run_columns(list(run.columns), "Spark DataFrame", columns)
     judgments = _engines.qrels_data(qrels, columns, _collect)
-    shared = run.sparkSession.sparkContext.broadcast(judgments)
+    shared = run.sparkSession.sparkContext.broadcast(_engines.pack(judgments))
     try:
-        work = functools.partial(_score_partition, query=query, doc=doc, score=score,
-                                 qrels=shared, names=names, options=options)
-        parts = run.select(query, doc, score).repartition(query).mapInPandas(
-            work, "part binary"
-        )
+        work = functools.partial(_score_partition, qrels=shared, names=names, options=options)
+        parts = run.select(query, doc, score).repartition(query).mapInArrow(work, "part binary")
         results = [pickle.loads(row[0]) for row in parts.collect()]
     finally:
         shared.unpersist()
+    for result in results:
+        if isinstance(result, IrmetricsError):
+            raise result  # an executor's: the error evaluate() raises for the same rows
     return _engines.assemble(results, judgments, names, options, stacklevel=3)
 
 
 def _score_partition(
-    batches: Iterator[Any], *, query: str, doc: str, score: str, qrels: Any,
-    names: Sequence[str], options: _engines.Options,
+    batches: Iterator[Any], *, qrels: Any, names: Sequence[str], options: _engines.Options
 ) -> Iterator[Any]:
-    # Runs on an executor: every batch of one partition, which holds whole
-    # queries; yields one row, the partition's result pickled, in a frame of
-    # the batches' own type (pandas', imported by Spark).
-    frame_type: Any = None
+    # Runs on an executor: every batch (pyarrow RecordBatch: a null is None,
+    # unlike in pandas, where it is NaN) of one partition, which holds whole
+    # queries, its columns query id, doc id, score; yields one row, the
+    # partition's result or irmetrics error pickled, in a batch of the
+    # batches' own type (pyarrow's, imported by Spark).
+    batch_type: Any = None
     qids: List[Any] = []
     docids: List[Any] = []
     scores: List[Any] = []
     for batch in batches:
-        frame_type = type(batch)
-        qids += batch[query].tolist()
-        docids += batch[doc].tolist()
-        scores += batch[score].tolist()
-    result = _engines.score_columns(qids, docids, scores, qrels.value, names, options)
+        batch_type = type(batch)
+        qids += batch.column(0).to_pylist()
+        docids += batch.column(1).to_pylist()
+        scores += batch.column(2).to_pylist()
+    result: Any
+    try:
+        result = _engines.score_columns(qids, docids, scores, qrels.value, names, options)
+    except IrmetricsError as exc:  # raised on the driver as it is
+        result = exc
     if result is not None:
-        yield frame_type({"part": [pickle.dumps(result, pickle.HIGHEST_PROTOCOL)]})
+        yield batch_type.from_pydict({"part": [pickle.dumps(result, pickle.HIGHEST_PROTOCOL)]})

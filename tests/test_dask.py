@@ -19,7 +19,9 @@ from test_merge import NAMES, assert_same_evaluation
 
 import irmetrics
 import irmetrics.dask
-from irmetrics.errors import InvalidArgumentError, IrmetricsWarning
+from irmetrics import Qrels
+from irmetrics.errors import InvalidArgumentError, IrmetricsWarning, TrecFormatError
+from irmetrics.measures import FAMILIES
 
 dd = require("dask.dataframe")
 pd = require("pandas")
@@ -66,6 +68,40 @@ def qrels_frame(names=("query_id", "doc_id", "relevance")):
                         columns=list(names))
 
 
+def diversity_names():
+    """Every diversity measure (ndeval's), with a cutoff where it takes one."""
+    return [f.key + ("@5" if f.param == "optional-cutoff" else "")
+            for f in FAMILIES if "ndeval" in f.summary]
+
+
+def diversity_data(seed=3, n_queries=12):
+    """Subtopic qrels (issue 42's query first) and a run with ties, as rows."""
+    rnd = random.Random(seed)
+    topics = {"q1": {"1": {"d1": 1, "d2": 1}, "2": {"d3": 1}}}
+    rows = [("q1", "d1", 3.0), ("q1", "d2", 2.0), ("q1", "d3", 1.0)]
+    for i in range(n_queries):
+        qid = f"t{i}"
+        docs = [f"d{j}" for j in range(rnd.randint(2, 15))]
+        topics[qid] = {str(s): {d: rnd.choice([0, 1, 1, 2]) for d in rnd.sample(docs, 2)}
+                       for s in range(1, rnd.randint(2, 4) + 1)}
+        rows += [(qid, d, float(rnd.choice([1, 2, 3]))) for d in docs]
+    rnd.shuffle(rows)
+    return Qrels.from_subtopics(topics), rows
+
+
+def dask_run(rows, npartitions=3, names=("query_id", "doc_id", "score")):
+    return dd.from_pandas(pd.DataFrame(rows, columns=list(names)), npartitions=npartitions,
+                          sort=False)
+
+
+def local_scheduler():
+    """Dask's synchronous scheduler (no cluster, no thread left behind), with
+    the task-based shuffle (a distributed client alive would otherwise plan
+    one that needs the cluster)."""
+    import dask
+    return dask.config.set({"scheduler": "sync", "dataframe.shuffle.method": "tasks"})
+
+
 @pytest.fixture(scope="module")
 def client():
     cluster = distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
@@ -86,6 +122,7 @@ def test_queries_are_split_across_partitions():
     assert sum(len(where) > 1 for where in seen.values()) > 30
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("complete", [False, True])
 def test_distributed_cluster_gives_evaluates_numbers(client, complete):
     with pytest.warns(IrmetricsWarning, match="1 run query has no judgments and was skipped: 'unjudged'"):
@@ -97,6 +134,7 @@ def test_distributed_cluster_gives_evaluates_numbers(client, complete):
     assert len(client.scheduler_info()["workers"]) == 2
 
 
+@pytest.mark.slow
 def test_qrels_as_a_dask_frame_and_pyterrier_names(client):
     run = run_frame(names=("qid", "docno", "score"))
     qrels = dd.from_pandas(qrels_frame(("qid", "docno", "label")), npartitions=3)
@@ -105,6 +143,7 @@ def test_qrels_as_a_dask_frame_and_pyterrier_names(client):
     assert_same_evaluation(got, whole(False, ["map", "nDCG@10", "P(rel=2)@5"], depth=20))
 
 
+@pytest.mark.slow
 def test_columns_mapping_and_options(client):
     run = run_frame(names=("q", "doc", "s"))
     qrels = qrels_frame(("q", "doc", "grade"))
@@ -143,8 +182,8 @@ def test_errors():
     with pytest.raises(InvalidArgumentError) as info:
         irmetrics.dask.evaluate(QRELS, run.rename(columns={"score": "s"}), "map")
     assert str(info.value) == (
-        "run has no score column: looked for 'score' in ['query_id', 'doc_id', 's']; "
-        "name it with columns={'score': ...}"
+        "the Dask DataFrame given as 'run' has no score column (its columns: 'query_id', "
+        "'doc_id', 's'); looked for score: 'score'; name the columns with columns={'score': ...}"
     )
     with pytest.raises(InvalidArgumentError, match="a text line"):
         irmetrics.dask.evaluate(QRELS, run, "runid")
@@ -163,6 +202,84 @@ def test_errors():
                                        "score": [1.0, 2.0]}), npartitions=2)
     with pytest.raises(InvalidArgumentError, match="run: document 'd' appears twice for query 'q'"):
         irmetrics.dask.evaluate({"q": {"d": 1}}, dup, "map")
+
+
+def test_every_diversity_measure_equals_evaluate():
+    # issue 42: the engine kept only the qrels' flat judgments, so ERR-IA@10
+    # of q1 was 0.9619 instead of 0.5711 (P-IA@5 0.6 instead of 0.3).
+    qrels, rows = diversity_data()
+    run = {}
+    for q, d, v in rows:
+        run.setdefault(q, {})[d] = v
+    names = diversity_names()
+    assert len(names) == 9 and "ERR-IA@5" in names and "MAP-IA" in names
+    with local_scheduler():
+        got = irmetrics.dask.evaluate(qrels, dask_run(rows), names, complete=True)
+    assert_same_evaluation(got, irmetrics.evaluate(qrels, run, names, complete=True))
+    # q1 by hand: subtopic 1 judges d1, d2 and subtopic 2 judges d3, ranked
+    # d1, d2, d3; P-IA@5 = (2/5 + 1/5) / 2 subtopics (the flat qrels: 3/5)
+    assert got.per_query["q1"]["P-IA@5"] == pytest.approx(0.3)
+
+
+@pytest.mark.slow
+def test_diversity_on_a_cluster_equals_evaluate(client):
+    # the subtopics travel to worker processes (by pickle) with the qrels
+    qrels, rows = diversity_data(seed=5)
+    names = diversity_names()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", IrmetricsWarning)
+        got = irmetrics.dask.evaluate(qrels, dask_run(rows, 5), names)
+    run = {}
+    for q, d, v in rows:
+        run.setdefault(q, {})[d] = v
+    assert_same_evaluation(got, irmetrics.evaluate(qrels, run, names))
+
+
+def test_column_precedence_is_that_of_records_and_frames():
+    # issue 42: a qrels frame with both label and rel used label, the same
+    # rows as records used rel; the run's docno wins over docid as in frames.
+    rows = [{"qid": "q", "docno": "a", "label": 2, "rel": 0},
+            {"qid": "q", "docno": "b", "label": 0, "rel": 1}]
+    qrels = Qrels.from_records(rows)
+    assert qrels == {"q": {"a": 2, "b": 0}}           # label, not rel
+    run = dask_run([("q", "a", 7, 1.0), ("q", "b", 8, 2.0)], 2,
+                   names=("qid", "docno", "docid", "score"))
+    names = ["map", "nDCG@10"]
+    expected = irmetrics.evaluate(qrels, {"q": {"a": 1.0, "b": 2.0}}, names)
+    with local_scheduler():
+        for given in (pd.DataFrame(rows), dd.from_pandas(pd.DataFrame(rows), npartitions=2)):
+            assert_same_evaluation(irmetrics.dask.evaluate(given, run, names), expected)
+    # by hand: a, the only relevant document (label 2), at rank 2: AP 1/2,
+    # nDCG@10 (2 / log2 3) / (2 / log2 2) = 0.6309
+    assert expected.per_query == {"q": {"map": 0.5, "nDCG@10": pytest.approx(0.6309, abs=1e-4)}}
+
+
+def test_qrels_frame_values_are_checked_as_in_any_frame():
+    # issue 42: the label range and the message naming the row, as
+    # Qrels(frame) gives them
+    rows = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "relevance": [1, 2**40]})
+    run = dask_run([("q", "a", 1.0)], 1)
+    reason = ("relevance (column 'relevance') must be between -2147483648 and 2147483647 "
+              "(got 1099511627776)")
+    with pytest.raises(TrecFormatError) as info:
+        Qrels(rows)
+    assert str(info.value) == f"<pandas DataFrame>, line 2: {reason}"
+    with local_scheduler():
+        with pytest.raises(TrecFormatError) as info:
+            irmetrics.dask.evaluate(rows, run, "map")
+        assert str(info.value) == f"<pandas DataFrame>, line 2: {reason}"
+        with pytest.raises(TrecFormatError) as info:
+            irmetrics.dask.evaluate(dd.from_pandas(rows, npartitions=1), run, "map")
+        assert str(info.value) == f"<Dask DataFrame>, line 2: {reason}"
+
+
+def test_a_missing_score_is_called_missing():
+    # a null (pandas' NA in a nullable column) is not "NaN"
+    frame = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"],
+                          "score": pd.array([1.0, None], dtype="Float64")})
+    with local_scheduler(), pytest.raises(InvalidArgumentError) as info:
+        irmetrics.dask.evaluate({"q": {"a": 1}}, dd.from_pandas(frame, npartitions=1), "map")
+    assert str(info.value) == "run: the score of query 'q', document 'b' is missing (null)"
 
 
 def test_importing_irmetrics_dask_imports_no_dask():

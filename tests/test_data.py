@@ -257,7 +257,7 @@ def test_records_empty_iterable_gives_an_empty_object():
             "for a DataFrame pass df.itertuples(index=False))",
         ),
         (5, "expected a (query_id, doc_id, relevance) record or a mapping (got int 5)"),
-        ({"qid": "q", "doc_id": "d"}, "record has no key 'relevance' or 'rel' or 'label'"),
+        ({"qid": "q", "doc_id": "d"}, "record has no key 'relevance' or 'label' or 'rel'"),
         ({"q": "q", "doc_id": "d", "rel": 1}, "record has no key 'query_id' or 'qid'"),
         (("q", "d", 0.5), "relevance must be an int (got float 0.5)"),
         (("q", 1.5, 1), "doc id must be a str or an int (got float 1.5)"),

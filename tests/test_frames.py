@@ -161,6 +161,65 @@ def test_every_documented_name_is_found(pd, names):
     assert Qrels(q) == {"q1": {"d1": 2}}
 
 
+# Two names of one role in the same rows, with different values: (role, the
+# name that wins, the one that loses, the winner's value, the loser's).
+# The order of irmetrics.frames' *_COLUMNS tables.
+RIVALS = [
+    ("query_id", "query_id", "qid", "A", "B"),
+    ("doc_id", "doc_id", "docno", "A", "B"),
+    ("doc_id", "docno", "docid", "A", "B"),    # PyTerrier: docid is Terrier's number
+    ("relevance", "relevance", "label", 2, 0),
+    ("relevance", "relevance", "rel", 2, 0),
+    ("relevance", "label", "rel", 2, 0),
+]
+
+
+def rival_rows(role, winner, loser, won, lost, value="relevance"):
+    """Two rows holding both names of *role* (each other role under its first
+    name, the value under *value*), and {qid: {docid: value}} by the winner."""
+    rows, expected = [], {}
+    for i in range(2):
+        row = {"query_id": "q", "doc_id": f"d{i}", value: 1}
+        del row[role]
+        tail = str(i) if role == "doc_id" else ""   # two documents, not one twice
+        row[winner], row[loser] = (f"{won}{tail}", f"{lost}{tail}") if tail else (won, lost)
+        picked = {**row, role: row[winner]}
+        expected.setdefault(picked["query_id"], {})[picked["doc_id"]] = picked[value]
+        rows.append(row)
+    return rows, expected
+
+
+@pytest.mark.parametrize("rivals", RIVALS, ids=lambda r: f"{r[1]}-over-{r[2]}")
+def test_one_column_precedence_for_records_and_every_frame(pd, pl, pa, rivals):
+    # issue 42: a frame with both label and rel used label, the same rows as
+    # records used rel. Every road takes the first name of the table.
+    rows, expected = rival_rows(*rivals)
+    assert Qrels.from_records(rows) == expected
+    assert Qrels(pd.DataFrame(rows)) == expected
+    assert Qrels(pl.DataFrame(rows)) == expected
+    assert Qrels(pa.Table.from_pylist(rows)) == expected
+    if rivals[0] != "relevance":   # the run's ids too
+        runs, scored = rival_rows(*rivals, value="score")
+        assert Run.from_records(runs) == scored
+        assert Run(pd.DataFrame(runs)) == scored
+        assert Run(pl.DataFrame(runs)) == scored
+        assert Run(pa.Table.from_pylist(runs)) == scored
+
+
+def test_the_precedence_table_is_the_documented_one():
+    # what the module's docstring and docs/guides/pandas.md say, in order
+    assert frames.QUERY_COLUMNS == ("query_id", "qid")
+    assert frames.DOC_COLUMNS == ("doc_id", "docno", "docid")
+    assert frames.RELEVANCE_COLUMNS == ("relevance", "label", "rel")
+    assert frames.SCORE_COLUMNS == ("score",)
+    assert {(r[0], r[1], r[2]) for r in RIVALS} >= {
+        (role, a, b)
+        for role, names in (("query_id", frames.QUERY_COLUMNS), ("doc_id", frames.DOC_COLUMNS),
+                            ("relevance", frames.RELEVANCE_COLUMNS))
+        for a, b in zip(names, names[1:])
+    }
+
+
 def test_columns_mapping_names_other_columns(pd, pl):
     df = pd.DataFrame({"topic": ["1", "1"], "pid": ["a", "b"], "grade": [3, 0], "qid": ["x", "x"]})
     # columns= wins over the usual names (qid is present but not the query id here)
@@ -270,6 +329,34 @@ def test_integral_float_labels_are_accepted_and_others_refused(pd, pl):
         Qrels(nan)
     with pytest.raises(TrecFormatError, match=r"line 1: relevance \(column 'label'\) must be an int, not a bool"):
         Qrels(pd.DataFrame({"qid": ["1"], "docno": ["a"], "label": [True]}))
+
+
+def test_labels_out_of_range_are_refused_naming_the_row(pd, pl, pa):
+    # issue 42: 2**40 went in from a frame, refused from dicts and files. The
+    # range is trec_eval's (a C int): -2**31 to 2**31 - 1.
+    top, bottom = 2**31 - 1, -(2**31)
+    ok = {"qid": ["1", "1"], "docno": ["a", "b"], "label": [top, bottom]}
+    for make in (pd.DataFrame, pl.DataFrame, pa.table):
+        assert Qrels(make(ok)) == {"1": {"a": top, "b": bottom}}
+    reason = "must be between -2147483648 and 2147483647"
+    for big in (2**40, top + 1, bottom - 1):
+        data = {"qid": ["1", "1", "1"], "docno": ["a", "b", "c"], "label": [1, big, 0]}
+        for make, source in ((pd.DataFrame, "pandas DataFrame"), (pl.DataFrame, "polars DataFrame"),
+                             (pa.table, "pyarrow Table")):
+            with pytest.raises(TrecFormatError) as info:
+                Qrels(make(data))
+            assert str(info.value) == (
+                f"<{source}>, line 2: relevance (column 'label') {reason} (got {big})"
+            )
+            assert info.value.line == 2
+        # the same value from records (the row's index), dicts and files is refused too
+        with pytest.raises(TrecFormatError, match=rf"^<records>, line 2: relevance {reason}"):
+            Qrels.from_records(list(zip(data["qid"], data["docno"], data["label"])))
+    # integral floats (a label column with a missing value, filled) too
+    floats = pd.DataFrame({"qid": ["1", "1"], "docno": ["a", "b"], "label": [1.0, 2.0**40]})
+    with pytest.raises(TrecFormatError) as info:
+        Qrels(floats)
+    assert str(info.value) == f"<pandas DataFrame>, line 2: relevance (column 'label') {reason} (got 1099511627776)"
 
 
 def test_scores_finite_or_infinite_not_nan(pd, pa):

@@ -22,7 +22,9 @@ from test_merge import NAMES, assert_same_evaluation
 
 import irmetrics
 import irmetrics.spark
-from irmetrics.errors import InvalidArgumentError, IrmetricsWarning
+from irmetrics import Qrels
+from irmetrics.errors import InvalidArgumentError, IrmetricsWarning, TrecFormatError
+from irmetrics.measures import FAMILIES
 
 HAVE_SPARK = importlib.util.find_spec("pyspark") is not None and (
     shutil.which("java") is not None or bool(os.environ.get("JAVA_HOME"))
@@ -30,10 +32,11 @@ HAVE_SPARK = importlib.util.find_spec("pyspark") is not None and (
 
 
 def needs_spark(test):
-    """Mark a Spark test: skipped, with the reason, without pyspark or Java."""
+    """Mark a Spark test: skipped, with the reason, without pyspark or Java;
+    slow (it starts a JVM)."""
     skip = pytest.mark.skipif(not HAVE_SPARK, reason="the Spark tests need pyspark and Java "
                               "(pip install irmetrics[spark], and a JDK on the PATH)")
-    return pytest.mark.spark(skip(test))
+    return pytest.mark.slow(pytest.mark.spark(skip(test)))
 
 
 def make_data(seed=17, n_queries=30):
@@ -129,9 +132,95 @@ def test_errors(spark):
     with pytest.raises(InvalidArgumentError) as info:
         irmetrics.spark.evaluate(QRELS, run_frame(spark, ("query_id", "doc", "score")), "map")
     assert str(info.value) == (
-        "run has no doc_id column: looked for 'doc_id' or 'docno' or 'docid' in "
-        "['query_id', 'doc', 'score']; name it with columns={'doc_id': ...}"
+        "the Spark DataFrame given as 'run' has no doc_id column (its columns: 'query_id', "
+        "'doc', 'score'); looked for doc_id: 'doc_id' or 'docno' or 'docid'; name the columns "
+        "with columns={'doc_id': ...}"
     )
+
+
+def diversity_names():
+    """Every diversity measure (ndeval's), with a cutoff where it takes one."""
+    return [f.key + ("@5" if f.param == "optional-cutoff" else "")
+            for f in FAMILIES if "ndeval" in f.summary]
+
+
+@needs_spark
+def test_every_diversity_measure_equals_evaluate(spark):
+    # issue 42: the engine kept only the qrels' flat judgments, so ERR-IA@10
+    # was 0.9619 instead of 0.5711 (P-IA@5 0.6 instead of 0.3).
+    rnd = random.Random(11)
+    topics = {"q1": {"1": {"d1": 1, "d2": 1}, "2": {"d3": 1}}}
+    rows = [("q1", "d1", 3.0), ("q1", "d2", 2.0), ("q1", "d3", 1.0)]
+    for i in range(10):
+        docs = [f"d{j}" for j in range(rnd.randint(2, 12))]
+        topics[f"t{i}"] = {str(s): {d: rnd.choice([0, 1, 2]) for d in rnd.sample(docs, 2)}
+                           for s in range(1, rnd.randint(2, 4) + 1)}
+        rows += [(f"t{i}", d, float(rnd.choice([1, 2, 3]))) for d in docs]
+    qrels = Qrels.from_subtopics(topics)
+    run = {}
+    for q, d, v in rows:
+        run.setdefault(q, {})[d] = v
+    names = diversity_names()
+    assert len(names) == 9 and "ERR-IA@5" in names and "MAP-IA" in names
+    frame = spark.createDataFrame(rows, "query_id string, doc_id string, score double")
+    got = irmetrics.spark.evaluate(qrels, frame.repartition(4), names)
+    assert_same_evaluation(got, irmetrics.evaluate(qrels, run, names))
+    # q1 by hand: subtopic 1 judges d1, d2 and subtopic 2 judges d3, ranked
+    # d1, d2, d3; P-IA@5 = (2/5 + 1/5) / 2 subtopics (the flat qrels: 3/5)
+    assert got.per_query["q1"]["P-IA@5"] == pytest.approx(0.3)
+
+
+@needs_spark
+def test_column_precedence_and_qrels_checks_are_those_of_frames(spark):
+    # issue 42: qrels with both label and rel used label here, rel as records
+    rows = [("q", "a", 2, 0), ("q", "b", 0, 1)]
+    qrels = spark.createDataFrame(rows, "qid string, docno string, label int, rel int")
+    assert Qrels.from_records(qrels.toPandas().to_dict("records")) == {"q": {"a": 2, "b": 0}}
+    run = spark.createDataFrame([("q", "a", 7, 1.0), ("q", "b", 8, 2.0)],
+                                "qid string, docno string, docid long, score double")
+    got = irmetrics.spark.evaluate(qrels, run, ["map", "num_rel"])
+    # by hand: label gives a (2) relevant, at rank 2: AP 1/2; rel would give b, AP 1
+    assert got.per_query == {"q": {"map": 0.5, "num_rel": 1}}
+    # the label range, and the message naming the row, as Qrels(frame) gives them
+    big = spark.createDataFrame([("q", "a", 1), ("q", "b", 2**40)],
+                                "query_id string, doc_id string, relevance long")
+    with pytest.raises(TrecFormatError) as info:
+        irmetrics.spark.evaluate(big, run.select("qid", "docno", "score"), "map")
+    assert str(info.value) == (
+        "<Spark DataFrame>, line 2: relevance (column 'relevance') must be between "
+        "-2147483648 and 2147483647 (got 1099511627776)"
+    )
+    # a null label is missing, not NaN
+    null = spark.createDataFrame([("q", "a", 1), ("q", "b", None)],
+                                 "query_id string, doc_id string, relevance int")
+    with pytest.raises(TrecFormatError) as info:
+        irmetrics.spark.evaluate(null, run.select("qid", "docno", "score"), "map")
+    assert str(info.value) == (
+        "<Spark DataFrame>, line 2: relevance (column 'relevance') must be an int "
+        "(got NoneType None)"
+    )
+
+
+@needs_spark
+def test_executor_errors_reach_the_caller_as_irmetrics_errors(spark):
+    # issue 42: a null score was "must not be NaN", and every error raised on
+    # an executor reached the caller as Spark's PythonException
+    schema = "query_id string, doc_id string, score double"
+    qrels = {"q": {"a": 1}}
+    null = spark.createDataFrame([("q", "a", 1.0), ("q", "b", None)], schema)
+    with pytest.raises(InvalidArgumentError) as info:
+        irmetrics.spark.evaluate(qrels, null, "map")
+    assert type(info.value) is InvalidArgumentError
+    assert str(info.value) == "run: the score of query 'q', document 'b' is missing (null)"
+    nan = spark.createDataFrame([("q", "a", 1.0), ("q", "b", float("nan"))], schema)
+    with pytest.raises(InvalidArgumentError) as info:
+        irmetrics.spark.evaluate(qrels, nan, "map")
+    assert str(info.value) == "run: the score of query 'q', document 'b' must not be NaN"
+    twice = spark.createDataFrame([("q", "a", 1.0), ("q", "a", 2.0)], schema)
+    with pytest.raises(InvalidArgumentError) as info:
+        irmetrics.spark.evaluate(qrels, twice, "map")
+    assert str(info.value) == "run: document 'a' appears twice for query 'q'"
+    assert type(info.value) is InvalidArgumentError
 
 
 def test_missing_pyspark_names_the_extra(monkeypatch):
