@@ -21,7 +21,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Text
 
 from . import __version__
 from ._parallel import WorkerError
-from .compare import ROW_KEYS, TESTS, compare
+from .compare import ROW_KEYS, TESTS, _check_alpha, compare
 from .data import Qrels, Run
 from .diversity import NDEVAL_MEASURES
 from .errors import (
@@ -522,6 +522,13 @@ def _run_compare(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
     if len(set(names)) != len(names):
         stderr.write("irmetrics compare: error: a run file is given twice\n")
         return USAGE_ERROR
+    try:  # named as the user gave them, not as compare()'s arguments
+        _check_alpha(args.alpha, "--alpha")
+        if args.resamples < 1:
+            raise InvalidArgumentError(f"--resamples must be at least 1 (got {args.resamples})")
+    except InvalidArgumentError as exc:
+        stderr.write(f"irmetrics compare: error: {exc}\n")
+        return USAGE_ERROR
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", IrmetricsWarning)
@@ -537,8 +544,8 @@ def _run_compare(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
     except (IrmetricsError, OSError) as exc:
         stderr.write(f"irmetrics compare: error: {_one_line(exc)}\n")
         return USAGE_ERROR
-    if args.format == "json":
-        stdout.write(json.dumps(result.to_dict(), indent=2) + "\n")
+    if args.format == "json":  # every number finite (to_dict() says so): strict JSON
+        stdout.write(json.dumps(result.to_dict(), indent=2, allow_nan=False) + "\n")
     elif args.format == "csv":
         rows = [[r[k] for k in ROW_KEYS] for r in result.rows]
         stdout.write(_csv_lines([list(ROW_KEYS)] + rows))

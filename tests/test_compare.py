@@ -202,7 +202,12 @@ def test_queries_missing_from_a_run_are_left_out_and_said():
     result = compare(qrels, runs, ["P@1"])
     assert result.queries == ("q1", "q2", "q3")
     assert result.left_out == {"one": ("q4",)}
-    assert "1 of 4 queries are not scored for every run and are left out (one: 'q4')" in result.notes[0]
+    # The note names the run that lacks q4 ("two"), not the one that has it
+    # (issue 42: it said "(one: 'q4')").
+    assert result.notes[0] == (
+        "1 of 4 queries are not scored for every run and are left out "
+        "(not scored for 'two': 'q4'); complete=True (-c) scores a missing query as 0."
+    )
     assert result.notes[0] in result.to_text()
     # complete=True: q4 scores as an empty ranking for "two" (0), so all four are paired
     full = compare(qrels, runs, ["P@1"], complete=True)
@@ -270,6 +275,8 @@ def test_renderings():
         ({"test": "t-test"}, "unknown test 't-test'; expected one of 'paired-t', 'wilcoxon', 'permutation', 'bootstrap'"),
         ({"correction": "fdr"}, "unknown correction 'fdr'; expected one of 'holm', 'bonferroni', 'none'"),
         ({"alpha": 1.5}, r"'alpha' must be a number in \(0, 1\) \(got 1.5\)"),
+        # 1 - 1e-17 rounds to 1: the message names alpha and its value (issue 42)
+        ({"alpha": 1e-17}, r"^'alpha' must be at least 1.6653345369377348e-16 \(got 1e-17\)"),
         ({"baseline": "bm26"}, r"baseline 'bm26' is not one of the runs \('bm25', 'rerank'\)"),
         ({"n_resamples": 0}, "'n_resamples' must be a positive int"),
     ],
@@ -277,6 +284,93 @@ def test_renderings():
 def test_bad_options(kwargs, message):
     with pytest.raises(InvalidArgumentError, match=message):
         compare(QRELS, {"bm25": BM25, "rerank": RERANK}, ["map"], **kwargs)
+
+
+def test_smallest_alpha_is_accepted_and_the_next_smaller_refused():
+    # ALPHA_MIN: the smallest alpha with (1 + (1 - alpha)) / 2 < 1 in doubles
+    # (the quantile of the t interval); the next float down is refused.
+    from irmetrics.compare import ALPHA_MIN
+
+    result = compare(SMALL_QRELS, SMALL_RUNS, ["map"], alpha=ALPHA_MIN)
+    assert result.row("new", "map")["ci_low"] < result.row("new", "map")["ci_high"]
+    with pytest.raises(InvalidArgumentError, match="'alpha' must be at least"):
+        compare(SMALL_QRELS, SMALL_RUNS, ["map"], alpha=math.nextafter(ALPHA_MIN, 0.0))
+
+
+def test_scored_query_ids_that_are_equal_as_str_are_refused():
+    # 1 and "1" are one query id once read as str; Qrels and Run refuse the
+    # pair, and so does compare(None, ...) instead of keeping one of the two
+    # values (issue 42: it kept 0.9).
+    runs = {
+        "a": {1: {"map": 0.3}, "1": {"map": 0.9}, "2": {"map": 0.5}},
+        "b": {"1": {"map": 0.1}, "2": {"map": 0.2}},
+    }
+    with pytest.raises(
+        InvalidArgumentError, match=r"^run 'a' has two query ids that are both '1' as str \(got '1'\)$"
+    ):
+        compare(None, runs, ["map"])
+    # The same words as Qrels and Run use for the same collision.
+    from irmetrics import Qrels
+
+    with pytest.raises(InvalidArgumentError, match="has two query ids that are both '1' as str"):
+        Qrels({1: {"d": 1}, "1": {"d": 1}})
+    # An int id alone is its str, as for Qrels and Run; other keys are refused.
+    ok = compare(None, {"a": {1: {"m": 0.1}, 2: {"m": 0.4}}, "b": {"1": {"m": 0.3}, "2": {"m": 0.3}}},
+                 ["m"])
+    assert ok.queries == ("1", "2")
+    with pytest.raises(InvalidArgumentError, match="query id of run 'a' must be a str or an int"):
+        compare(None, {"a": {1.5: {"m": 0.1}, 2: {"m": 0.4}}, "b": {"2": {"m": 0.3}}}, ["m"])
+
+
+def test_left_out_note_names_each_run_that_lacks_queries():
+    # "c" lacks q3, "a" lacks q4 and q5; the runs came scored (qrels=None),
+    # so the hint about complete=True, which would change nothing, is not given.
+    v = {"m": 0.5}
+    runs = {
+        "a": {"q1": v, "q2": v, "q3": v},
+        "b": {"q1": v, "q2": v, "q3": v, "q4": v, "q5": v},
+        "c": {"q1": v, "q2": v, "q4": v, "q5": v},
+    }
+    result = compare(None, runs, ["m"])
+    assert result.queries == ("q1", "q2")
+    assert result.left_out == {"a": ("q3",), "b": ("q3", "q4", "q5"), "c": ("q4", "q5")}
+    assert result.notes[0] == (
+        "3 of 5 queries are not scored for every run and are left out "
+        "(not scored for 'a': 'q4', 'q5'; not scored for 'c': 'q3')."
+    )
+
+
+def test_values_near_the_largest_float_give_the_right_p_value():
+    # Per-query values +-1e308 (through compare(None, ...)): the t statistic
+    # does not depend on the scale, so it is that of d = (-1, 1, -1) (the
+    # differences b - a): mean -1/3, s = sqrt(4/3), se = s / sqrt(3) = 2/3,
+    # t = -1/2; with 2 degrees of freedom P(|T| >= t) = 1 - t / sqrt(2 + t^2),
+    # so p = 1 - (1/2) / (3/2) = 2/3.
+    # Before: OverflowError.  The t interval (4.3 * 2/3 * 1e308) has no finite
+    # bound: no interval, and a note saying so.
+    a = {"1": {"m": 1e308}, "2": {"m": -1e308}, "3": {"m": 1e308}}
+    b = {"1": {"m": 0.0}, "2": {"m": 0.0}, "3": {"m": 0.0}}
+    result = compare(None, {"a": a, "b": b}, ["m"])
+    row = result.row("b", "m")
+    assert row["statistic"] == pytest.approx(-0.5, rel=1e-15)
+    assert row["p_value"] == pytest.approx(2 / 3, rel=1e-14)
+    assert row["mean"] == 0.0 and row["difference"] == pytest.approx(-1e308 / 3, rel=1e-15)
+    assert result.row("a", "m")["mean"] == pytest.approx(1e308 / 3, rel=1e-15)
+    assert row["ci_low"] is None and row["ci_high"] is None
+    assert "no interval" in row["note"]
+    assert any(n.startswith("b, m: no confidence interval") for n in result.notes)
+    # Every number of to_dict() is finite: strict JSON.
+    json.dumps(result.to_dict(), allow_nan=False)
+    # The other tests too (their sums of +-1e308 overflowed).
+    for test in ("wilcoxon", "permutation", "bootstrap"):
+        other = compare(None, {"a": a, "b": b}, ["m"], test=test, n_resamples=200)
+        json.dumps(other.to_dict(), allow_nan=False)
+    # A difference that is itself beyond the largest float: a clear error.
+    c = {"1": {"m": -1e308}, "2": {"m": 1e308}, "3": {"m": 0.0}}
+    with pytest.raises(InvalidArgumentError, match=(
+            r"^run 'c', query '1', measure 'm': the difference from the baseline 'a' "
+            r"\(-1e\+308 - 1e\+308\) is beyond the largest float$")):
+        compare(None, {"a": a, "c": c}, ["m"])
 
 
 def test_fewer_than_two_runs():
@@ -351,7 +445,14 @@ def test_cli_formats():
         (["compare", QRELS, BM25, "nope.run", "-m", "map"], 2, "nope.run"),
         (["compare", QRELS, BM25, RERANK, "-m", "map", "--baseline", "x"], 2,
          "baseline 'x' is not one of the runs ('bm25', 'rerank')"),
-        (["compare", QRELS, BM25, RERANK, "-m", "map", "--alpha", "2"], 2, "'alpha' must be"),
+        (["compare", QRELS, BM25, RERANK, "-m", "map", "--alpha", "2"], 2,
+         "--alpha must be a number in (0, 1) (got 2.0)"),
+        # The option the user gave, with the value given (issue 42: it said
+        # "'confidence' must be in (0, 1) (got 1.0)").
+        (["compare", QRELS, BM25, RERANK, "-m", "map", "--alpha", "1e-17"], 2,
+         "--alpha must be at least 1.6653345369377348e-16 (got 1e-17)"),
+        (["compare", QRELS, BM25, RERANK, "-m", "map", "--resamples", "0"], 2,
+         "--resamples must be at least 1 (got 0)"),
     ],
 )
 def test_cli_errors_are_one_line(argv, code, message):
@@ -520,7 +621,8 @@ def test_markdown_escapes_html_pipes_backslashes_and_newlines():
     md = hostile_comparison().to_markdown()
     assert "<svg" not in md and "'&lt;svg/onload=alert(1)&gt;'" in md
     row = next(line for line in md.splitlines() if "0.3500" in line)
-    assert row.startswith(r"| P\_x\|y | a\_b%c&amp;d#e$f{g}h~i^j\\k\|l&lt;m&gt;n\*o p\`q | 0.3500 |")
+    assert row.startswith(
+        r"| P\_x\|y | a\_b%c&amp;d\#e&#36;f\{g\}h&#126;i&#94;j\\k\|l&lt;m&gt;n\*o p\`q | 0.3500 |")
     # Each row still has the 8 cells of the header: no unescaped | inside one.
     for line in md.splitlines():
         if line.startswith("|"):
