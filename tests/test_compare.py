@@ -705,3 +705,115 @@ def test_cli_json_is_valid_for_any_id(tmp_path, fmt):
     assert code == 0, err
     data = json.loads(out)
     assert set(data["queries"]) == set(qids) and data["runs"] == ["=cmd|x", "b"]
+
+
+# Names that some Markdown reads as markup: a link and an image (issue 42:
+# _md_escape left [ ] ! alone), bare URLs (GitHub and pymdownx.magiclink link
+# them), math, strikethrough, superscript, highlight, an attribute list (the
+# attr_list extension puts onclick on the paragraph), and names that begin a
+# list, a heading or a quote when a note line starts with them.
+MARKUP_NAMES = [
+    "![x](http:evil.example/t.png)[click](http:evil.example)",
+    "[ref] www.evil.example http://evil.example <http://evil.example>",
+    "$x$ ~~s~~ ~t~ ^^u^^ ^v^ ==m== :smile: &amp; &#60;",
+    '{: onclick="alert(1)" } *e* _f_ `c` \\',
+    "- item",
+    "1. first",
+    "# heading",
+    "> quote",
+]
+
+
+def _render_markdown(text):
+    markdown = require("markdown")
+    require("pymdownx")
+    return markdown.markdown(text, extensions=[
+        "tables", "attr_list", "pymdownx.magiclink", "pymdownx.tilde", "pymdownx.caret",
+        "pymdownx.mark", "pymdownx.arithmatex"])
+
+
+def _html_parts(html):
+    """[(tag, attrs)] of every start tag, and the text of each <td>, <p>."""
+    from html.parser import HTMLParser
+
+    class Parser(HTMLParser):
+        def __init__(self):
+            super().__init__(convert_charrefs=True)
+            self.tags, self.cells, self.paragraphs, self._open = [], [], [], None
+
+        def handle_starttag(self, tag, attrs):
+            self.tags.append((tag, attrs))
+            if tag in ("td", "p"):
+                self._open = (tag, [])
+
+        def handle_endtag(self, tag):
+            if self._open and tag == self._open[0]:
+                (self.cells if tag == "td" else self.paragraphs).append("".join(self._open[1]))
+                self._open = None
+
+        def handle_data(self, data):
+            if self._open:
+                self._open[1].append(data)
+
+    parser = Parser()
+    parser.feed(html)
+    return parser.tags, parser.cells, parser.paragraphs
+
+
+def test_markdown_renders_every_name_as_text_no_link_image_or_markup():
+    # Constant differences from the baseline: every run's note line ("NAME,
+    # m: no p-value: ...") starts with its name.
+    names = ["base"] + MARKUP_NAMES
+    runs = {name: {"q1": {"m": i / 16}, "q2": {"m": 0.25 + i / 16}} for i, name in
+            enumerate(names)}   # d = i/16 twice, exactly
+    result = compare(None, runs, ["m"])
+    html = _render_markdown(result.to_markdown())
+    tags, cells, paragraphs = _html_parts(html)
+    assert {tag for tag, _ in tags} <= {"p", "table", "thead", "tbody", "tr", "th", "td", "br"}, html
+    for _, attrs in tags:  # the tables extension aligns cells; nothing else
+        assert all(name == "style" and value.startswith("text-align") for name, value in attrs)
+    # Each name is shown as it is, in its row and at the start of its note.
+    shown_runs = [cells[i] for i in range(1, len(cells), 8)]
+    assert shown_runs == names
+    footer = paragraphs[-1].split("\n")
+    for name in MARKUP_NAMES:
+        assert any(line.startswith(f"{name}, m: no p-value") for line in footer), name
+
+
+def _pdflatex_or_skip():
+    """The path of pdflatex with booktabs, or a skip that says what is missing."""
+    import shutil
+
+    engine = shutil.which("pdflatex")
+    if engine is None:
+        pytest.skip("no TeX engine: pdflatex is not installed (CI installs no TeX)")
+    found = subprocess.run(["kpsewhich", "booktabs.sty"], capture_output=True, text=True)
+    if not found.stdout.strip():
+        pytest.skip("TeX has no booktabs.sty (Debian: texlive-latex-recommended)")
+    return engine
+
+
+@pytest.mark.tex
+@pytest.mark.slow
+def test_latex_table_compiles_and_keeps_names_that_tex_reads_as_arguments(tmp_path):
+    # A row starting with "[" was read as the optional argument of the "\\"
+    # ending the row before ("Missing number"), or of \midrule; one starting
+    # with "*" lost its star to "\\*" (issue 42).  Also every special character.
+    engine = _pdflatex_or_skip()
+    names = ["[x]", "[1] bm25", "*new", "%&#_{}~^\\$<>|` a-b"]
+    runs = {name: {"q1": {"P_x|y": i / 8}, "q2": {"P_x|y": 0.5 - i / 16}}
+            for i, name in enumerate(names)}
+    tex = compare(None, runs, ["P_x|y"]).to_latex()
+    (tmp_path / "doc.tex").write_text(
+        "\\pdfcompresslevel=0\\pdfobjcompresslevel=0\n"   # the PDF's text readable below
+        "\\documentclass{article}\\usepackage{booktabs}\n"
+        "\\begin{document}\n" + tex + "\\end{document}\n", encoding="utf-8")
+    done = subprocess.run(
+        [engine, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", "doc.tex"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stdout[-3000:]
+    pdf = (tmp_path / "doc.pdf").read_bytes()
+    # The names as typeset ("(" and ")" of the PDF string are written \050 \051).
+    assert b"[([x])-333(\\050baseline\\051)]TJ" in pdf
+    assert b"[([1])-333(bm25)]TJ" in pdf
+    assert b"[(*new)]TJ" in pdf
