@@ -199,7 +199,9 @@ def compare(
         :class:`~irmetrics.Run`, a dict ``{qid: {docid: score}}``, a run file)
         or to an :class:`~irmetrics.Evaluation` already computed (it must
         hold the measures).  With ``qrels=None`` the runs are already scored:
-        each is an Evaluation or a dict ``{qid: {measure: value}}``.
+        each is an Evaluation or a dict ``{qid: {measure: value}}`` (query
+        ids str or int, as for :class:`~irmetrics.Qrels`; two that are the
+        same str, such as ``1`` and ``"1"``, are an error).
     measures:
         Measure names, as for :func:`~irmetrics.evaluate`; only measures
         averaged by the arithmetic mean (not ``gm_map`` or the counts).
@@ -212,7 +214,8 @@ def compare(
     alpha, correction:
         Significance level, and ``"holm"``, ``"bonferroni"`` or ``"none"``,
         applied over the comparisons of each measure (runs - 1 of them).  A
-        difference is significant when its adjusted p-value is <= alpha.
+        difference is significant when its adjusted p-value is <= alpha;
+        alpha is at least :data:`ALPHA_MIN` (below it 1 - alpha/2 rounds to 1).
     n_resamples, seed:
         For the sampled tests and the bootstrap interval
         (``random.Random(seed)``; the same seed gives the same report).

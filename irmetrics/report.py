@@ -3,8 +3,10 @@ Markdown, LaTeX and HTML.
 
 Each format escapes what it prints (run and measure names and query ids come
 from files and may hold anything): text keeps a name on one line, Markdown
-escapes HTML, table separators and emphasis, LaTeX escapes its special
-characters and writes comparisons in math mode, HTML escapes everything.
+escapes everything a Markdown flavour reads as markup (links, images, HTML,
+table separators, emphasis, math...), LaTeX escapes its special characters,
+starts each row with ``{}`` and writes comparisons in math mode, HTML
+escapes everything.
 The comparison's statistics are computed in :mod:`irmetrics.compare`; the
 CSV and JSON of the command line are written in :mod:`irmetrics.cli`.
 """
