@@ -10,7 +10,6 @@ pipe (``irmetrics ... | head -1``) ends quietly.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import sys
@@ -33,7 +32,7 @@ from typing import (
 from . import __version__
 from ._parallel import WorkerError
 from ._text import one_line, quoted, strict_json
-from .compare import ROW_KEYS, TESTS, compare
+from .compare import ROW_KEYS, TESTS, _check_alpha, compare
 from .data import Qrels, Run
 from .diversity import NDEVAL_MEASURES
 from .errors import (
@@ -598,6 +597,13 @@ def _run_compare(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
     if len(set(names)) != len(names):
         stderr.write("irmetrics compare: error: a run file is given twice\n")
         return USAGE_ERROR
+    try:  # named as the user gave them, not as compare()'s arguments
+        _check_alpha(args.alpha, "--alpha")
+        if args.resamples < 1:
+            raise InvalidArgumentError(f"--resamples must be at least 1 (got {args.resamples})")
+    except InvalidArgumentError as exc:
+        stderr.write(f"irmetrics compare: error: {exc}\n")
+        return USAGE_ERROR
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", IrmetricsWarning)
@@ -609,12 +615,12 @@ def _run_compare(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
                 judged_only=args.judged_only,
             )
         for w in caught:
-            stderr.write(f"irmetrics compare: warning: {w.message}\n")
+            stderr.write(f"irmetrics compare: warning: {one_line(str(w.message))}\n")
     except (IrmetricsError, OSError) as exc:
         stderr.write(f"irmetrics compare: error: {_one_line(exc)}\n")
         return USAGE_ERROR
     if args.format == "json":
-        stdout.write(json.dumps(result.to_dict(), indent=2) + "\n")
+        stdout.write(strict_json(result.to_dict(), indent=2) + "\n")
     elif args.format == "csv":
         rows = [[r[k] for k in ROW_KEYS] for r in result.rows]
         stdout.write(_csv_lines([list(ROW_KEYS)] + rows))

@@ -13,6 +13,7 @@ from numbers import Real
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import report, stats
+from .data import _as_id
 from .errors import InvalidArgumentError, UndefinedStatisticError
 from .evaluate import Evaluation, _as_qrels, evaluate
 from .measures import measure_names as _measure_list
@@ -198,7 +199,9 @@ def compare(
         :class:`~irmetrics.Run`, a dict ``{qid: {docid: score}}``, a run file)
         or to an :class:`~irmetrics.Evaluation` already computed (it must
         hold the measures).  With ``qrels=None`` the runs are already scored:
-        each is an Evaluation or a dict ``{qid: {measure: value}}``.
+        each is an Evaluation or a dict ``{qid: {measure: value}}`` (query
+        ids str or int, as for :class:`~irmetrics.Qrels`; two that are the
+        same str, such as ``1`` and ``"1"``, are an error).
     measures:
         Measure names, as for :func:`~irmetrics.evaluate`; only measures
         averaged by the arithmetic mean (not ``gm_map`` or the counts).
@@ -211,7 +214,8 @@ def compare(
     alpha, correction:
         Significance level, and ``"holm"``, ``"bonferroni"`` or ``"none"``,
         applied over the comparisons of each measure (runs - 1 of them).  A
-        difference is significant when its adjusted p-value is <= alpha.
+        difference is significant when its adjusted p-value is <= alpha;
+        alpha is at least :data:`ALPHA_MIN` (below it 1 - alpha/2 rounds to 1).
     n_resamples, seed:
         For the sampled tests and the bootstrap interval
         (``random.Random(seed)``; the same seed gives the same report).
@@ -245,7 +249,7 @@ def compare(
     measure_names = list(dict.fromkeys(m.strip() for m in _measure_list(measures)))
     tables = _score(qrels, runs, ordered, measure_names, relevance_level=relevance_level,
                     complete=complete, depth=depth, judged_only=judged_only)
-    common, left_out, notes = _pair(tables)
+    common, left_out, notes = _pair(tables, scored=qrels is None)
     rows: List[Row] = []
     for measure in measure_names:
         rows += _measure_rows(tables, ordered, common, measure, notes, test=test,
@@ -281,10 +285,28 @@ def _check_options(
             f"unknown correction {correction!r}; expected one of "
             f"{', '.join(map(repr, stats.CORRECTIONS))}"
         )
-    if isinstance(alpha, bool) or not isinstance(alpha, Real) or not 0.0 < float(alpha) < 1.0:
-        raise InvalidArgumentError(f"'alpha' must be a number in (0, 1) (got {alpha!r})")
+    level = _check_alpha(alpha)
     stats._check_resamples(n_resamples)
     stats._rng(seed)
+    return level
+
+
+#: The smallest alpha: below it the quantile 1 - alpha/2 of the confidence
+#: intervals (or their level 1 - alpha) rounds to 1 in double precision.
+ALPHA_MIN = 1.6653345369377348e-16
+
+
+def _check_alpha(alpha: Any, name: str = "'alpha'") -> float:
+    """*alpha* as a float, or an error that names it as *name* (the command
+    line passes ``--alpha``) with the value given."""
+    if isinstance(alpha, bool) or not isinstance(alpha, Real) or not 0.0 < float(alpha) < 1.0:
+        raise InvalidArgumentError(f"{name} must be a number in (0, 1) (got {alpha!r})")
+    level = 1.0 - float(alpha)
+    if not (level < 1.0 and (1.0 + level) / 2.0 < 1.0):
+        raise InvalidArgumentError(
+            f"{name} must be at least {ALPHA_MIN!r} (got {alpha!r}): below that the "
+            "quantile 1 - alpha/2 of the confidence interval rounds to 1 in double precision"
+        )
     return float(alpha)
 
 
@@ -336,8 +358,12 @@ def _score(
     return tables
 
 
-def _pair(tables: Dict[str, Table]) -> Tuple[List[str], Dict[str, Tuple[str, ...]], List[str]]:
-    """The queries scored for every run, those left out per run, and a note."""
+def _pair(
+    tables: Dict[str, Table], *, scored: bool = False
+) -> Tuple[List[str], Dict[str, Tuple[str, ...]], List[str]]:
+    """The queries scored for every run, those left out per run, and a note
+    that names, for each run lacking some, the queries it lacks (*scored*:
+    the runs came scored, so complete=True would not change them)."""
     common = sorted(set.intersection(*(set(t) for t in tables.values())))
     left_out = {
         name: tuple(sorted(set(t) - set(common))) for name, t in tables.items()
@@ -351,11 +377,15 @@ def _pair(tables: Dict[str, Table]) -> Tuple[List[str], Dict[str, Tuple[str, ...
         )
     notes: List[str] = []
     if left_out:
-        total = len(set().union(*(set(t) for t in tables.values())))
-        parts = "; ".join(f"{name}: {_sample(ids)}" for name, ids in left_out.items())
+        every = set().union(*(set(t) for t in tables.values()))
+        missing = {name: sorted(every - set(t)) for name, t in tables.items()}
+        parts = "; ".join(
+            f"not scored for {name!r}: {_sample(ids)}" for name, ids in missing.items() if ids
+        )
+        hint = "" if scored else "; complete=True (-c) scores a missing query as 0"
         notes.append(
-            f"{total - len(common)} of {total} queries are not scored for every run and "
-            f"are left out ({parts}); complete=True (-c) scores a missing query as 0."
+            f"{len(every) - len(common)} of {len(every)} queries are not scored for every "
+            f"run and are left out ({parts}){hint}."
         )
     return common, left_out, notes
 
@@ -369,12 +399,18 @@ def _measure_rows(
     (p-values corrected over the runs); undefined tests add a note."""
     baseline = ordered[0]
     base = [float(tables[baseline][qid][measure]) for qid in common]
-    rows = [_row(measure, baseline, True, math.fsum(base) / len(base))]
+    rows = [_row(measure, baseline, True, stats._mean(base))]
     for name in ordered[1:]:
         values = [float(tables[name][qid][measure]) for qid in common]
-        row = _row(measure, name, False, math.fsum(values) / len(values))
+        row = _row(measure, name, False, stats._mean(values))
         d = [v - b for v, b in zip(values, base)]
-        row["difference"] = math.fsum(d) / len(d)
+        for qid, diff, v, b in zip(common, d, values, base):
+            if not math.isfinite(diff):
+                raise InvalidArgumentError(
+                    f"run {name!r}, query {qid!r}, measure {measure!r}: the difference from "
+                    f"the baseline {baseline!r} ({v!r} - {b!r}) is beyond the largest float"
+                )
+        row["difference"] = stats._mean(d)
         row["wins"] = sum(1 for v, b in zip(values, base) if v > b)
         row["ties"] = sum(1 for v, b in zip(values, base) if v == b)
         row["losses"] = sum(1 for v, b in zip(values, base) if v < b)
@@ -387,7 +423,11 @@ def _measure_rows(
             row["statistic"] = result.statistic
             row["p_value"] = result.p_value
         if test == "paired-t":
-            row["ci_low"], row["ci_high"] = stats.t_ci(d, confidence=1.0 - alpha)
+            try:
+                row["ci_low"], row["ci_high"] = stats.t_ci(d, confidence=1.0 - alpha)
+            except InvalidArgumentError as exc:  # a bound beyond the largest float
+                row["note"] = "; ".join(filter(None, [row["note"], f"no interval: {exc}"]))
+                notes.append(f"{name}, {measure}: no confidence interval: {exc}.")
         else:
             row["ci_low"], row["ci_high"] = stats.bootstrap_ci(
                 d, confidence=1.0 - alpha, n_resamples=n_resamples, seed=seed
@@ -451,7 +491,16 @@ def _scored_table(name: str, scored: Any, measures: Sequence[str]) -> Table:
             f"{{qid: {{measure: value}}}} (got {type(scored).__name__})"
         )
     out: Table = {}
-    for qid, values in table.items():
+    for raw_qid, values in table.items():
+        try:
+            qid = _as_id(raw_qid)
+        except TypeError as exc:
+            raise InvalidArgumentError(f"query id of run {name!r} {exc}") from None
+        if qid in out:
+            raise InvalidArgumentError(
+                f"run {name!r} has two query ids that are both {qid!r} as str "
+                f"(got {raw_qid!r})"
+            )
         if not isinstance(values, Mapping):
             raise InvalidArgumentError(
                 f"run {name!r}, query {qid!r}: expected a dict of measure values "
@@ -470,7 +519,7 @@ def _scored_table(name: str, scored: Any, measures: Sequence[str]) -> Table:
                     f"(got {v!r})"
                 )
             row[m] = float(v)
-        out[str(qid)] = row
+        out[qid] = row
     return out
 
 

@@ -61,6 +61,12 @@ def _pyplot() -> Any:
     return plt
 
 
+# Run names, measure names and query ids come from outside: they are drawn as
+# they are, never read as mathtext ("$...$"), passed as parse_math=False to
+# every text that holds one.
+_LITERAL = {"parse_math": False}
+
+
 def _axes(ax: Any) -> Any:
     plt = _pyplot()
     if ax is None:
@@ -130,15 +136,16 @@ def differences(
     ax.axhline(0.0, color="black", linewidth=0.8)
     if len(pairs) <= 40:
         ax.set_xticks(positions)
-        ax.set_xticklabels([q for _, q in pairs], rotation=90)
+        ax.set_xticklabels([q for _, q in pairs], rotation=90, **_LITERAL)
     else:
         ax.set_xticks([])
     wins = sum(1 for d in deltas if d > 0)
     losses = sum(1 for d in deltas if d < 0)
     ties = len(deltas) - wins - losses
     ax.set_xlabel("query (sorted by difference)")
-    ax.set_ylabel(f"{measure}: {run} \u2212 {baseline}")
-    ax.set_title(f"{run} vs {baseline}: {wins} better, {losses} worse, {ties} equal")
+    ax.set_ylabel(f"{measure}: {run} \u2212 {baseline}", **_LITERAL)
+    ax.set_title(f"{run} vs {baseline}: {wins} better, {losses} worse, {ties} equal",
+                 **_LITERAL)
     ax.legend(handles=[Patch(color=WIN_COLOR, label="better"),
                        Patch(color=LOSS_COLOR, label="worse")])
     return ax
@@ -199,15 +206,17 @@ def precision_recall(results: Any, *, ax: Any = None) -> Any:
     """
     curves = [(name, _curve(name, result)) for name, result in _named(results, "results")]
     ax = _axes(ax)
-    for name, values in curves:
-        ax.plot(RECALL_LEVELS, values, marker="o", label=name)
+    lines = [ax.plot(RECALL_LEVELS, values, marker="o", label=name)[0] for name, values in curves]
     ax.set_xlabel("recall")
     ax.set_ylabel("interpolated precision")
     ax.set_title("11-point interpolated precision-recall")
     ax.set_xlim(0.0, 1.0)
     ax.set_ylim(0.0, 1.05)
     ax.grid(True, alpha=0.3)
-    ax.legend()
+    # Handles and labels given: a label starting with "_" is kept, not hidden.
+    legend = ax.legend(lines, [name for name, _ in curves])
+    for text in legend.get_texts():
+        text.set_parse_math(False)
     return ax
 
 
@@ -261,7 +270,7 @@ def distribution(
     else:
         ax.violinplot(series, positions=positions, showmedians=True)
     ax.set_xticks(positions)
-    ax.set_xticklabels([name for name, _ in data])
-    ax.set_ylabel(measure)
-    ax.set_title(f"{measure} over queries")
+    ax.set_xticklabels([name for name, _ in data], **_LITERAL)
+    ax.set_ylabel(measure, **_LITERAL)
+    ax.set_title(f"{measure} over queries", **_LITERAL)
     return ax

@@ -3,14 +3,17 @@ Markdown, LaTeX and HTML.
 
 Each format escapes what it prints (run and measure names and query ids come
 from files and may hold anything): text keeps a name on one line, Markdown
-escapes HTML, table separators and emphasis, LaTeX escapes its special
-characters and writes comparisons in math mode, HTML escapes everything.
+escapes everything a Markdown flavour reads as markup (links, images, HTML,
+table separators, emphasis, math...), LaTeX escapes its special characters,
+starts each row with ``{}`` and writes comparisons in math mode, HTML
+escapes everything.
 The comparison's statistics are computed in :mod:`irmetrics.compare`; the
 CSV and JSON of the command line are written in :mod:`irmetrics.cli`.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any, Dict, List, Optional, Sequence
 
 # each run of control characters as one space: a name or id from a file must
@@ -105,14 +108,17 @@ def text(c: Any) -> str:
 def markdown(c: Any) -> str:
     """A Markdown (GitHub) table with the same columns as :meth:`to_text`."""
     header = _columns(c)
-    out = [_md_escape(_header(c)), ""]
+    out = [_md_escape(_header(c), line=True), ""]
     out.append("| " + " | ".join(header) + " |")
     out.append("|" + "|".join(["---", "---"] + ["---:"] * (len(header) - 2)) + "|")
     for r in c._rows:
-        cells = [_md_escape(c) for c in _cells(c, r)]
+        # The measure and the run come from outside; the other cells are
+        # numbers written here, with at most a "*" to escape.
+        measure, run, *numbers = _cells(c, r)
+        cells = [_md_escape(measure), _md_escape(run)] + [n.replace("*", "\\*") for n in numbers]
         out.append("| " + " | ".join(cells) + " |")
     out.append("")
-    out += [_md_escape(line) + "  " for line in _footer(c)]
+    out += [_md_escape(line, line=True) + "  " for line in _footer(c)]
     return "\n".join(out).rstrip() + "\n"
 
 
@@ -123,7 +129,9 @@ def latex(c: Any) -> str:
     out.append(" & ".join(["Run"] + [_tex_escape(m) for m in c.measures]) + " \\\\")
     out.append("\\midrule")
     for run in c.runs:
-        name = _tex_escape(run) + (" (baseline)" if run == c.baseline else "")
+        # "{}" first: a row that began with "[" or "*" would be read as the
+        # argument of the "\\" or "\midrule" before it.
+        name = "{}" + _tex_escape(run) + (" (baseline)" if run == c.baseline else "")
         cells = [name]
         for m in c.measures:
             r = next(x for x in c._rows if x["run"] == run and x["measure"] == m)
@@ -180,14 +188,41 @@ def _fmt_percent(level: float) -> str:
     return f"{100 * level:.10g}%"
 
 
-# Markdown: the characters that would start HTML or an entity, end a table
-# cell, escape the next character, or start emphasis or code.
-_MD = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "\\": "\\\\", "|": "\\|", "*": "\\*",
-       "_": "\\_", "`": "\\`"}
+# Markdown: every character that some Markdown reads as markup inside a line
+# or a table cell.  A backslash escape where CommonMark and Python-Markdown
+# (mkdocs) both honour it; otherwise a character reference, which every
+# Markdown reads as text: HTML and entities (& < >), math ($), strikethrough
+# and subscript (~), superscript (^), highlight (==), and a ':' before
+# anything but a space (an autolink scheme such as http://, an emoji code).
+_MD_BACKSLASHED = frozenset("\\`*_{}[]!#|")
+_MD_REFERENCES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "$": "&#36;", "~": "&#126;",
+                  "^": "&#94;"}
+# Also: "www." (an autolink in GitHub Markdown and pymdownx.magiclink), and at
+# the start of a line what would begin a list ("-", "+", "1.", "1)").
+_MD_WWW = re.compile(r"(?i)(www)\.")
+_MD_LINE_START = re.compile(r"^(\s*)([-+]|[0-9]+[.)])")
 
 
-def _md_escape(text: str) -> str:
-    return "".join(_MD.get(c, c) for c in _one_line(text))
+def _md_escape(text: str, *, line: bool = False) -> str:
+    """*text* escaped for a table cell, or (*line*) for a line of its own."""
+    text = _one_line(text)
+    out = []
+    for i, c in enumerate(text):
+        if c in _MD_BACKSLASHED:
+            out.append("\\" + c)
+        elif c in _MD_REFERENCES:
+            out.append(_MD_REFERENCES[c])
+        elif c == ":" and text[i + 1 : i + 2] not in ("", " "):
+            out.append("&#58;")
+        elif c == "=" and "=" in (text[i - 1 : i], text[i + 1 : i + 2]):
+            out.append("&#61;")
+        else:
+            out.append(c)
+    escaped = _MD_WWW.sub(r"\1\\.", "".join(out))
+    if not line:
+        return escaped
+    return _MD_LINE_START.sub(lambda m: m.group(1) + m.group(2)[:-1] + "\\" + m.group(2)[-1],
+                              escaped)
 
 
 # LaTeX (OT1, the default font encoding, has no glyphs for < > |: they print

@@ -281,9 +281,49 @@ def _differences(x: Iterable[float], y: Optional[Iterable[float]], minimum: int 
                 f"'x' and 'y' must have the same length (got {len(xs)} and {len(ys)})"
             )
         d = [a - b for a, b in zip(xs, ys)]
+        for i, (v, a, b) in enumerate(zip(d, xs, ys)):
+            if not math.isfinite(v):
+                raise InvalidArgumentError(
+                    f"x[{i}] - y[{i}] is beyond the largest float ({a!r} - {b!r}): "
+                    "the difference has no finite value"
+                )
     if len(d) < minimum:
         raise InvalidArgumentError(f"a paired test needs at least {minimum} pairs (got {len(d)})")
     return d
+
+
+def _scaled(d: Sequence[float]) -> Tuple[int, List[float]]:
+    """(e, d * 2**-e) with the largest |value| in [1/2, 1): sums and squares of
+    the scaled values neither overflow nor underflow, and scaling by a power of
+    two is exact (a value below 2**-1000 of the largest may lose low bits,
+    too small to change any sum), so statistics computed on them, scaled
+    back by 2**e, are those of *d*."""
+    top = max((abs(v) for v in d), default=0.0)
+    if top == 0.0:
+        return 0, list(d)
+    e = math.frexp(top)[1]
+    return e, [math.ldexp(v, -e) for v in d]
+
+
+def _mean(values: Sequence[float]) -> float:
+    """The mean, correctly rounded (math.fsum), for any finite values: values
+    whose sum passes the largest float are summed scaled down."""
+    try:
+        return math.fsum(values) / len(values)
+    except OverflowError:
+        e, scaled = _scaled(values)
+        return math.ldexp(math.fsum(scaled) / len(scaled), e)
+
+
+def _finite_interval(low: float, high: float, e: int, what: str) -> Tuple[float, float]:
+    """(low, high) * 2**e, or a clear error when a bound passes the largest float."""
+    try:
+        return math.ldexp(low, e), math.ldexp(high, e)
+    except OverflowError:
+        raise InvalidArgumentError(
+            f"the {what} of the mean difference reaches beyond the largest float: "
+            "the differences are too large to give a finite interval"
+        ) from None
 
 
 def _check_resamples(n_resamples: Any) -> int:
@@ -305,18 +345,21 @@ def _check_level(confidence: Any) -> float:
 # === The paired t test ========================================================
 
 
-def _t_statistic(d: Sequence[float]) -> Tuple[float, float, float]:
-    """(mean, standard error, t) of the differences; undefined if all are equal."""
+def _t_statistic(d: Sequence[float]) -> Tuple[int, float, float, float]:
+    """(e, mean * 2**-e, standard error * 2**-e, t) of the differences,
+    computed on them scaled by 2**-e (:func:`_scaled`: no overflow, no
+    underflow, the same t); undefined if all are equal."""
     n = len(d)
     if len(set(d)) == 1:
         raise UndefinedStatisticError(
             f"the {n} differences are all equal ({d[0]!r}): their standard deviation "
             "is 0, so the t statistic is undefined"
         )
-    mean = math.fsum(d) / n
-    var = math.fsum((v - mean) ** 2 for v in d) / (n - 1)
+    e, scaled = _scaled(d)
+    mean = math.fsum(scaled) / n
+    var = math.fsum((v - mean) ** 2 for v in scaled) / (n - 1)
     se = math.sqrt(var / n)
-    return mean, se, mean / se
+    return e, mean, se, mean / se
 
 
 def paired_t_test(x: Iterable[float], y: Optional[Iterable[float]] = None) -> SignificanceResult:
@@ -335,7 +378,7 @@ def paired_t_test(x: Iterable[float], y: Optional[Iterable[float]] = None) -> Si
     'paired-t'
     """
     d = _differences(x, y)
-    _, _, t = _t_statistic(d)
+    t = _t_statistic(d)[3]
     p = _t_two_tailed(t, len(d) - 1)
     return SignificanceResult(t, min(1.0, max(0.0, p)), "paired-t")
 
@@ -356,9 +399,9 @@ def t_ci(
     d = _differences(x, y)
     if len(set(d)) == 1:
         return d[0], d[0]
-    mean, se, _ = _t_statistic(d)
+    e, mean, se, _ = _t_statistic(d)
     half = t_quantile((1.0 + confidence) / 2.0, len(d) - 1) * se
-    return mean - half, mean + half
+    return _finite_interval(mean - half, mean + half, e, "t interval")
 
 
 # === The Wilcoxon signed-rank test ============================================
@@ -567,9 +610,12 @@ def permutation_test(
         exact = n <= _EXACT_MAX_N
     elif not isinstance(exact, bool):
         raise InvalidArgumentError(f"'exact' must be a bool or None (got {exact!r})")
+    # Scaled by a power of two (exact): sums of up to n values near the
+    # largest float would overflow; which sums are extreme does not change.
+    e, d = _scaled(d)
     observed = math.fsum(d)
     target = abs(observed) - _TIE_RTOL * math.fsum(abs(v) for v in d)
-    mean = observed / n
+    mean = math.ldexp(observed / n, e)
     if target <= 0:  # every assignment is at least as extreme (e.g. all d are 0)
         return SignificanceResult(mean, 1.0, "exact" if exact else "sampled")
     if exact:
@@ -644,10 +690,12 @@ def bootstrap_ci(
     confidence = _check_level(confidence)
     n_resamples = _check_resamples(n_resamples)
     rng = _rng(seed)
-    d = _differences(x, y)
+    e, d = _scaled(_differences(x, y))  # exact; the means of scaled values cannot overflow
     means = sorted(_bootstrap_means(d, n_resamples, rng))
     tail = (1.0 - confidence) / 2.0
-    return _percentile(means, tail), _percentile(means, 1.0 - tail)
+    return _finite_interval(
+        _percentile(means, tail), _percentile(means, 1.0 - tail), e, "bootstrap interval"
+    )
 
 
 def bootstrap_test(
@@ -670,13 +718,13 @@ def bootstrap_test(
     """
     n_resamples = _check_resamples(n_resamples)
     rng = _rng(seed)
-    d = _differences(x, y)
+    e, d = _scaled(_differences(x, y))  # exact; no sum or shift below can overflow
     n = len(d)
     mean = math.fsum(d) / n
     w = [v - mean for v in d]
     target = abs(mean) - _TIE_RTOL * math.fsum(abs(v) for v in d) / n
     count = sum(1 for m in _bootstrap_means(w, n_resamples, rng) if abs(m) >= target)
-    return SignificanceResult(mean, (count + 1) / (n_resamples + 1), "bootstrap")
+    return SignificanceResult(math.ldexp(mean, e), (count + 1) / (n_resamples + 1), "bootstrap")
 
 
 # === Multiple comparisons =====================================================

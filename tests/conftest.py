@@ -22,17 +22,22 @@ def pytest_configure(config):  # type: ignore[no-untyped-def]
         "spark: needs pyspark and Java; the one kind of test CI may skip (CI installs "
         "no Spark: a JVM and a 300 MB wheel for one test file)",
     )
+    config.addinivalue_line(
+        "markers",
+        "tex: needs a TeX engine (pdflatex, booktabs); CI may skip it too (CI installs no "
+        "TeX: about 150 MB of Debian packages to compile one table)",
+    )
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):  # type: ignore[no-untyped-def]
     """On CI, a skipped test is a failed test: every oracle must be present.
 
-    The exemption: a test marked ``spark`` may be skipped (it says why).
+    The exemptions: a test marked ``spark`` or ``tex`` may be skipped (it says why).
     """
     outcome = yield
     report = outcome.get_result()
-    exempt = item.get_closest_marker("spark") is not None
+    exempt = any(item.get_closest_marker(m) is not None for m in ("spark", "tex"))
     if _default == "ci" and report.skipped and not hasattr(report, "wasxfail") and not exempt:
         report.outcome = "failed"
         report.longrepr = f"skipped on CI, where every test must run: {report.longrepr}"

@@ -202,7 +202,12 @@ def test_queries_missing_from_a_run_are_left_out_and_said():
     result = compare(qrels, runs, ["P@1"])
     assert result.queries == ("q1", "q2", "q3")
     assert result.left_out == {"one": ("q4",)}
-    assert "1 of 4 queries are not scored for every run and are left out (one: 'q4')" in result.notes[0]
+    # The note names the run that lacks q4 ("two"), not the one that has it
+    # (issue 42: it said "(one: 'q4')").
+    assert result.notes[0] == (
+        "1 of 4 queries are not scored for every run and are left out "
+        "(not scored for 'two': 'q4'); complete=True (-c) scores a missing query as 0."
+    )
     assert result.notes[0] in result.to_text()
     # complete=True: q4 scores as an empty ranking for "two" (0), so all four are paired
     full = compare(qrels, runs, ["P@1"], complete=True)
@@ -270,6 +275,8 @@ def test_renderings():
         ({"test": "t-test"}, "unknown test 't-test'; expected one of 'paired-t', 'wilcoxon', 'permutation', 'bootstrap'"),
         ({"correction": "fdr"}, "unknown correction 'fdr'; expected one of 'holm', 'bonferroni', 'none'"),
         ({"alpha": 1.5}, r"'alpha' must be a number in \(0, 1\) \(got 1.5\)"),
+        # 1 - 1e-17 rounds to 1: the message names alpha and its value (issue 42)
+        ({"alpha": 1e-17}, r"^'alpha' must be at least 1.6653345369377348e-16 \(got 1e-17\)"),
         ({"baseline": "bm26"}, r"baseline 'bm26' is not one of the runs \('bm25', 'rerank'\)"),
         ({"n_resamples": 0}, "'n_resamples' must be a positive int"),
     ],
@@ -277,6 +284,93 @@ def test_renderings():
 def test_bad_options(kwargs, message):
     with pytest.raises(InvalidArgumentError, match=message):
         compare(QRELS, {"bm25": BM25, "rerank": RERANK}, ["map"], **kwargs)
+
+
+def test_smallest_alpha_is_accepted_and_the_next_smaller_refused():
+    # ALPHA_MIN: the smallest alpha with (1 + (1 - alpha)) / 2 < 1 in doubles
+    # (the quantile of the t interval); the next float down is refused.
+    from irmetrics.compare import ALPHA_MIN
+
+    result = compare(SMALL_QRELS, SMALL_RUNS, ["map"], alpha=ALPHA_MIN)
+    assert result.row("new", "map")["ci_low"] < result.row("new", "map")["ci_high"]
+    with pytest.raises(InvalidArgumentError, match="'alpha' must be at least"):
+        compare(SMALL_QRELS, SMALL_RUNS, ["map"], alpha=math.nextafter(ALPHA_MIN, 0.0))
+
+
+def test_scored_query_ids_that_are_equal_as_str_are_refused():
+    # 1 and "1" are one query id once read as str; Qrels and Run refuse the
+    # pair, and so does compare(None, ...) instead of keeping one of the two
+    # values (issue 42: it kept 0.9).
+    runs = {
+        "a": {1: {"map": 0.3}, "1": {"map": 0.9}, "2": {"map": 0.5}},
+        "b": {"1": {"map": 0.1}, "2": {"map": 0.2}},
+    }
+    with pytest.raises(
+        InvalidArgumentError, match=r"^run 'a' has two query ids that are both '1' as str \(got '1'\)$"
+    ):
+        compare(None, runs, ["map"])
+    # The same words as Qrels and Run use for the same collision.
+    from irmetrics import Qrels
+
+    with pytest.raises(InvalidArgumentError, match="has two query ids that are both '1' as str"):
+        Qrels({1: {"d": 1}, "1": {"d": 1}})
+    # An int id alone is its str, as for Qrels and Run; other keys are refused.
+    ok = compare(None, {"a": {1: {"m": 0.1}, 2: {"m": 0.4}}, "b": {"1": {"m": 0.3}, "2": {"m": 0.3}}},
+                 ["m"])
+    assert ok.queries == ("1", "2")
+    with pytest.raises(InvalidArgumentError, match="query id of run 'a' must be a str or an int"):
+        compare(None, {"a": {1.5: {"m": 0.1}, 2: {"m": 0.4}}, "b": {"2": {"m": 0.3}}}, ["m"])
+
+
+def test_left_out_note_names_each_run_that_lacks_queries():
+    # "c" lacks q3, "a" lacks q4 and q5; the runs came scored (qrels=None),
+    # so the hint about complete=True, which would change nothing, is not given.
+    v = {"m": 0.5}
+    runs = {
+        "a": {"q1": v, "q2": v, "q3": v},
+        "b": {"q1": v, "q2": v, "q3": v, "q4": v, "q5": v},
+        "c": {"q1": v, "q2": v, "q4": v, "q5": v},
+    }
+    result = compare(None, runs, ["m"])
+    assert result.queries == ("q1", "q2")
+    assert result.left_out == {"a": ("q3",), "b": ("q3", "q4", "q5"), "c": ("q4", "q5")}
+    assert result.notes[0] == (
+        "3 of 5 queries are not scored for every run and are left out "
+        "(not scored for 'a': 'q4', 'q5'; not scored for 'c': 'q3')."
+    )
+
+
+def test_values_near_the_largest_float_give_the_right_p_value():
+    # Per-query values +-1e308 (through compare(None, ...)): the t statistic
+    # does not depend on the scale, so it is that of d = (-1, 1, -1) (the
+    # differences b - a): mean -1/3, s = sqrt(4/3), se = s / sqrt(3) = 2/3,
+    # t = -1/2; with 2 degrees of freedom P(|T| >= t) = 1 - t / sqrt(2 + t^2),
+    # so p = 1 - (1/2) / (3/2) = 2/3.
+    # Before: OverflowError.  The t interval (4.3 * 2/3 * 1e308) has no finite
+    # bound: no interval, and a note saying so.
+    a = {"1": {"m": 1e308}, "2": {"m": -1e308}, "3": {"m": 1e308}}
+    b = {"1": {"m": 0.0}, "2": {"m": 0.0}, "3": {"m": 0.0}}
+    result = compare(None, {"a": a, "b": b}, ["m"])
+    row = result.row("b", "m")
+    assert row["statistic"] == pytest.approx(-0.5, rel=1e-15)
+    assert row["p_value"] == pytest.approx(2 / 3, rel=1e-14)
+    assert row["mean"] == 0.0 and row["difference"] == pytest.approx(-1e308 / 3, rel=1e-15)
+    assert result.row("a", "m")["mean"] == pytest.approx(1e308 / 3, rel=1e-15)
+    assert row["ci_low"] is None and row["ci_high"] is None
+    assert "no interval" in row["note"]
+    assert any(n.startswith("b, m: no confidence interval") for n in result.notes)
+    # Every number of to_dict() is finite: strict JSON.
+    json.dumps(result.to_dict(), allow_nan=False)
+    # The other tests too (their sums of +-1e308 overflowed).
+    for test in ("wilcoxon", "permutation", "bootstrap"):
+        other = compare(None, {"a": a, "b": b}, ["m"], test=test, n_resamples=200)
+        json.dumps(other.to_dict(), allow_nan=False)
+    # A difference that is itself beyond the largest float: a clear error.
+    c = {"1": {"m": -1e308}, "2": {"m": 1e308}, "3": {"m": 0.0}}
+    with pytest.raises(InvalidArgumentError, match=(
+            r"^run 'c', query '1', measure 'm': the difference from the baseline 'a' "
+            r"\(-1e\+308 - 1e\+308\) is beyond the largest float$")):
+        compare(None, {"a": a, "c": c}, ["m"])
 
 
 def test_fewer_than_two_runs():
@@ -351,7 +445,14 @@ def test_cli_formats():
         (["compare", QRELS, BM25, "nope.run", "-m", "map"], 2, "nope.run"),
         (["compare", QRELS, BM25, RERANK, "-m", "map", "--baseline", "x"], 2,
          "baseline 'x' is not one of the runs ('bm25', 'rerank')"),
-        (["compare", QRELS, BM25, RERANK, "-m", "map", "--alpha", "2"], 2, "'alpha' must be"),
+        (["compare", QRELS, BM25, RERANK, "-m", "map", "--alpha", "2"], 2,
+         "--alpha must be a number in (0, 1) (got 2.0)"),
+        # The option the user gave, with the value given (issue 42: it said
+        # "'confidence' must be in (0, 1) (got 1.0)").
+        (["compare", QRELS, BM25, RERANK, "-m", "map", "--alpha", "1e-17"], 2,
+         "--alpha must be at least 1.6653345369377348e-16 (got 1e-17)"),
+        (["compare", QRELS, BM25, RERANK, "-m", "map", "--resamples", "0"], 2,
+         "--resamples must be at least 1 (got 0)"),
     ],
 )
 def test_cli_errors_are_one_line(argv, code, message):
@@ -520,7 +621,8 @@ def test_markdown_escapes_html_pipes_backslashes_and_newlines():
     md = hostile_comparison().to_markdown()
     assert "<svg" not in md and "'&lt;svg/onload=alert(1)&gt;'" in md
     row = next(line for line in md.splitlines() if "0.3500" in line)
-    assert row.startswith(r"| P\_x\|y | a\_b%c&amp;d#e$f{g}h~i^j\\k\|l&lt;m&gt;n\*o p\`q | 0.3500 |")
+    assert row.startswith(
+        r"| P\_x\|y | a\_b%c&amp;d\#e&#36;f\{g\}h&#126;i&#94;j\\k\|l&lt;m&gt;n\*o p\`q | 0.3500 |")
     # Each row still has the 8 cells of the header: no unescaped | inside one.
     for line in md.splitlines():
         if line.startswith("|"):
@@ -603,3 +705,115 @@ def test_cli_json_is_valid_for_any_id(tmp_path, fmt):
     assert code == 0, err
     data = json.loads(out)
     assert set(data["queries"]) == set(qids) and data["runs"] == ["=cmd|x", "b"]
+
+
+# Names that some Markdown reads as markup: a link and an image (issue 42:
+# _md_escape left [ ] ! alone), bare URLs (GitHub and pymdownx.magiclink link
+# them), math, strikethrough, superscript, highlight, an attribute list (the
+# attr_list extension puts onclick on the paragraph), and names that begin a
+# list, a heading or a quote when a note line starts with them.
+MARKUP_NAMES = [
+    "![x](http:evil.example/t.png)[click](http:evil.example)",
+    "[ref] www.evil.example http://evil.example <http://evil.example>",
+    "$x$ ~~s~~ ~t~ ^^u^^ ^v^ ==m== :smile: &amp; &#60;",
+    '{: onclick="alert(1)" } *e* _f_ `c` \\',
+    "- item",
+    "1. first",
+    "# heading",
+    "> quote",
+]
+
+
+def _render_markdown(text):
+    markdown = require("markdown")
+    require("pymdownx")
+    return markdown.markdown(text, extensions=[
+        "tables", "attr_list", "pymdownx.magiclink", "pymdownx.tilde", "pymdownx.caret",
+        "pymdownx.mark", "pymdownx.arithmatex"])
+
+
+def _html_parts(html):
+    """[(tag, attrs)] of every start tag, and the text of each <td>, <p>."""
+    from html.parser import HTMLParser
+
+    class Parser(HTMLParser):
+        def __init__(self):
+            super().__init__(convert_charrefs=True)
+            self.tags, self.cells, self.paragraphs, self._open = [], [], [], None
+
+        def handle_starttag(self, tag, attrs):
+            self.tags.append((tag, attrs))
+            if tag in ("td", "p"):
+                self._open = (tag, [])
+
+        def handle_endtag(self, tag):
+            if self._open and tag == self._open[0]:
+                (self.cells if tag == "td" else self.paragraphs).append("".join(self._open[1]))
+                self._open = None
+
+        def handle_data(self, data):
+            if self._open:
+                self._open[1].append(data)
+
+    parser = Parser()
+    parser.feed(html)
+    return parser.tags, parser.cells, parser.paragraphs
+
+
+def test_markdown_renders_every_name_as_text_no_link_image_or_markup():
+    # Constant differences from the baseline: every run's note line ("NAME,
+    # m: no p-value: ...") starts with its name.
+    names = ["base"] + MARKUP_NAMES
+    runs = {name: {"q1": {"m": i / 16}, "q2": {"m": 0.25 + i / 16}} for i, name in
+            enumerate(names)}   # d = i/16 twice, exactly
+    result = compare(None, runs, ["m"])
+    html = _render_markdown(result.to_markdown())
+    tags, cells, paragraphs = _html_parts(html)
+    assert {tag for tag, _ in tags} <= {"p", "table", "thead", "tbody", "tr", "th", "td", "br"}, html
+    for _, attrs in tags:  # the tables extension aligns cells; nothing else
+        assert all(name == "style" and value.startswith("text-align") for name, value in attrs)
+    # Each name is shown as it is, in its row and at the start of its note.
+    shown_runs = [cells[i] for i in range(1, len(cells), 8)]
+    assert shown_runs == names
+    footer = paragraphs[-1].split("\n")
+    for name in MARKUP_NAMES:
+        assert any(line.startswith(f"{name}, m: no p-value") for line in footer), name
+
+
+def _pdflatex_or_skip():
+    """The path of pdflatex with booktabs, or a skip that says what is missing."""
+    import shutil
+
+    engine = shutil.which("pdflatex")
+    if engine is None:
+        pytest.skip("no TeX engine: pdflatex is not installed (CI installs no TeX)")
+    found = subprocess.run(["kpsewhich", "booktabs.sty"], capture_output=True, text=True)
+    if not found.stdout.strip():
+        pytest.skip("TeX has no booktabs.sty (Debian: texlive-latex-recommended)")
+    return engine
+
+
+@pytest.mark.tex
+@pytest.mark.slow
+def test_latex_table_compiles_and_keeps_names_that_tex_reads_as_arguments(tmp_path):
+    # A row starting with "[" was read as the optional argument of the "\\"
+    # ending the row before ("Missing number"), or of \midrule; one starting
+    # with "*" lost its star to "\\*" (issue 42).  Also every special character.
+    engine = _pdflatex_or_skip()
+    names = ["[x]", "[1] bm25", "*new", "%&#_{}~^\\$<>|` a-b"]
+    runs = {name: {"q1": {"P_x|y": i / 8}, "q2": {"P_x|y": 0.5 - i / 16}}
+            for i, name in enumerate(names)}
+    tex = compare(None, runs, ["P_x|y"]).to_latex()
+    (tmp_path / "doc.tex").write_text(
+        "\\pdfcompresslevel=0\\pdfobjcompresslevel=0\n"   # the PDF's text readable below
+        "\\documentclass{article}\\usepackage{booktabs}\n"
+        "\\begin{document}\n" + tex + "\\end{document}\n", encoding="utf-8")
+    done = subprocess.run(
+        [engine, "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", "doc.tex"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stdout[-3000:]
+    pdf = (tmp_path / "doc.pdf").read_bytes()
+    # The names as typeset ("(" and ")" of the PDF string are written \050 \051).
+    assert b"[([x])-333(\\050baseline\\051)]TJ" in pdf
+    assert b"[([1])-333(bm25)]TJ" in pdf
+    assert b"[(*new)]TJ" in pdf

@@ -174,3 +174,52 @@ def test_missing_matplotlib_names_the_extra(monkeypatch):
     result = compare(QRELS_SMALL, RUNS_SMALL, ["map"])
     with pytest.raises(ImportError, match=r"^irmetrics.plot needs matplotlib, which is not installed: pip install irmetrics\[plot\]$"):
         result.plot()
+
+
+# Names that mathtext would read: "$x^{$" stops the drawing with a
+# ParseSyntaxException, "$\alpha$" would show as a Greek letter (issue 42).
+MATH_RUNS = {
+    "$x^{$": {"$q_1$": {"$m$": 0.1}, "q2": {"$m$": 0.5}, "q3": {"$m$": 0.2}},
+    "$\\alpha$": {"$q_1$": {"$m$": 0.2}, "q2": {"$m$": 0.1}, "q3": {"$m$": 0.3}},
+}
+
+
+def _texts(ax):
+    texts = [ax.title, ax.xaxis.label, ax.yaxis.label] + list(ax.get_xticklabels())
+    legend = ax.get_legend()
+    return texts + (list(legend.get_texts()) if legend else [])
+
+
+def _assert_names_drawn_literally(ax, names):
+    ax.figure.canvas.draw()   # mathtext would raise here
+    shown = [t for t in _texts(ax) if "$" in t.get_text()]
+    assert {n for n in names if any(n in t.get_text() for t in shown)} == set(names)
+    for t in shown:
+        assert t.get_parse_math() is False, t.get_text()
+
+
+def test_names_with_dollars_are_drawn_as_they_are_in_every_plot(mpl):
+    import matplotlib.pyplot as plt
+
+    result = compare(None, MATH_RUNS, ["$m$"])
+    runs_and_measure = ["$x^{$", "$\\alpha$", "$m$"]
+    for draw, names in ((lambda ax: result.plot(ax=ax), runs_and_measure + ["$q_1$"]),
+                        (lambda ax: plot.distribution(result, "$m$", ax=ax), runs_and_measure)):
+        fig, ax = plt.subplots()
+        draw(ax)
+        _assert_names_drawn_literally(ax, names)
+        plt.close(fig)
+    fig, ax = plt.subplots()
+    qrels = {"q": {"a": 1}}
+    runs = {name: evaluate(qrels, {"q": {"a": 1}}, plot.PR_MEASURES) for name in MATH_RUNS}
+    plot.precision_recall(runs, ax=ax)
+    _assert_names_drawn_literally(ax, list(MATH_RUNS))
+    plt.close(fig)
+
+
+def test_precision_recall_legend_keeps_a_name_starting_with_underscore(mpl, ax):
+    # matplotlib leaves out of an automatic legend every label starting with
+    # "_": a run named "_bm25" had no legend entry (issue 42).
+    bm25 = evaluate(QRELS, BM25, plot.PR_MEASURES)
+    plot.precision_recall({"_bm25": bm25, "rerank": bm25}, ax=ax)
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["_bm25", "rerank"]

@@ -153,6 +153,57 @@ def test_paired_t_constant_differences_are_undefined():
         paired_t_test([0.5, 0.6], [0.5, 0.6])
 
 
+@pytest.mark.parametrize("scale", [1e308, 2.0**1023, 1e-300, 5e-324 * 2**10])
+def test_paired_t_at_any_scale_is_the_t_of_the_scaled_values(scale):
+    # t = mean / (s / sqrt(n)) does not change when every d is multiplied by
+    # the same factor, nor does p: d = scale * (1, -1, 1) has the t and p of
+    # (1, -1, 1), which scipy gives (mean 1/3, s = sqrt(4/3), t = 1/2, p = 2/3
+    # with 2 degrees of freedom).  scipy itself is wrong at these scales (t = 0
+    # at 1e308, its squares overflow; inf at 1e-300, they underflow); irmetrics
+    # raised OverflowError and ZeroDivisionError (issue 42).
+    sp = require("scipy.stats")
+    unit = [1.0, -1.0, 1.0]
+    expected = sp.ttest_1samp(unit, 0.0)
+    got = paired_t_test([scale * v for v in unit])
+    assert got.statistic == pytest.approx(float(expected.statistic), rel=1e-14)
+    assert got.p_value == pytest.approx(float(expected.pvalue), rel=1e-13)
+    # The interval scales with d: (scale * low, scale * high) where finite.
+    low, high = t_ci(unit)
+    if scale < 1e300:
+        assert t_ci([scale * v for v in unit]) == pytest.approx((scale * low, scale * high),
+                                                                  rel=1e-14)
+
+
+def test_tests_and_intervals_of_values_near_the_largest_float():
+    # Sums of +-1e308 overflowed (OverflowError from math.fsum).  Each result
+    # is that of d / 1e308 = (1, 1, -1) times 1e308: the sign-flip sums of
+    # (1, 1, -1) are +-1 (6 of 8) and +-3 (2 of 8), all at least |1|: p = 1;
+    # mean 1/3.
+    big = [1e308, 1e308, -1e308]
+    r = permutation_test(big)
+    assert (r.p_value, r.method) == (1.0, "exact")
+    assert r.statistic == pytest.approx(1e308 / 3, rel=1e-15)
+    unit = [1.0, 1.0, -1.0]
+    # The bootstrap's resampled means, and so its p and interval, are those of
+    # (1, 1, -1), scaled (the same seed draws the same resamples).
+    b, u = bootstrap_test(big, n_resamples=300), bootstrap_test(unit, n_resamples=300)
+    assert b.p_value == u.p_value and b.statistic == pytest.approx(1e308 * u.statistic, rel=1e-15)
+    low, high = bootstrap_ci(unit, n_resamples=300)
+    assert bootstrap_ci(big, n_resamples=300) == pytest.approx((1e308 * low, 1e308 * high),
+                                                                rel=1e-15)
+    # The t interval here is 1/3 -/+ 4.30 * 2/3 (times 1e308): 2.9e308 has no
+    # float, so a clear error, not inf.
+    with pytest.raises(InvalidArgumentError, match=(
+            "^the t interval of the mean difference reaches beyond the largest float")):
+        t_ci(big)
+    # A difference beyond the largest float: a clear error naming the pair.
+    with pytest.raises(InvalidArgumentError, match=(
+            r"^x\[1\] - y\[1\] is beyond the largest float \(1e\+308 - -1e\+308\)")):
+        paired_t_test([0.0, 1e308], [0.5, -1e308])
+    with pytest.raises(InvalidArgumentError, match=r"^x\[0\] - y\[0\] is beyond"):
+        wilcoxon_test([1e308, 0.0], [-1e308, 1.0])
+
+
 def test_t_ci_matches_scipy():
     sp = require("scipy.stats")
     x = [0.31, 0.52, 0.44, 0.9, 0.12, 0.5]
