@@ -175,8 +175,10 @@ def test_default_worker_count(tmp_path, monkeypatch):
 
     # Threads that earlier tests left in this process (Dask's offload thread,
     # Spark's py4j threads) are not this test's: count only the ones it starts.
-    count, before = threading.active_count, threading.active_count()
-    monkeypatch.setattr(threading, "active_count", lambda: count() - before + 1)
+    from irmetrics import _parallel
+
+    count, before = _parallel._threads, _parallel._threads()
+    monkeypatch.setattr(_parallel, "_threads", lambda: count() - before + 1)
 
     assert PARALLEL_FROM == 2 << 20
     small, big = tmp_path / "small.run", tmp_path / "big.run"
