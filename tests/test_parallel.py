@@ -638,9 +638,11 @@ def test_replies_are_taken_whole_from_the_buffer_and_a_partial_one_waits():
 def one_thread_only():
     """Skip where earlier tests left threads in this process: it is never
     forked then, and a test of the workers would test one process."""
-    from irmetrics import _parallel
-
-    if _parallel._threads() > 1:
+    try:  # (counted as the library counts them)
+        threads = len(os.listdir("/proc/self/task"))
+    except OSError:
+        threads = threading.active_count()
+    if threads > 1:
         pytest.skip("threads left in this process by earlier tests: it is not forked")
 
 
@@ -802,23 +804,25 @@ def test_no_deprecation_warning_about_fork_with_a_thread_alive(tmp_path):
     path = write_run(tmp_path / "run.txt", lines)
     qpath = tmp_path / "qrels.txt"
     Qrels.from_dict(qrels).to_trec(str(qpath))
+    # (the warning is recorded: CPython does not raise it, even as an error)
     script = (
         "import sys, threading, warnings\n"
         "from irmetrics import evaluate\n"
-        "warnings.simplefilter('ignore', category=Warning)\n"
-        "warnings.simplefilter('error', category=DeprecationWarning)\n"
         "q, r = sys.argv[1:]\n"
-        "one = evaluate(q, r, ['map'], workers=1).per_query\n"
-        "alone = evaluate(q, r, ['map'], workers=2).per_query\n"
-        "stop = threading.Event()\n"
-        "t = threading.Thread(target=stop.wait); t.start()\n"
-        "threaded = evaluate(q, r, ['map'], workers=2).per_query\n"
-        "stop.set(); t.join()\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        "    one = evaluate(q, r, ['map'], workers=1).per_query\n"
+        "    alone = evaluate(q, r, ['map'], workers=2).per_query\n"
+        "    stop = threading.Event()\n"
+        "    t = threading.Thread(target=stop.wait, daemon=True); t.start()\n"
+        "    threaded = evaluate(q, r, ['map'], workers=2).per_query\n"
+        "    stop.set(); t.join()\n"
         "print(one == alone == threaded)\n"
+        "print([str(w.message) for w in caught if w.category is DeprecationWarning])\n"
     )
     done = subprocess.run([python, "-c", script, str(qpath), path], capture_output=True,
                           env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=120)
-    assert (done.returncode, done.stdout, done.stderr) == (0, b"True\n", b"")
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"True\n[]\n", b"")
 
 
 # The script of the SIGTERM tests: SIGTERM ignored or handled by a handler
