@@ -12,8 +12,15 @@ another program) finish together.
 Only plain, uncompressed files on platforms with ``fork`` qualify; anything
 else, and any run whose queries turn out not to be grouped, goes the
 single-process way.  The workers are plain forks (``os.fork``) that send their
-reply through a pipe: ``multiprocessing`` would cost more to import (about
-25 ms) than a small file takes to score.
+reply through a pipe: ``multiprocessing`` would cost more to import than a
+small file takes to score.
+
+A process is forked only while it has exactly one thread (see
+:func:`_threads`): a fork copies every lock as it is, and a lock that another
+thread held at that moment (the import lock, logging's, the allocator's of a C
+extension) is never released in the child, which then waits forever.  With
+other threads alive the run is scored in the calling process, with the same
+values.
 """
 
 from __future__ import annotations
@@ -34,7 +41,7 @@ from .errors import (
     _warn,
 )
 from .sources import open_run
-from .trec import MAX_LINE, RunNotGrouped
+from .trec import _BOM, MAX_LINE, RunNotGrouped
 
 __all__ = [
     "score_in_parallel", "parallel_possible", "auto_workers", "WorkerError",
@@ -61,13 +68,24 @@ def parallel_possible(source: Any) -> bool:
         return False
 
 
+def _threads() -> int:
+    """The threads of this process, counted as CPython 3.12's warning about
+    fork counts them: the entries of ``/proc/self/task`` where there is one
+    (every OS thread, also those C libraries start), else the live
+    :mod:`threading` threads."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        import threading
+
+        return threading.active_count()
+
+
 def auto_workers(source: Any) -> int:
     """How many processes to use when the caller did not say: two for a plain
     run file of PARALLEL_FROM bytes or more, in a process that runs no other
-    threads (forking a threaded process is unsafe), else one."""
-    import threading
-
-    if not isinstance(source, (str, os.PathLike)) or threading.active_count() > 1:
+    threads (it is never forked then), else one."""
+    if not isinstance(source, (str, os.PathLike)) or _threads() > 1:
         return 1
     try:
         big = os.path.getsize(source) >= PARALLEL_FROM
@@ -141,15 +159,27 @@ def _too_long(line: bytes) -> bool:
 
 
 class _Slice(io.RawIOBase):
-    """A read-only window ``[start, end)`` on a file."""
+    """A read-only window ``[start, end)`` on a file.
+
+    The readers take a UTF-8 byte order mark off the start of what they
+    read, which is the start of a file everywhere else.  A window starting
+    in mid-file on a line that begins with one (files concatenated) shows one
+    more in front of it, which they take off instead: the line keeps its
+    mark, as when one process reads the whole file (issue 42).
+    """
 
     def __init__(self, path: str, start: int, end: int) -> None:
         super().__init__()
         self._f = open(path, "rb")  # noqa: SIM115 - closed in close()
         self._f.seek(start)
+        self._head = b""  # what the window shows before the file's bytes
+        if start > 0 and self._f.read(len(_BOM)) == _BOM:
+            self._head = _BOM
+        self._f.seek(start)
         self._start = start
         self._end = end
         self._left = end - start
+        self._shown = 0  # how much of _head was read
         self.name = path
 
     def readable(self) -> bool:
@@ -159,13 +189,15 @@ class _Slice(io.RawIOBase):
         return True
 
     def tell(self) -> int:
-        return self._f.tell() - self._start
+        return self._shown + self._f.tell() - self._start
 
     def seek(self, pos: int, whence: int = 0) -> int:
         if whence != 0:  # pragma: no cover - RunStream seeks to absolute positions
             raise io.UnsupportedOperation("only absolute seeks")
-        self._f.seek(self._start + pos)
-        self._left = self._end - self._start - pos
+        self._shown = min(pos, len(self._head))
+        at = pos - self._shown
+        self._f.seek(self._start + at)
+        self._left = self._end - self._start - at
         return pos
 
     def readinto(self, buf: Any) -> int:
@@ -177,6 +209,11 @@ class _Slice(io.RawIOBase):
         """Up to *size* bytes (the rest of the window for -1 or None), copied
         once from the file: the readers take blocks with ``read1``, which
         ``RawIOBase`` would make from ``readinto`` with two more copies."""
+        head = self._head[self._shown:]
+        if head and size != 0:
+            head = head if size is None or size < 0 else head[:size]
+            self._shown += len(head)
+            return head
         n = self._left if size is None or size < 0 else min(size, self._left)
         if n <= 0:
             return b""
@@ -190,7 +227,7 @@ class _Slice(io.RawIOBase):
         pos = self._f.tell()
         data = self._f.read(min(max(n, 1), self._left))
         self._f.seek(pos)
-        return data
+        return self._head[self._shown:] + data
 
     def close(self) -> None:
         self._f.close()
@@ -328,7 +365,7 @@ def _jobs(
 
 
 def _child(
-    work: Callable[[Callable[[Any], None]], None], send: int, mask: Any
+    work: Callable[[Callable[[Any], None]], None], send: int, mask: Any, term: Any
 ) -> None:  # pragma: no cover - runs in the forked process (the tests see its effects)
     """The body of a forked worker: *work*, which sends its replies with the
     function it is given (each pickled, in a frame of its own, see
@@ -336,9 +373,11 @@ def _child(
 
     It starts with SIGINT and SIGTERM blocked (see :func:`score_in_parallel`)
     and unblocks them (*mask*: the parent's signal mask) once its own
-    handlers are set: the parent's handlers never run here.
+    handlers are set: the parent's handlers never run here.  Ctrl-C is the
+    parent's to handle; SIGTERM (*term*) ends the worker where it ends the
+    parent, and is ignored where the parent ignores or handles it.
     """
-    import pickle
+    import pickle  # (imported by the parent before the fork: no import here)
     import signal
 
     def emit(reply: Any) -> None:
@@ -351,7 +390,7 @@ def _child(
     try:
         # The parent handles Ctrl-C and SIGTERM and stops the workers itself.
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGTERM, term)
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         try:
             work(emit)
@@ -428,7 +467,8 @@ def _stop_signals() -> Any:
 
 
 class _NoFork(Exception):
-    """os.fork failed (no memory, too many processes): score in one process."""
+    """No worker can be started: os.fork or os.pipe failed (no memory, too
+    many processes or open files) or the process runs other threads."""
 
 
 class _Terminated(BaseException):
@@ -453,24 +493,17 @@ def _describe_death(exitcode: Optional[int]) -> str:
 
 
 def _stop(workers: List[_Worker]) -> None:
-    """End every worker still running, promptly; none outlives the call."""
+    """End every worker still running, at once (SIGKILL: a worker holds
+    nothing that needs cleaning up); none outlives the call."""
     import signal
-    import time
 
     for w in workers:
         if not w.reap(block=False):
             try:
-                os.kill(w.pid, signal.SIGTERM)
+                os.kill(w.pid, signal.SIGKILL)
             except ProcessLookupError:  # pragma: no cover - it just ended
                 pass
-    deadline = time.monotonic() + 2.0
-    for w in workers:
-        while not w.reap(block=False):
-            if time.monotonic() > deadline:  # pragma: no cover - one ignoring SIGTERM
-                os.kill(w.pid, signal.SIGKILL)
-                w.reap(block=True)
-                break
-            time.sleep(0.005)
+            w.reap(block=True)
 
 
 def score_in_parallel(
@@ -494,14 +527,23 @@ def score_in_parallel(
     and the warnings before it, as it always does), or the system forks no
     process.
     Nothing is shared between calls: concurrent calls from threads are
-    independent.  Ctrl-C or SIGTERM while the workers run stops them before
-    the exception (or the signal) goes on; a worker that dies is a
-    :class:`WorkerError`.
+    independent (and scored in their own process: a process with other
+    threads is never forked).  Fewer workers than asked are started when the
+    system gives no more processes or pipes, none (and None is returned) when
+    it gives none.  Ctrl-C while the workers run stops them before the
+    exception goes on; so does SIGTERM when its disposition is the default,
+    which then ends the process as it would have; a SIGTERM that the
+    application ignores or handles lets the evaluation finish.  A worker that
+    dies is a :class:`WorkerError`.
     """
     import mmap
+    import pickle  # noqa: F401 - for the workers: a fork imports nothing
+    import select  # noqa: F401 - before the pipes take the last descriptors
     import signal
     import threading
 
+    if _threads() > 1:  # never forked: one process scores the run
+        return None
     ranges = _job_ranges(path, workers)
     if len(ranges) < 2:  # an empty file, or one query: one process says what it is
         return None
@@ -511,21 +553,36 @@ def score_in_parallel(
         _SLOT.pack_into(counters, _HEAD + _SLOT.size * slot, 0, 0, -1)
     # the jobs, in file order, a byte each: every worker takes the next one
     # when it is done with the last (the pipe's reads do not interleave)
-    jobs, jobs_in = os.pipe()
+    try:
+        jobs, jobs_in = os.pipe()
+    except OSError:  # no descriptor left (EMFILE, ENFILE): one process will do
+        counters.close()
+        return None
     os.write(jobs_in, bytes(range(len(ranges))))
     os.close(jobs_in)
     procs: List[_Worker] = []
     replies: Dict[int, Any] = {}
     failed: List[str] = []
+    # SIGTERM with its default disposition ends the process: the workers are
+    # stopped first.  Ignored or handled by the application, it is left to it.
     on_main = threading.current_thread() is threading.main_thread()
-    old_sigterm: Any = signal.signal(signal.SIGTERM, _on_sigterm) if on_main else None
+    default_term = signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+    term = signal.SIG_DFL if default_term else signal.SIG_IGN
+    old_sigterm: Any = None
+    if on_main and default_term:
+        old_sigterm = signal.signal(signal.SIGTERM, _on_sigterm)
     terminated = no_fork = False
     try:
         parent = os.getpid()
         for slot in range(workers):
             work = functools.partial(_jobs, score, path, ranges, jobs, counters, slot, parent,
                                      order_keys)
-            procs.append(_fork(work, procs, workers))
+            try:
+                _fork(work, procs, workers, term)
+            except _NoFork:
+                if not procs:
+                    raise
+                break  # fewer workers: those started take every job
         _collect(procs, counters, len(ranges), replies, failed, progress)
     except _Terminated:
         terminated = True
@@ -537,12 +594,12 @@ def score_in_parallel(
             os.close(w.recv)
         os.close(jobs)
         counters.close()
-        if on_main:
+        if old_sigterm is not None:
             signal.signal(signal.SIGTERM, old_sigterm)
     if terminated:  # die of the signal as the process would have, now that it is alone
         os.kill(os.getpid(), signal.SIGTERM)
-        raise KeyboardInterrupt  # pragma: no cover - a handler that returned
-    if no_fork:  # the system would not fork: the caller scores the run in one process
+        raise KeyboardInterrupt  # pragma: no cover - the process has ended
+    if no_fork:  # no worker could be started: the caller scores the run in one process
         return None
     if failed:
         raise WorkerError(f"a worker process failed: {failed[0]}")
@@ -575,34 +632,47 @@ def _widen(fd: int, workers: int) -> None:
 
 
 def _fork(
-    work: Callable[[Callable[[Any], None]], None], procs: List[_Worker], workers: int
-) -> _Worker:
-    """Start a worker doing *work* (see :func:`_child`); *procs*: those
-    started before, whose pipe ends the new one closes; *workers*: how many
-    there will be."""
+    work: Callable[[Callable[[Any], None]], None], procs: List[_Worker], workers: int,
+    term: Any,
+) -> None:
+    """Start a worker doing *work* (see :func:`_child`, which sets SIGTERM to
+    *term*) and add it to *procs*, the workers started before, whose pipe
+    ends the new one closes (added before a signal can interrupt: an
+    exception from a handler finds it there, and it is stopped); *workers*:
+    how many there will be.  :class:`_NoFork` if the system gives no pipe or
+    process, or if this process has other threads."""
     import signal
 
-    recv, send = os.pipe()
+    try:
+        recv, send = os.pipe()
+    except OSError:  # no descriptor left (EMFILE, ENFILE)
+        raise _NoFork() from None
     _widen(send, workers)
     # Ctrl-C or SIGTERM arriving while the child starts would run the
     # parent's handlers in it: blocked until it has its own.
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, _stop_signals())
     try:
-        try:
-            pid = os.fork()
-        except OSError:  # no process to be had (EAGAIN, ENOMEM): one process will do
-            os.close(recv)
-            os.close(send)
-            raise _NoFork() from None
+        # Counted last, just before the fork: only this thread could have
+        # started another since.
+        if _threads() > 1:
+            pid = -1
+        else:
+            try:
+                pid = os.fork()
+            except OSError:  # no process to be had (EAGAIN, ENOMEM)
+                pid = -1
         if pid == 0:  # pragma: no cover - the worker
             os.close(recv)
             for w in procs:  # the other workers' pipe ends, inherited by the fork
                 os.close(w.recv)
-            _child(work, send, mask)
+            _child(work, send, mask, term)
+        os.close(send)
+        if pid < 0:
+            os.close(recv)
+            raise _NoFork()
+        procs.append(_Worker(pid, recv))
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-    os.close(send)
-    return _Worker(pid, recv)
 
 
 def _collect(

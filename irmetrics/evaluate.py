@@ -599,7 +599,8 @@ def evaluate(
         Drop unjudged documents from rankings before scoring (``-J``).
     workers:
         With a path to a plain run file, score it in up to this many
-        processes (forked; Linux and other systems with ``fork``).  Results
+        processes (forked; Linux and other systems with ``fork``; one
+        process while the calling process runs other threads).  Results
         are the same as with one.  ``None`` (the default): two for a plain
         run file of 2 MB or more when the calling process runs no other
         threads, else one.

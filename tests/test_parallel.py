@@ -4,6 +4,7 @@ import io
 import os
 import random
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -171,12 +172,13 @@ def test_default_worker_count(tmp_path, monkeypatch):
     import os
     import threading
 
+    from irmetrics import _parallel
     from irmetrics._parallel import PARALLEL_FROM, auto_workers
 
     # Threads that earlier tests left in this process (Dask's offload thread,
     # Spark's py4j threads) are not this test's: count only the ones it starts.
-    count, before = threading.active_count, threading.active_count()
-    monkeypatch.setattr(threading, "active_count", lambda: count() - before + 1)
+    count, before = _parallel._threads, _parallel._threads()
+    monkeypatch.setattr(_parallel, "_threads", lambda: count() - before + 1)
 
     assert PARALLEL_FROM == 2 << 20
     small, big = tmp_path / "small.run", tmp_path / "big.run"
@@ -629,3 +631,322 @@ def test_replies_are_taken_whole_from_the_buffer_and_a_partial_one_waits():
     assert _replies(buffer) == [] and buffer == third[:-1]
     buffer += third[-1:]
     assert _replies(buffer) == [("done",)] and buffer == b""
+
+
+# === Issue 42: no fork of a threaded process, signals, descriptors, BOM ===
+
+def one_thread_only():
+    """Skip where earlier tests left threads in this process: it is never
+    forked then, and a test of the workers would test one process."""
+    try:  # (counted as the library counts them)
+        threads = len(os.listdir("/proc/self/task"))
+    except OSError:
+        threads = threading.active_count()
+    if threads > 1:
+        pytest.skip("threads left in this process by earlier tests: it is not forked")
+
+
+def run_lines(qid_count, depth, seed, tag):
+    rng = random.Random(seed)
+    lines = []
+    for q in range(qid_count):
+        for rank, doc in enumerate(rng.sample(range(5 * depth), depth), 1):
+            lines.append(f"q{q} Q0 d{doc} {rank} {rng.randrange(10**6) / 1000} {tag}\n")
+    return lines
+
+
+# The script of one try of the stress test: six threads, each calling
+# evaluate(..., workers=2) six times; every result must equal the one-process
+# result, computed before the threads start.  It prints "ok" and exits 0.
+STRESS = """
+import sys, threading, warnings
+warnings.simplefilter("ignore")
+from irmetrics import evaluate
+qrels, runs = sys.argv[1], sys.argv[2:]
+expected = [evaluate(qrels, r, ["map", "P_10"], workers=1).per_query for r in runs]
+errors = []
+def work(i):
+    try:
+        for k in range(6):
+            j = (i + k) % len(runs)
+            got = evaluate(qrels, runs[j], ["map", "P_10"], workers=2).per_query
+            if got != expected[j]:
+                errors.append(("differs", i, k))
+    except BaseException as exc:
+        errors.append(repr(exc))
+threads = [threading.Thread(target=work, args=(i,)) for i in range(6)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+print("ok" if not errors else errors)
+"""
+
+
+def marked_processes(marker):
+    """The pids of the processes whose environment holds *marker* (a try's
+    workers inherit it, and outlive it only as orphans of init)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                if marker.encode() in f.read().split(b"\0"):
+                    found.append(int(entry))
+        except OSError:
+            pass
+    return found
+
+
+@needs_proc
+@pytest.mark.slow
+def test_threads_calling_with_workers_never_hang_and_leave_no_process(tmp_path):
+    # Issue 42: 6 threads x 6 calls of evaluate(..., workers=2) on four runs
+    # of 18,000 lines hung in about 1 try in 6: a worker forked while another
+    # thread held the import lock waited for it forever (at `import pickle`),
+    # outlived its parent and ignored SIGTERM.  Each try runs in a process
+    # bounded by a timeout, so that a hang fails the test.
+    qrels = {}
+    runs = []
+    for n in range(4):
+        lines = run_lines(180, 100, n, f"run{n}")  # 180 queries x 100 = 18,000 lines
+        runs.append(write_run(tmp_path / f"run{n}.txt", lines))
+    for q in range(180):
+        qrels[f"q{q}"] = {f"d{d}": d % 3 for d in range(0, 500, 7)}
+    qpath = tmp_path / "qrels.txt"
+    Qrels.from_dict(qrels).to_trec(str(qpath))
+    for attempt in range(20):
+        marker = f"IRMETRICS_STRESS_TRY={os.getpid()}-{attempt}"
+        name, value = marker.split("=")
+        env = dict(os.environ, PYTHONPATH=str(ROOT), **{name: value})
+        proc = subprocess.Popen([sys.executable, "-c", STRESS, str(qpath), *runs],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        try:
+            out, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            out, err = b"", b"timed out"
+        finally:
+            proc.kill()
+            proc.wait()
+            left = marked_processes(marker)
+            for pid in left:  # (not to leave them on the machine either)
+                os.kill(pid, signal.SIGKILL)
+        assert (attempt, out.decode().strip(), err.decode()) == (attempt, "ok", "")
+        assert left == []
+
+
+def test_without_fork_one_process_gives_the_same_numbers(tmp_path, monkeypatch):
+    # As on Windows: os.fork absent; workers=2 is one process, same values.
+    qrels, lines = make_data(21, n_queries=30)
+    path = write_run(tmp_path / "run.txt", lines)
+    expected = evaluate_quietly(qrels, path, MEASURES, workers=1)
+    monkeypatch.delattr(os, "fork")
+    assert not parallel_possible(path)
+    got = evaluate_quietly(qrels, path, MEASURES, workers=2)
+    assert got.per_query == expected.per_query
+    assert got.aggregate == expected.aggregate
+
+
+def test_a_process_with_other_threads_is_not_forked(tmp_path, monkeypatch):
+    # Forking while another thread holds a lock can hang the child: with a
+    # thread alive, workers=2 scores in this process, with the same values.
+    one_thread_only()
+    qrels, lines = make_data(22, n_queries=30)
+    path = write_run(tmp_path / "run.txt", lines)
+    expected = evaluate_quietly(qrels, path, MEASURES, workers=1)
+    forks = []
+    fork = os.fork
+    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or fork())
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        got = evaluate_quietly(qrels, path, MEASURES, workers=2)
+    finally:
+        stop.set()
+        other.join()
+    assert forks == []
+    assert got.per_query == expected.per_query
+    alone = evaluate_quietly(qrels, path, MEASURES, workers=2)  # the thread has ended
+    assert len(forks) == 2  # two workers
+    assert alone.per_query == expected.per_query
+
+
+def python_312_or_newer():
+    """An interpreter of Python 3.12 or newer (which warns about forking a
+    process with threads): this one, one on the PATH, or pyenv's; None."""
+    import glob
+
+    if sys.version_info >= (3, 12):
+        return sys.executable
+    found = [shutil.which(name) for name in ("python3.13", "python3.12")]
+    found += sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.1[2-9]*/bin/python3")))
+    for python in filter(None, found):
+        try:
+            done = subprocess.run([python, "-c", "import sys; print(sys.version_info >= (3, 12))"],
+                                  capture_output=True, timeout=30)
+        except OSError:
+            continue
+        if done.stdout == b"True\n":  # (a pyenv shim of a version not selected fails)
+            return python
+    return None
+
+
+@pytest.mark.slow
+def test_no_deprecation_warning_about_fork_with_a_thread_alive(tmp_path):
+    # Python 3.12+ warns (DeprecationWarning) when a process with threads
+    # forks; before, workers=2 with a thread alive warned twice per call.
+    python = python_312_or_newer()
+    if python is None:
+        pytest.skip("needs Python 3.12 or newer (its warning about fork)")
+    qrels, lines = make_data(23, n_queries=30)
+    path = write_run(tmp_path / "run.txt", lines)
+    qpath = tmp_path / "qrels.txt"
+    Qrels.from_dict(qrels).to_trec(str(qpath))
+    # (the warning is recorded: CPython does not raise it, even as an error)
+    script = (
+        "import sys, threading, warnings\n"
+        "from irmetrics import evaluate\n"
+        "q, r = sys.argv[1:]\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        "    one = evaluate(q, r, ['map'], workers=1).per_query\n"
+        "    alone = evaluate(q, r, ['map'], workers=2).per_query\n"
+        "    stop = threading.Event()\n"
+        "    t = threading.Thread(target=stop.wait, daemon=True); t.start()\n"
+        "    threaded = evaluate(q, r, ['map'], workers=2).per_query\n"
+        "    stop.set(); t.join()\n"
+        "print(one == alone == threaded)\n"
+        "print([str(w.message) for w in caught if w.category is DeprecationWarning])\n"
+    )
+    done = subprocess.run([python, "-c", script, str(qpath), path], capture_output=True,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=120)
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"True\n[]\n", b"")
+
+
+# The script of the SIGTERM tests: SIGTERM ignored or handled by a handler
+# that returns, then an evaluation with two workers of the big file.
+SIGTERM_SCRIPT = """
+import signal, sys
+from irmetrics import evaluate
+handled = []
+if sys.argv[3] == "ignored":
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+else:
+    signal.signal(signal.SIGTERM, lambda signum, frame: handled.append(signum))
+e = evaluate(sys.argv[1], sys.argv[2], ["map", "P_10"], workers=2)
+print(repr(e.aggregate["map"]), repr(e.aggregate["P_10"]), len(e.per_query), handled)
+"""
+
+
+@needs_proc
+@pytest.mark.slow
+@pytest.mark.parametrize("how", ["ignored", "handled"])
+def test_sigterm_ignored_or_handled_lets_the_evaluation_finish(big_files, how):
+    # Issue 42: before, a SIGTERM during parallel scoring raised
+    # KeyboardInterrupt even where the application ignores SIGTERM or handles
+    # it and returns (graceful shutdown); one process would have finished.
+    qrels, run = big_files
+    proc = subprocess.Popen([sys.executable, "-c", SIGTERM_SCRIPT, qrels, run, how],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    deadline = time.monotonic() + 60
+    while len(children(proc.pid)) < 2:
+        if time.monotonic() > deadline or proc.poll() is not None:
+            proc.kill()
+            pytest.fail("the workers did not start")
+        time.sleep(0.01)
+    workers = children(proc.pid)
+    os.kill(proc.pid, signal.SIGTERM)
+    try:
+        out, err = proc.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        pytest.fail("the evaluation did not end")
+    # every query ranks d0..d999 by score, d7 (label 1) at rank 8 and d500
+    # (label 2) at rank 501: AP = (1/8 + 2/501) / 2, P@10 = 1/10 (the means
+    # of 3,000 equal values: up to rounding)
+    handled = "[15]" if how == "handled" else "[]"  # SIGTERM is 15 on Linux
+    assert (proc.returncode, err) == (0, b"")
+    got_map, p10, num_q, seen = out.decode().split(maxsplit=3)
+    assert float(got_map) == pytest.approx((1 / 8 + 2 / 501) / 2, rel=1e-12)
+    assert float(p10) == pytest.approx(0.1, rel=1e-12)
+    assert (num_q, seen.strip()) == ("3000", handled)
+    assert [w for w in workers if alive(w)] == []
+
+
+@needs_proc
+@pytest.mark.slow
+def test_workers_end_soon_when_the_parent_is_killed(big_files):
+    proc, workers = start_cli(*big_files)
+    busy(workers[0])
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.communicate()
+    deadline = time.monotonic() + 10
+    while [w for w in workers if alive(w)] and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = [w for w in workers if alive(w)]
+    for w in left:
+        os.kill(w, signal.SIGKILL)
+    assert left == []
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs resource limits (POSIX)")
+def test_too_few_file_descriptors_start_fewer_workers(tmp_path):
+    # Issue 42: `ulimit -n 64; irmetrics --workers 300 ...` ended with "Too
+    # many open files" (exit 2).  Fewer processes (or one) give the same output.
+    import resource
+
+    lines = run_lines(600, 20, 24, "fds")  # 600 queries: 255 jobs for 300 workers
+    path = write_run(tmp_path / "run.txt", lines)
+    qpath = tmp_path / "qrels.txt"
+    Qrels.from_dict({f"q{q}": {f"d{q % 100}": 1, "d3": 2} for q in range(600)}).to_trec(
+        str(qpath))
+    assert len(_job_ranges(path, 300)) == 255
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+
+    outputs = []
+    for workers in ("1", "300"):
+        done = subprocess.run(
+            [sys.executable, "-m", "irmetrics", "--workers", workers, "-q", "-m", "map",
+             "-m", "P_10", str(qpath), path],
+            capture_output=True, env=dict(os.environ, PYTHONPATH=str(ROOT)),
+            preexec_fn=limit, timeout=120,
+        )
+        outputs.append((done.returncode, done.stdout, done.stderr))
+    assert outputs[1] == outputs[0]
+    # two measures for each of the 600 queries and for all: 1,202 lines
+    assert outputs[0][0] == 0 and outputs[0][1].count(b"\n") == 1202
+
+
+def test_a_bom_in_mid_file_is_part_of_its_line_whatever_the_workers(tmp_path):
+    # Issue 42: `cat a.run b.run`, b.run from Windows.  A UTF-8 BOM is taken
+    # off only at the very start of a file; in mid-file it stays part of the
+    # line, whose query is then '\ufeffq9' (unjudged: skipped, with a
+    # warning).  Before, a worker whose range started on that line took it off.
+    one_thread_only()
+    lines = _lines_of("q1", ["d1", "d2", "d3"]) + _lines_of("q2", ["d1", "d2", "d3"])
+    lines += _lines_of("q3", ["d1", "d2", "d3"]) + _lines_of("q4", ["d1", "d2", "d3"])
+    windows = "\ufeff" + "".join(_lines_of("q9", ["d1", "d2", "d3"]))
+    path = write_run(tmp_path / "run.txt", lines + [windows])
+    data = open(path, "rb").read()
+    bom_at = data.index(b"\xef\xbb\xbf")
+    assert bom_at > 0 and bom_at in [a for a, _ in _job_ranges(path, 2)]
+    qrels = {"q1": {"d2": 1}, "q2": {"d3": 1}, "q3": {"d1": 1}, "q4": {"d2": 1},
+             "q9": {"d1": 1}}
+    seen = {}
+    for workers in (1, 2):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            got = evaluate(qrels, path, ["map", "num_ret"], workers=workers)
+        seen[workers] = (got.per_query, got.skipped, [str(w.message) for w in caught])
+    assert seen[2] == seen[1]
+    per_query, skipped, shown = seen[1]
+    assert skipped == ("\ufeffq9",)
+    # q9's lines without the mark: d2, d3 (d1 was on the marked line), d1 judged
+    assert per_query["q9"] == {"map": 0.0, "num_ret": 2}
+    assert len(shown) == 1 and "'\\ufeffq9'" in shown[0]
