@@ -614,15 +614,21 @@ def tie_note_test(
                            for r in rules)
             blocks, n = _judged_only(blocks, n)
         levels: Dict[int, _Levels] = {}
+        could: Dict[int, bool] = {}  # by relevance level: _could_move
+        gains_from = -1  # the start of the first block mixing gains (n: none)
         for rule in rules:
             if rule.kind == "compute":
-                if _could_move(blocks, rule.rel) and \
-                        _extremes_differ(rule.measure, q, info, env, judged_only):
+                c = could.get(rule.rel)
+                if c is None:
+                    c = could[rule.rel] = _could_move(blocks, rule.rel)
+                if c and _extremes_differ(rule.measure, q, info, env, judged_only):
                     return True
                 continue
             if rule.kind == "ndcg":
-                cut = n if rule.cut is None else min(rule.cut, n)
-                if any(s < cut and _gains_mixed(size, labels) for s, size, labels in blocks):
+                if gains_from < 0:
+                    gains_from = next((s for s, size, labels in blocks
+                                       if size > 1 and _gains_mixed(size, labels)), n)
+                if gains_from < (n if rule.cut is None else min(rule.cut, n)):
                     return True
                 continue
             rel = rule.rel
