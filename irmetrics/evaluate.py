@@ -54,7 +54,7 @@ from .measures import (
     prepared_row,
 )
 from .sources import RunSource, is_file_source, open_qrels, open_run
-from .ties import TIES_KEY, TieInfo, check_measure, check_ties, supports, tie_value
+from .ties import TIES_KEY, TieInfo, check_measure, check_ties, tie_note_test, tie_value
 
 if TYPE_CHECKING:
     from .trec import PathOrFile
@@ -864,6 +864,7 @@ class _Scorer:
         self.ties = ties
         self.detect_ties = detect_ties
         self.tie_moved: List[str] = []
+        self._tie_note: Optional[Tuple[Env, Callable[[QueryData, TieInfo], bool]]] = None
 
     def part(
         self, layout: _Layout, filled: Sequence[str] = (), missing: Sequence[str] = ()
@@ -936,12 +937,12 @@ class _Scorer:
             self.values[qid] = [tie_value(self.ties, m, data, info, env, self.judged_only)
                                 for m in self.measures]
         if self.detect_ties:
-            for m in self.measures:
-                if supports(m, "best") and m.family.key not in ("num_q", "num_ret", "num_rel") \
-                        and tie_value("best", m, data, info, env, self.judged_only) != \
-                        tie_value("worst", m, data, info, env, self.judged_only):
-                    self.tie_moved.append(qid)
-                    break
+            note = self._tie_note
+            if note is None or note[0] is not env:  # made once (per run name)
+                note = self._tie_note = (env, tie_note_test(self.measures, env,
+                                                            self.judged_only))
+            if note[1](data, info):
+                self.tie_moved.append(qid)
 
     def consume(
         self, source: RunSource, progress: Optional[Callable[[int, int], None]] = None

@@ -489,6 +489,201 @@ def tie_value(
     return m.compute(data, env)
 
 
+# === Whether the order of tied scores moves a value (the command line's note) =
+#
+# The note asks, for each query, whether any requested measure with best and
+# worst takes two values over the orderings of its tied blocks.  Computing
+# both extremes of every measure costs far more than the evaluation, so the
+# answer is found from the blocks themselves wherever it is exact, and the
+# extremes are computed only for the measures and queries where it is not.
+#
+# A block whose documents all look alike to a measure cannot move it.  For
+# the binary measures (a document is relevant, label >= rel, or not), a block
+# that mixes relevant and other documents (the unjudged included) at 0-based
+# start s, of m documents, r of them relevant, moves:
+#
+# * AP (map, gm_map, map_cut@k) iff s < K (K: the cutoff, at most the n
+#   documents evaluated): some ordering puts a relevant document at s and
+#   another at s + 1, and swapping the two changes its term (or drops it at
+#   the cutoff);
+# * a count of relevant documents in the top K (P@k, recall@k, Rprec with
+#   K = min(R, n), num_rel_ret and set_F with K = n) iff s < K < s + m: the
+#   best ordering holds min(r, c) of them above the cut, the worst
+#   max(0, r - (m - c)), c = K - s, and the two differ iff 0 < c < m;
+# * RR and success from the first relevant position of the best ordering
+#   (the first block holding a relevant document, at its start) and of the
+#   worst one (that block's s + m - r).
+#
+# nDCG with linear gains and the log2 discount moves iff a block mixing
+# gains starts above the cut: the discounts of a block's positions above the
+# cut fall strictly (0 below it), so sorting its gains down and up gives two
+# different sums (the ideal does not move).  The other measures (bpref,
+# infAP, iprec_at_recall, Rprec_mult, other options) need a block mixing
+# relevant and other documents (bpref and infAP read only the documents
+# above a relevant one), or any mixed block; then the best and worst values
+# are computed as for ties="best" and "worst".  With
+# judged_only, unjudged documents drop out and positions close up: the same
+# reasoning on the judged documents' blocks, unless a block straddles the
+# depth cut (then everything is computed).  These decide on the exact
+# values, where the computed extremes of two different values could only
+# agree by rounding (a difference below the precision of a double); the
+# tests compare them with best != worst on random queries.
+
+_NOTE_AP = frozenset({"map", "gm_map", "map_cut"})
+_NOTE_COUNT = frozenset({"P", "recall", "Rprec", "num_rel_ret", "set_F"})
+_NOTE_FIRST = frozenset({"recip_rank", "RR_cut", "success"})
+_NOTE_BINARY = _NOTE_AP | _NOTE_COUNT | _NOTE_FIRST | {
+    "bpref", "gm_bpref", "infAP", "iprec_at_recall", "Rprec_mult"}
+
+
+class _Rule(NamedTuple):
+    kind: str  # "ap", "count", "rr", "success", "ndcg", or "compute" (the extremes)
+    rel: int  # the relevance level of a binary measure (0: every label counts)
+    cut: Optional[int]  # the cutoff k; None: all n (for "count" with rel_cut: R)
+    rel_cut: bool  # "count": the cut is R (Rprec)
+    measure: Measure
+
+
+def _note_rule(m: Measure, env: Env) -> Optional[_Rule]:
+    key = m.family.key
+    if not supports(m, "best") or key in _ORDER_FREE:
+        return None
+    if key in _GAIN:
+        simple = all(k in ("gain", "discount") for k, _ in m.options) and \
+            m.option("gain") in (None, "linear") and m.option("discount") in (None, "log2")
+        return _Rule("ndcg" if simple else "compute", 0, _opt_int(m.param), False, m)
+    rel = m.rel(env)
+    if key not in _NOTE_BINARY or isinstance(rel, bool) or not isinstance(rel, int) or rel < 1:
+        return _Rule("compute", 0, None, False, m)
+    if key in _NOTE_AP:
+        return _Rule("ap", rel, _opt_int(m.param), False, m)
+    if key in _NOTE_COUNT and (key != "set_F" or all(k == "rel" for k, _ in m.options)):
+        cut = None if key in ("num_rel_ret", "set_F", "Rprec") else _opt_int(m.param)
+        return _Rule("count", rel, cut, key == "Rprec", m)
+    if key in ("recip_rank", "RR_cut"):
+        return _Rule("rr", rel, _opt_int(m.param), False, m)
+    if key == "success":
+        return _Rule("success", rel, _opt_int(m.param), False, m)
+    return _Rule("compute", rel, None, False, m)
+
+
+class _Levels:
+    """One query's blocks seen at one relevance level."""
+
+    __slots__ = ("mixed", "first_best", "first_worst")
+
+    def __init__(self, blocks: List[Block], rel: int) -> None:
+        # (start, size) of the blocks mixing relevant and other documents;
+        # the first relevant position of the best and the worst ordering (-1: none)
+        self.mixed: List[Tuple[int, int]] = []
+        self.first_best = self.first_worst = -1
+        for s, size, labels in blocks:
+            r = 0
+            for x in labels:
+                if x is not None and x >= rel:
+                    r += 1
+            if r:
+                if self.first_best < 0:
+                    self.first_best = s
+                    self.first_worst = s + size - r
+                if r < size:
+                    self.mixed.append((s, size))
+
+
+def tie_note_test(
+    measures: Sequence[Measure], env: Env, judged_only: bool
+) -> Callable[[QueryData, TieInfo], bool]:
+    """The command line's note: a function of one query's data (in trec_eval's
+    order) and blocks telling whether the order of its tied scores moves the
+    value of any of *measures* that has ties "best" and "worst" (the order-free
+    counts aside): whether best and worst differ for one of them."""
+    rules = [r for r in (_note_rule(m, env) for m in dict.fromkeys(measures)) if r is not None]
+    # the decisions from the blocks first, the computed extremes last
+    rules.sort(key=lambda r: r.kind == "compute")
+
+    def moved(q: QueryData, info: TieInfo) -> bool:
+        blocks = _blocks(info.entries)
+        n = info.n
+        if not any(size > len(labels) or len(set(labels)) > 1
+                   for _, size, labels in blocks if size > 1):
+            return False  # every block holds one label: nothing can move
+        if judged_only:
+            if any(s + size > n and any(x is not None and x >= 0 for x in labels)
+                   for s, size, labels in blocks):
+                return any(_extremes_differ(r.measure, q, info, env, judged_only)
+                           for r in rules)
+            blocks, n = _judged_only(blocks, n)
+        levels: Dict[int, _Levels] = {}
+        could: Dict[int, bool] = {}  # by relevance level: _could_move
+        gains_from = -1  # the start of the first block mixing gains (n: none)
+        for rule in rules:
+            if rule.kind == "compute":
+                c = could.get(rule.rel)
+                if c is None:
+                    c = could[rule.rel] = _could_move(blocks, rule.rel)
+                if c and _extremes_differ(rule.measure, q, info, env, judged_only):
+                    return True
+                continue
+            if rule.kind == "ndcg":
+                if gains_from < 0:
+                    gains_from = next((s for s, size, labels in blocks
+                                       if size > 1 and _gains_mixed(size, labels)), n)
+                if gains_from < (n if rule.cut is None else min(rule.cut, n)):
+                    return True
+                continue
+            rel = rule.rel
+            at = levels.get(rel)
+            if at is None:
+                at = levels[rel] = _Levels(blocks, rel)
+            if rule.rel_cut:
+                cut = min(q.n_relevant(rel), n)
+            else:
+                cut = n if rule.cut is None else min(rule.cut, n)
+            if rule.kind == "ap":
+                if at.mixed and at.mixed[0][0] < cut:
+                    return True
+            elif rule.kind == "count":
+                if any(s < cut < s + size for s, size in at.mixed):
+                    return True
+            elif 0 <= at.first_best < cut:
+                worst = at.first_worst
+                if (worst != at.first_best) if rule.kind == "rr" else worst >= cut:
+                    return True
+        return False
+
+    return moved
+
+
+def _gains_mixed(size: int, labels: List[Label]) -> bool:
+    # linear gains tell apart the labels above 0; the others (and the
+    # unjudged documents) gain 0
+    gains = {x if x is not None and x > 0 else 0 for x in labels}
+    return len(gains) > 1 or (size > len(labels) and 0 not in gains)
+
+
+def _could_move(blocks: List[Block], rel: int) -> bool:
+    """Whether a block mixes relevant documents (label >= *rel*) with others,
+    or (*rel* 0) mixes any labels."""
+    for _, size, labels in blocks:
+        if size == 1:
+            continue
+        if not rel:
+            if size > len(labels) or len(set(labels)) > 1:
+                return True
+        else:
+            r = sum(1 for x in labels if x is not None and x >= rel)
+            if 0 < r < size:
+                return True
+    return False
+
+
+def _extremes_differ(
+    m: Measure, q: QueryData, info: TieInfo, env: Env, judged_only: bool
+) -> bool:
+    return bool(tie_value("best", m, q, info, env, judged_only)
+                != tie_value("worst", m, q, info, env, judged_only))
+
+
 # === One list of labels with scores (the metric functions' scores=, ties=) ====
 
 
