@@ -1,7 +1,7 @@
 """Reading and writing TREC qrels and run files.
 
 The readers return plain dicts; :class:`irmetrics.data.Qrels` and
-:class:`irmetrics.data.Run` wrap them.  Every reader takes a path (``str`` or
+:class:`irmetrics.data.Run` wrap them.  Every reader takes a path (``str``, ``bytes`` or
 :class:`os.PathLike`) or an open file object, text or binary, and reads
 gzip-compressed input transparently (recognised by its magic bytes, whatever
 the file is called).
@@ -399,9 +399,10 @@ def read_qrels(source: PathOrFile) -> Dict[str, Dict[str, int]]:
     Returns ``{qid: {docid: relevance}}`` in file order.  Relevance is an
     integer and may be negative (trec_eval's -1 marks a pooled but unjudged
     document).  Exactly four columns are required.  The second column is
-    ``0`` in a plain qrels file; in a diversity qrels file it names a
-    subtopic (see :func:`read_subtopic_qrels`), and a document judged for
-    several subtopics gets its highest relevance.
+    ignored, unless it takes two different values within some query: it
+    then names subtopics (a diversity qrels file, see
+    :func:`read_subtopic_qrels`), and a document judged for several
+    subtopics gets its highest relevance.
 
     >>> import io
     >>> read_qrels(io.StringIO("q1 0 d1 1\\nq1 0 d2 0\\nq2 0 d1 2\\n"))
@@ -423,17 +424,18 @@ def read_subtopic_qrels(source: PathOrFile) -> Dict[str, Dict[str, Dict[str, int
     ignored "iteration", is the subtopic (intent, aspect) the judgment is
     for.  Returns ``{qid: {subtopic: {docid: relevance}}}`` in file order; a
     document may be judged for several subtopics of a query, but only once
-    for each.  A plain qrels file (``0`` in the second column) reads as one
-    subtopic, ``"0"``.
+    for each.  A file whose second column never takes two values within a
+    query (``0``, ``Q0``, an iteration number) is a plain qrels file, read
+    as one subtopic, ``"0"``, a query.
 
     >>> import io
     >>> read_subtopic_qrels(io.StringIO("q1 1 d1 1\\nq1 2 d1 1\\nq1 2 d2 0\\n"))
     {'q1': {'1': {'d1': 1}, '2': {'d1': 1, 'd2': 0}}}
-    >>> read_subtopic_qrels(io.StringIO("q1 1 d1 1\\nq1 1 d1 0\\n"))
+    >>> read_subtopic_qrels(io.StringIO("q1 1 d1 1\\nq1 2 d1 1\\nq1 1 d1 0\\n"))
     Traceback (most recent call last):
     ...
-    irmetrics.errors.DuplicateEntryError: <file>, line 2: document 'd1' appears twice
-    for query 'q1', subtopic '1' (lines 1 and 2)
+    irmetrics.errors.DuplicateEntryError: <file>, line 3: document 'd1' appears twice
+    for query 'q1', subtopic '1' (lines 1 and 3)
     """
     flat, table = _read_qrels_tables(source)
     table = table or {}
