@@ -1315,7 +1315,7 @@ class RunStream:
                         raise RunNotGrouped(q.decode("utf-8"), segments[0][1])
                     cur_q, cur_docs, cur_scores, cur_segments = q, docs, scores, list(segments)
                     cur_scale = scale
-        except _READ_ERRORS as exc:
+        except _READ_ERRORS + (UnicodeDecodeError,) as exc:  # (a text-mode file's)
             raise _read_error(name, self.lines, exc) from exc
         except _LineTooLong:
             raise _too_long(name, self.lines + 1) from None

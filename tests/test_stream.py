@@ -885,3 +885,15 @@ def test_blank_lines_are_skipped_in_bulk():
         assert info.value.line == 100_002
         # at most the lines of the two blocks holding an entry
         assert calls[0] <= 2 * chunk_size, chunk_size
+
+
+def test_a_text_mode_file_that_is_not_valid_text_is_a_format_error(tmp_path):
+    # The text layer fails to decode before the reader sees a line: the
+    # library's error naming the file, as read_run gives, not UnicodeDecodeError.
+    path = tmp_path / "bad.run"
+    path.write_bytes(b"q1 Q0 d1 1 1 t\nq1 Q0 d\xff 2 1 t\n")
+    with open(path, encoding="utf-8") as f, pytest.raises(TrecFormatError) as info:
+        list(RunStream(f))
+    assert str(info.value).startswith(f"{path}: file is not valid text after line ")
+    with open(path, encoding="utf-8") as f, pytest.raises(TrecFormatError):
+        evaluate({"q1": {"d1": 1}}, f, ["map"])
