@@ -809,16 +809,16 @@ def _parse_qrels(
     line is read under the key ``"docid subtopic"`` (white space never
     occurs in a field), so that the one duplicate check covers (query,
     subtopic, document); the keys of the queries that had one are split
-    afterwards.  With a *duplicates* list, a repeated entry is appended
-    there instead of raised.
+    afterwards.  A block read whole holds plain keys only: one value in its
+    second column, every query's first.  With a *duplicates* list, a
+    repeated entry is appended there instead of raised.
     """
-    firsts: Dict[str, str] = {}  # each query's second column on its first line
-    mixed: Dict[str, None] = {}  # the queries with another one (in file order)
-    # ... found by the last block read whole: kept once the block is (the
-    # next block, or the end, comes), dropped if it is read line by line
-    pending: List[str] = []
+    usual: Optional[str] = None  # the file's first second column, ...
+    firsts: Dict[str, str] = {}  # ... and each query's first where it differs
+    mixed: Dict[str, None] = {}  # the queries with two values (in file order)
 
-    def entry(fields: List[str], lineno: int, _: int) -> Tuple[str, int]:
+    def entry(fields: List[str], lineno: int, seen: int) -> Tuple[str, int]:
+        nonlocal usual
         if len(fields) != 4:
             raise TrecFormatError(
                 f"expected 4 columns (qid iteration docid relevance), got {len(fields)}"
@@ -838,32 +838,29 @@ def _parse_qrels(
                 source,
                 lineno,
             )
-        if pending:
-            pending.clear()
         qid, topic = fields[0], fields[1]
-        if firsts.setdefault(qid, topic) == topic:
+        if usual is None:
+            usual = topic
+        if seen == 0:  # the query's first line
+            if topic != usual:
+                firsts[qid] = topic
+            return fields[2], value
+        if topic == firsts.get(qid, usual):
             return fields[2], value
         mixed[qid] = None
         return f"{fields[2]} {topic}", value
 
     def fast(block: bytes) -> Optional[Tuple[List[str], List[str], List[int]]]:
-        mixed.update(dict.fromkeys(pending))
-        pending.clear()
+        nonlocal usual
         columns = _qrels_columns(block)
         if columns is None:
             return None
         qids, docids, values, topics = columns
-        topic = topics[0]
-        if topics.count(topic) == len(topics) and all(
-            map(topic.__eq__, map(firsts.setdefault, dict.fromkeys(qids), _repeat(topic)))
-        ):  # the usual block: one value, its queries' first
-            return qids, docids, values
-        tops = list(map(firsts.setdefault, qids, topics))
-        if tops == topics:
-            return qids, docids, values
-        pending.extend(_compress(qids, map(_ne, topics, tops)))
-        keys = [d if t == f else f"{d} {t}" for d, t, f in zip(docids, topics, tops)]
-        return qids, keys, values
+        if usual is None:
+            usual = topics[0]
+        if topics.count(usual) != len(topics) or not firsts.keys().isdisjoint(qids):
+            return None  # (another value: line by line)
+        return qids, docids, values
 
     def named(exc: DuplicateEntryError) -> DuplicateEntryError:
         # a repeat in a query read with subtopics names its subtopic
@@ -871,22 +868,22 @@ def _parse_qrels(
         if not sep and exc.qid not in mixed:
             return exc
         return DuplicateEntryError(exc.source, exc.first_line, exc.line, exc.qid, docid,
-                                   topic or firsts[exc.qid])
+                                   topic or firsts.get(exc.qid, usual))
 
     try:
         out = _parse_table(lines, source, "qrels", entry, fast, duplicates)[0]
     except DuplicateEntryError as exc:
         raise named(exc) from None
-    mixed.update(dict.fromkeys(pending))
     if duplicates:
         duplicates[:] = map(named, duplicates)
     if not mixed:
         return out, None
     table: Dict[str, Dict[str, Dict[str, int]]] = {}
     for qid, docs in out.items():
+        first = firsts.get(qid, cast(str, usual))
         if qid not in mixed:
-            if firsts[qid] != "0":  # one subtopic, named as in the file
-                table[qid] = {firsts[qid]: docs}
+            if first != "0":  # one subtopic, named as in the file
+                table[qid] = {first: docs}
             continue
         # split the keys, group runs of one subtopic, and take each
         # document's highest relevance, a query at a time in C loops
@@ -899,8 +896,7 @@ def _parse_qrels(
         starts = [0, *_compress(range(1, n), map(_ne, subtopics[1:], subtopics))]
         by_topic: Dict[str, Dict[str, int]] = {}
         for a, b in zip(starts, [*starts[1:], n]):
-            topic = subtopics[a] or firsts[qid]
-            by_topic.setdefault(topic, {}).update(zip(docids[a:b], values[a:b]))
+            by_topic.setdefault(subtopics[a] or first, {}).update(zip(docids[a:b], values[a:b]))
         # sorted by relevance, the highest is written last; then file order
         best = dict(sorted(zip(docids, values), key=_second))
         order = dict.fromkeys(docids)
