@@ -799,8 +799,8 @@ def _parse_qrels(
 ) -> Tuple[Dict[str, Dict[str, int]], Optional[Dict[str, Dict[str, Dict[str, int]]]]]:
     """``({qid: {docid: relevance}}, subtopics)``: *subtopics* is None for a
     plain file, else ``{qid: {subtopic: {docid: relevance}}}`` for the queries
-    whose second column is not ``0``, whose documents get their highest
-    relevance in the first table.
+    judged under two subtopics or under one other than ``0``, whose documents
+    get their highest relevance in the first table.
 
     The second column names subtopics only in a file where it takes two
     different values within one query (docs/data.md): a constant column
