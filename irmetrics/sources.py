@@ -34,8 +34,9 @@ Group = Tuple[str, List[Any], List[float]]
 
 
 def is_file_source(x: Any) -> bool:
-    """A path or an open file object (what the TREC readers take)."""
-    return isinstance(x, (str, os.PathLike)) or callable(getattr(x, "read", None))
+    """A path (``str``, ``bytes`` or :class:`os.PathLike`, as :func:`open`
+    takes) or an open file object: what the TREC readers take."""
+    return isinstance(x, (str, bytes, os.PathLike)) or callable(getattr(x, "read", None))
 
 
 def open_qrels(qrels: Any) -> Tuple[Qrels, List[DuplicateEntryError]]:

@@ -1,7 +1,7 @@
 """Reading and writing TREC qrels and run files.
 
 The readers return plain dicts; :class:`irmetrics.data.Qrels` and
-:class:`irmetrics.data.Run` wrap them.  Every reader takes a path (``str`` or
+:class:`irmetrics.data.Run` wrap them.  Every reader takes a path (``str``, ``bytes`` or
 :class:`os.PathLike`) or an open file object, text or binary, and reads
 gzip-compressed input transparently (recognised by its magic bytes, whatever
 the file is called).
@@ -164,15 +164,23 @@ class _RawReader(io.RawIOBase):
         return n
 
 
-def _encode_text_line(line: str) -> bytes:
-    # surrogatepass lets lone surrogates through so that the strict UTF-8
-    # decode in the parser reports them with their line number.
-    return line.encode("utf-8", "surrogatepass")
+class _TextReader:
+    """A text-mode file object read as UTF-8 bytes: what every reader takes,
+    and what :class:`_Tee` can copy."""
+
+    def __init__(self, text: Any) -> None:
+        self._read = text.read
+        self.name = getattr(text, "name", None)
+
+    def read(self, n: int = -1) -> bytes:
+        # surrogatepass lets lone surrogates through so that the strict UTF-8
+        # decode in the parser reports them with their line number.
+        return cast(str, self._read(n)).encode("utf-8", "surrogatepass")
 
 
 @contextmanager
-def _open_lines(source: PathOrFile) -> Iterator[Tuple[Iterable[bytes], str]]:
-    """Yield (an iterable of raw byte lines, the source's name)."""
+def _open_lines(source: PathOrFile) -> Iterator[Tuple[Any, str]]:
+    """Yield (a binary stream, ``read(n) -> bytes``, and the source's name)."""
     name = _source_name(source)
     if isinstance(source, (str, bytes, os.PathLike)):
         try:
@@ -203,7 +211,7 @@ def _open_lines(source: PathOrFile) -> Iterator[Tuple[Iterable[bytes], str]]:
     except _READ_ERRORS as exc:
         raise TrecFormatError(f"cannot read file ({exc})", name) from exc
     if isinstance(probe, str):
-        yield map(_encode_text_line, cast("Iterable[str]", source)), name
+        yield _TextReader(source), name
         return
     stream, head = _probe_binary(source)
     if head == _GZIP_MAGIC:
@@ -215,16 +223,12 @@ def _open_lines(source: PathOrFile) -> Iterator[Tuple[Iterable[bytes], str]]:
 
 
 def _chunks(stream: Any, size: int) -> Iterator[bytes]:
-    """Pieces of at most *size* bytes of a binary stream, or of an iterable of
-    byte lines (re-chunked).
+    """Pieces of at most *size* bytes of a binary stream.
 
     ``read1`` where the stream has it: what one read of the file or one step
     of gzip gives, so that a read error (a truncated gzip file) loses little
     of what came before it, and the error's "after line N" is close.
     """
-    if getattr(stream, "read", None) is None:  # a text-mode file object's lines
-        lines = iter(stream)
-        return iter(lambda: b"".join(islice(lines, 1 << 12)), b"")
     read = getattr(stream, "read1", None) or stream.read
     return iter(lambda: bytes(read(size)), b"")
 
@@ -395,9 +399,10 @@ def read_qrels(source: PathOrFile) -> Dict[str, Dict[str, int]]:
     Returns ``{qid: {docid: relevance}}`` in file order.  Relevance is an
     integer and may be negative (trec_eval's -1 marks a pooled but unjudged
     document).  Exactly four columns are required.  The second column is
-    ``0`` in a plain qrels file; in a diversity qrels file it names a
-    subtopic (see :func:`read_subtopic_qrels`), and a document judged for
-    several subtopics gets its highest relevance.
+    ignored, unless it takes two different values within some query: it
+    then names subtopics (a diversity qrels file, see
+    :func:`read_subtopic_qrels`), and a document judged for several
+    subtopics gets its highest relevance.
 
     >>> import io
     >>> read_qrels(io.StringIO("q1 0 d1 1\\nq1 0 d2 0\\nq2 0 d1 2\\n"))
@@ -419,17 +424,18 @@ def read_subtopic_qrels(source: PathOrFile) -> Dict[str, Dict[str, Dict[str, int
     ignored "iteration", is the subtopic (intent, aspect) the judgment is
     for.  Returns ``{qid: {subtopic: {docid: relevance}}}`` in file order; a
     document may be judged for several subtopics of a query, but only once
-    for each.  A plain qrels file (``0`` in the second column) reads as one
-    subtopic, ``"0"``.
+    for each.  A file whose second column never takes two values within a
+    query (``0``, ``Q0``, an iteration number) is a plain qrels file, read
+    as one subtopic, ``"0"``, a query.
 
     >>> import io
     >>> read_subtopic_qrels(io.StringIO("q1 1 d1 1\\nq1 2 d1 1\\nq1 2 d2 0\\n"))
     {'q1': {'1': {'d1': 1}, '2': {'d1': 1, 'd2': 0}}}
-    >>> read_subtopic_qrels(io.StringIO("q1 1 d1 1\\nq1 1 d1 0\\n"))
+    >>> read_subtopic_qrels(io.StringIO("q1 1 d1 1\\nq1 2 d1 1\\nq1 1 d1 0\\n"))
     Traceback (most recent call last):
     ...
-    irmetrics.errors.DuplicateEntryError: <file>, line 2: document 'd1' appears twice
-    for query 'q1', subtopic '1' (lines 1 and 2)
+    irmetrics.errors.DuplicateEntryError: <file>, line 3: document 'd1' appears twice
+    for query 'q1', subtopic '1' (lines 1 and 3)
     """
     flat, table = _read_qrels_tables(source)
     table = table or {}
@@ -453,7 +459,8 @@ def _read_qrels_keeping_duplicates(
 ]:
     """:func:`_read_qrels_tables`, but a repeated document is listed, not
     raised (its first judgment kept): evaluate() raises it only for a query it
-    evaluates, as trec_eval looks only at those."""
+    evaluates, as trec_eval looks only at those.  Only a query's first
+    repeat is listed: one is enough to refuse or to warn about the query."""
     duplicates: List[DuplicateEntryError] = []
     with _open_lines(source) as (lines, name), paused_gc():
         flat, subtopics = _parse_qrels(lines, name, duplicates)
@@ -572,7 +579,7 @@ def read_ranked_list(source: PathOrFile) -> Dict[str, Dict[str, float]]:
 
 
 def _parse_table(
-    lines: Iterable[bytes],
+    lines: Any,
     source: str,
     kind: str,
     entry: Callable[[List[str], int, int], Tuple[str, Any]],
@@ -582,7 +589,10 @@ def _parse_table(
     """The loop the three readers share.
 
     A document given twice for a query is an error; with a *duplicates*
-    list, it is appended there instead and the first entry kept.
+    list, the first such repeat of each query is appended there instead, and
+    the first entry kept (so that finding where a repeated document was
+    first read, which walks the query's entries, happens once a query).
+    Blocks of blank lines are counted, not split.
 
     *entry* checks one line's fields and returns ``(docid, value)``; it gets
     the fields, the line number and how many entries the query has so far.
@@ -598,15 +608,22 @@ def _parse_table(
     and any block it declines goes line by line.
     """
     out: Dict[str, Dict[str, Any]] = {}
+    repeated: Set[str] = set()  # queries with a listed repeat
     blocks = _Segments()
+    # where _add_columns lists a repeat of an earlier block's entry
+    repeats = None if duplicates is None else (source, duplicates, repeated)
     docs: Dict[str, Any] = {}
     prev: Optional[str] = None
     last_fields: List[str] = []
     lineno = 0
     try:
         for block in _line_blocks(lines, _TABLE_BLOCK):
+            if not block.strip():  # blank lines only (ASCII white space, as split())
+                lineno += block.count(b"\n") + (not block.endswith(b"\n"))
+                prev = None
+                continue
             columns = None if fast is None else fast(block)
-            if columns is not None and _add_columns(out, blocks, columns, lineno):
+            if columns is not None and _add_columns(out, blocks, columns, lineno, repeats):
                 last_line = block.rstrip(b"\n").rsplit(b"\n", 1)[-1]
                 last_fields = last_line.decode("ascii").split()
                 lineno += len(columns[0])
@@ -647,11 +664,14 @@ def _parse_table(
                     prev = qid
                 docid, value = entry(fields, lineno, len(docs))
                 if docid in docs:
-                    error = _duplicate(source, docs, blocks.of(qid), lineno, qid, docid)
                     if duplicates is None:
-                        raise error
-                    duplicates.append(error)
-                    prev = None  # a line with no entry: the next one begins a segment
+                        raise _duplicate(source, docs, blocks.of(qid), lineno, qid, docid)
+                    if qid not in repeated:
+                        repeated.add(qid)
+                        duplicates.append(
+                            _duplicate(source, docs, blocks.of(qid), lineno, qid, docid))
+                    # (the query's entries after it need no segment: no other
+                    # repeat of the query is looked up)
                     continue
                 docs[docid] = value
                 last_fields = fields
@@ -669,12 +689,15 @@ def _add_columns(
     blocks: _Segments,
     columns: Tuple[List[str], List[str], List[Any]],
     lineno: int,
+    repeats: Optional[Tuple[str, List[DuplicateEntryError], Set[str]]] = None,
 ) -> bool:
     """Add a block's entries (lines ``lineno + 1`` on) to *out*, a query at a
     time; False, with *out* untouched, if a docid repeats within a query or a
     query comes back within the block (the line-by-line loop then reports
     the first, and takes the second); *blocks* gets the block's queries and
-    where each begins (see :class:`_Segments`)."""
+    where each begins (see :class:`_Segments`).  A docid an earlier block
+    gave the query is listed as :func:`_parse_table` lists it, given
+    *repeats* ``(source, duplicates, queries listed)``; else False too."""
     qids, docids, values = columns
     n = len(qids)
     # the lines where the query changes, found in C (measured: 13% faster
@@ -694,13 +717,24 @@ def _add_columns(
     # their tables lie: a block usually begins with the rest of the last
     # one's final query)
     again = [] if out.keys().isdisjoint(new) else list(filter(out.__contains__, new))
-    if any(not out[q].keys().isdisjoint(new[q]) for q in again):
+    clash = [q for q in again if not out[q].keys().isdisjoint(new[q])]
+    if clash and repeats is None:
         return False
     order = list(new)
     if again:  # queries earlier lines began: one more segment each
         # (usually only the block's first; else where each one begins, once)
         where = ({order[0]: starts[0]} if again == [order[0]]
                  else dict(zip(order, starts)))
+        for q in clash:  # (in the block's order, which is the lines')
+            source, duplicates, listed = cast(Any, repeats)
+            old, got = out[q], new[q]
+            if q not in listed:
+                listed.add(q)
+                at, docid = next((i, d) for i, d in enumerate(got) if d in old)
+                line = lineno + 1 + where[q] + at
+                duplicates.append(_duplicate(source, old, blocks.of(q), line, q, docid))
+            fresh = got.keys() - old.keys()  # (the first judgment is kept)
+            new[q] = {d: v for d, v in got.items() if d in fresh} if fresh else {}
         for q in again:
             blocks.of(q).append((lineno + 1 + where[q], len(out[q])))
             out[q].update(new.pop(q))
@@ -767,26 +801,34 @@ class _Segments:
 
 
 def _parse_qrels(
-    lines: Iterable[bytes], source: str, duplicates: Optional[List[DuplicateEntryError]] = None
+    lines: Any, source: str, duplicates: Optional[List[DuplicateEntryError]] = None
 ) -> Tuple[Dict[str, Dict[str, int]], Optional[Dict[str, Dict[str, Dict[str, int]]]]]:
     """``({qid: {docid: relevance}}, subtopics)``: *subtopics* is None for a
-    plain file (``0`` in every second column), else ``{qid: {subtopic:
-    {docid: relevance}}}`` for the queries with another subtopic, whose
-    documents get their highest relevance in the first table.
+    plain file, else ``{qid: {subtopic: {docid: relevance}}}`` for the queries
+    judged under two subtopics or under one other than ``0``, whose documents
+    get their highest relevance in the first table.
 
-    A plain file takes the same route, at the same speed, as before subtopics
-    were kept: an entry of another subtopic than ``0`` is read under the key
-    ``"docid subtopic"`` (white space never occurs in a field), so that the
-    one duplicate check covers (query, subtopic, document); the keys are
-    split afterwards, only if some line had such an entry.  With a
-    *duplicates* list, a repeated entry is appended there instead of raised.
+    The second column names subtopics only in a file where it takes two
+    different values within one query (docs/data.md): a constant column
+    (``0``, ``Q0``, an iteration number) is ignored, as trec_eval ignores
+    it.  An entry whose second column differs from that of its query's first
+    line is read under the key ``"docid subtopic"`` (white space never
+    occurs in a field), so that the one duplicate check covers (query,
+    subtopic, document); the keys of the queries that had one are split
+    afterwards.  A block read whole holds plain keys only: one value in its
+    second column, every query's first.  With a *duplicates* list, a
+    repeated entry is appended there instead of raised.
     """
-    found = [False]
+    usual: Optional[str] = None  # the file's first second column, ...
+    firsts: Dict[str, str] = {}  # ... and each query's first where it differs
+    mixed: Dict[str, None] = {}  # the queries with two values (in file order)
 
-    def entry(fields: List[str], lineno: int, _: int) -> Tuple[str, int]:
+    def entry(fields: List[str], lineno: int, seen: int) -> Tuple[str, int]:
+        nonlocal usual
         if len(fields) != 4:
             raise TrecFormatError(
-                f"expected 4 columns (qid iteration docid relevance), got {len(fields)}",
+                f"expected 4 columns (qid iteration docid relevance), got {len(fields)}"
+                + _swapped_hint(fields, "run"),
                 source,
                 lineno,
             )
@@ -802,34 +844,56 @@ def _parse_qrels(
                 source,
                 lineno,
             )
-        if fields[1] == "0":
+        qid, topic = fields[0], fields[1]
+        if usual is None:
+            usual = topic
+        if seen == 0:  # the query's first line
+            if topic != usual:
+                firsts[qid] = topic
             return fields[2], value
-        found[0] = True
-        return f"{fields[2]} {fields[1]}", value
+        if topic == firsts.get(qid, usual):
+            return fields[2], value
+        mixed[qid] = None
+        return f"{fields[2]} {topic}", value
 
     def fast(block: bytes) -> Optional[Tuple[List[str], List[str], List[int]]]:
+        nonlocal usual
         columns = _qrels_columns(block)
         if columns is None:
             return None
-        if len(columns) == 4:
-            found[0] = True
-        return columns[0], columns[1], columns[2]
+        qids, docids, values, topics = columns
+        if usual is None:
+            usual = topics[0]
+        if topics.count(usual) != len(topics) or not firsts.keys().isdisjoint(qids):
+            return None  # (another value: line by line)
+        return qids, docids, values
+
+    def named(exc: DuplicateEntryError) -> DuplicateEntryError:
+        # a repeat in a query read with subtopics names its subtopic
+        docid, sep, topic = exc.docid.partition(" ")
+        if not sep and exc.qid not in mixed:
+            return exc
+        return DuplicateEntryError(exc.source, exc.first_line, exc.line, exc.qid, docid,
+                                   topic or firsts.get(exc.qid, usual))
 
     try:
         out = _parse_table(lines, source, "qrels", entry, fast, duplicates)[0]
     except DuplicateEntryError as exc:
-        raise _with_subtopic(exc) from None
+        raise named(exc) from None
     if duplicates:
-        duplicates[:] = map(_with_subtopic, duplicates)
-    if not found[0]:
+        duplicates[:] = map(named, duplicates)
+    if not mixed:
         return out, None
     table: Dict[str, Dict[str, Dict[str, int]]] = {}
     for qid, docs in out.items():
-        keys = list(docs)
-        if " " not in "".join(keys):
+        first = firsts.get(qid, cast(str, usual))
+        if qid not in mixed:
+            if first != "0":  # one subtopic, named as in the file
+                table[qid] = {first: docs}
             continue
         # split the keys, group runs of one subtopic, and take each
         # document's highest relevance, a query at a time in C loops
+        keys = list(docs)
         values = list(docs.values())
         parts = list(map(str.partition, keys, _repeat(" ")))
         docids = list(map(_first, parts))
@@ -838,7 +902,7 @@ def _parse_qrels(
         starts = [0, *_compress(range(1, n), map(_ne, subtopics[1:], subtopics))]
         by_topic: Dict[str, Dict[str, int]] = {}
         for a, b in zip(starts, [*starts[1:], n]):
-            by_topic.setdefault(subtopics[a] or "0", {}).update(zip(docids[a:b], values[a:b]))
+            by_topic.setdefault(subtopics[a] or first, {}).update(zip(docids[a:b], values[a:b]))
         # sorted by relevance, the highest is written last; then file order
         best = dict(sorted(zip(docids, values), key=_second))
         order = dict.fromkeys(docids)
@@ -847,12 +911,22 @@ def _parse_qrels(
     return out, table
 
 
-def _with_subtopic(exc: DuplicateEntryError) -> DuplicateEntryError:
-    """A duplicate read under a ``"docid subtopic"`` key, naming both apart."""
-    docid, sep, subtopic = exc.docid.partition(" ")
-    if not sep:
-        return exc
-    return DuplicateEntryError(exc.source, exc.first_line, exc.line, exc.qid, docid, subtopic)
+def _swapped_hint(fields: Sequence[Any], other: str) -> str:
+    """Words for a line of the wrong width that reads as a line of the *other*
+    format: a run line (6 fields or more, a number in the fifth) given as
+    qrels, or a qrels line (4 fields, an integer in the fourth) given as a run."""
+    try:
+        if other == "run" and len(fields) >= 6:
+            _number(fields[4], float)
+            return ("; this looks like a run (qid Q0 docid rank score tag): "
+                    "were the qrels and the run given in the wrong order?")
+        if other == "qrels" and len(fields) == 4:
+            _relevance(fields[3] if isinstance(fields[3], str) else fields[3].decode())
+            return ("; this looks like qrels (qid iteration docid relevance): "
+                    "were the qrels and the run given in the wrong order?")
+    except (ValueError, UnicodeDecodeError):
+        pass
+    return ""
 
 
 #: The range of relevance labels (a C int's, as trec_eval sizes arrays by the
@@ -883,13 +957,12 @@ _LABELS = {str(v): v for v in range(-1, 10)}
 
 
 def _qrels_columns(block: bytes) -> Optional[Tuple[List[Any], ...]]:
-    """(qids, docids, relevance) of a block of plain qrels lines, or None.
+    """(qids, docids, relevance, second columns) of a block of plain qrels
+    lines, or None.
 
     Plain: ASCII, no comment, exactly four fields a line and integer
     relevance; each line end is made a token of its own, so that the field
-    count is one check (every fifth token a line end).  When some line's
-    second column is not ``0`` (a subtopic), its key is ``"docid subtopic"``
-    (see :func:`_parse_qrels`) and a fourth item, the subtopics, says so.
+    count is one check (every fifth token a line end).
     """
     if not block.isascii() or b"#" in block or _MARK in block:
         return None
@@ -912,14 +985,7 @@ def _qrels_columns(block: bytes) -> Optional[Tuple[List[Any], ...]]:
             return None
         if values and (max(values) > MAX_LABEL or min(values) < MIN_LABEL):
             return None  # the slow path names the line
-    subtopics = toks[1::5]
-    if subtopics.count("0") == n:
-        return toks[0::5], toks[2::5], values
-    if "0" in subtopics:
-        keys = [d if t == "0" else f"{d} {t}" for t, d in zip(subtopics, toks[2::5])]
-    else:  # the usual diversity block: every key "docid subtopic", made in C
-        keys = list(map(" ".join, zip(toks[2::5], subtopics)))
-    return toks[0::5], keys, values, subtopics
+    return toks[0::5], toks[2::5], values, toks[1::5]
 
 
 def _run_score(fields: Sequence[Any], source: str, lineno: int) -> float:
@@ -930,7 +996,8 @@ def _run_score(fields: Sequence[Any], source: str, lineno: int) -> float:
     """
     if len(fields) < 6:
         raise TrecFormatError(
-            f"expected at least 6 columns (qid Q0 docid rank score tag), got {len(fields)}",
+            f"expected at least 6 columns (qid Q0 docid rank score tag), got {len(fields)}"
+            + _swapped_hint(fields, "qrels"),
             source,
             lineno,
         )
@@ -944,7 +1011,7 @@ def _run_score(fields: Sequence[Any], source: str, lineno: int) -> float:
     return score
 
 
-def _parse_run(lines: Iterable[bytes], source: str) -> Tuple[Dict[str, Dict[str, float]], str]:
+def _parse_run(lines: Any, source: str) -> Tuple[Dict[str, Dict[str, float]], str]:
     wide: List[int] = []
 
     def entry(fields: List[str], lineno: int, _: int) -> Tuple[str, float]:
@@ -958,7 +1025,7 @@ def _parse_run(lines: Iterable[bytes], source: str) -> Tuple[Dict[str, Dict[str,
     return out, last[5]
 
 
-def _parse_ranked_list(lines: Iterable[bytes], source: str) -> Dict[str, Dict[str, float]]:
+def _parse_ranked_list(lines: Any, source: str) -> Dict[str, Dict[str, float]]:
     def entry(fields: List[str], lineno: int, seen: int) -> Tuple[str, float]:
         if len(fields) != 2:
             raise TrecFormatError(
@@ -1003,11 +1070,16 @@ class _Tee:
 
     def read(self, n: int = -1) -> bytes:
         data = bytes(self.raw.read(n))
-        self.spool.write(data)
+        if not self.spool.closed:
+            self.spool.write(data)
         return data
 
     def readable(self) -> bool:
         return True
+
+    def close(self) -> None:
+        """Close the copy (the stream copied is the caller's, left open)."""
+        self.spool.close()
 
     def replay(self) -> Any:
         """A reader giving everything read so far, then the rest of the input."""
@@ -1106,7 +1178,9 @@ class RunStream:
         self._source: Any = source
         self._start: Optional[int] = None
         self._tee: Optional[_Tee] = None
-        self._opened: Optional[Any] = None  # a non-regular file we opened
+        # what the stream opened itself and closes: a copy (a _Tee), a
+        # non-regular file given by path
+        self._owned: List[Any] = []
         self._wide = False  # a line with many fields was warned about
         # Scores may be yielded as exact order keys (see _decimal_keys) for a
         # consumer that only ranks by them (evaluate's scorer sets this).
@@ -1119,11 +1193,14 @@ class RunStream:
             seekable = getattr(source, "seekable", None)
             if seekable is not None and seekable():
                 self._start = source.tell()
-            elif callable(getattr(source, "read", None)):
+            elif grouped and callable(getattr(source, "read", None)):
+                # a pipe, standard input: copied as it is read, text as
+                # its UTF-8 (what the readers read it as), for regrouped()
                 probe = source.read(0)
-                if isinstance(probe, (bytes, bytearray)):
-                    self._tee = _Tee(source)
-                    self._source = self._tee
+                raw = _TextReader(source) if isinstance(probe, str) else source
+                self._tee = _Tee(raw)
+                self._owned.append(self._tee)
+                self._source = self._tee
 
     _open_path = False
 
@@ -1148,15 +1225,17 @@ class RunStream:
         )
         again.name = self.name
         again._order_keys = self._order_keys
-        again._opened = self._opened
-        self._opened = None
+        again._owned += self._owned
+        self._owned = []
         return again
 
     def close(self) -> None:
-        """Close what the stream opened itself (a FIFO or a device given by path)."""
-        if self._opened is not None:
-            self._opened.close()
-            self._opened = None
+        """Close what the stream opened itself (the copy of a pipe, a FIFO or
+        a device given by path); the iteration does so when it ends, unless
+        it raised :class:`RunNotGrouped` (:meth:`regrouped` reads the copy)."""
+        owned, self._owned = self._owned, []
+        for f in owned:
+            f.close()
 
     def __iter__(self) -> Iterator[Tuple[str, List[bytes], List[float]]]:
         self.lines = 0
@@ -1167,12 +1246,18 @@ class RunStream:
             except OSError as exc:
                 reason = exc.strerror or str(exc)
                 raise TrecFormatError(f"cannot open file ({reason})", self.name) from exc
-            self._opened = raw
             self._tee = _Tee(raw)
+            self._owned += [raw, self._tee]
             self._source = self._tee
-        with _open_lines(self._source) as (stream, name):
-            name = self.name if self._tee is not None else name
-            yield from self._groups(_chunks(stream, self.chunk_size), name)
+        try:
+            with _open_lines(self._source) as (stream, _):
+                yield from self._groups(_chunks(stream, self.chunk_size), self.name)
+        except RunNotGrouped:
+            raise
+        except BaseException:
+            self.close()
+            raise
+        self.close()
 
     # The state of the query being read: its id, the docids and scores so far,
     # and (first index, first line) of every run of consecutive lines, so that
@@ -1232,7 +1317,7 @@ class RunStream:
                         raise RunNotGrouped(q.decode("utf-8"), segments[0][1])
                     cur_q, cur_docs, cur_scores, cur_segments = q, docs, scores, list(segments)
                     cur_scale = scale
-        except _READ_ERRORS as exc:
+        except _READ_ERRORS + (UnicodeDecodeError,) as exc:  # (a text-mode file's)
             raise _read_error(name, self.lines, exc) from exc
         except _LineTooLong:
             raise _too_long(name, self.lines + 1) from None
@@ -1292,6 +1377,9 @@ class RunStream:
         and its lines there (a block usually begins with the rest of a query).
         """
         base = self.lines
+        if not block.strip():  # blank lines only: counted, not split
+            self.lines = base + block.count(b"\n")
+            return
         columns = _columns(block, self._order_keys and not self._unpointed)
         scores: List[Any] = []
         scale: Optional[int] = None

@@ -1,22 +1,27 @@
 """One road: the same qrels and run, given as every kind of source, in one
 process or two, give identical per-query values and aggregates."""
 
+import gc
 import gzip
 import io
 import os
+import subprocess
+import sys
 import threading
 import warnings
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies_runs import qrels_and_runs
 
-from irmetrics import Qrels, Run, evaluate
+from irmetrics import Qrels, Run, evaluate, explain
 from irmetrics._parallel import parallel_possible
 from irmetrics.sources import open_run
 from irmetrics.trec import write_qrels, write_run
 
+ROOT = Path(__file__).resolve().parents[1]
 MEASURES = ["map", "P_5", "ndcg_cut_10", "recip_rank", "bpref", "num_ret", "num_rel_ret",
             "Rprec", "iprec_at_recall_0.10", "infAP", "ERR@10", "Judged@5", "RBP", "gm_map"]
 
@@ -45,6 +50,19 @@ class PipeReader(io.RawIOBase):
     def close(self):
         self._r.close()
         super().close()
+
+
+def text_pipe(text):
+    """A text-mode pipe, as ``sys.stdin`` or ``Popen(..., text=True).stdout`` are."""
+    return io.TextIOWrapper(io.BufferedReader(PipeReader(text.encode("utf-8"))),
+                            encoding="utf-8")
+
+
+class TextReader:
+    """A text-mode stream with nothing but read(): not seekable, no name."""
+
+    def __init__(self, text):
+        self.read = io.StringIO(text).read
 
 
 def run_text(run, tag="r"):
@@ -89,7 +107,9 @@ def test_every_source_kind_gives_the_same_evaluation(tmp_path_factory, data, com
         "gzip path": str(packed),
         "binary file": lambda: open(plain, "rb"),
         "text file": lambda: open(plain, encoding="utf-8"),
+        "bytes path": os.fsencode(plain),
         "pipe (standard input)": lambda: PipeReader(text.encode("utf-8")),
+        "text pipe (sys.stdin)": lambda: text_pipe(text),
         "gzip pipe": lambda: PipeReader(gzip.compress(text.encode("utf-8"))),
     }
     results = {}
@@ -142,3 +162,69 @@ def test_qrels_kinds_are_the_same():
     assert (evaluate(Qrels(qrels), run, ["map"]).per_query
             == evaluate(io.StringIO(text.getvalue()), run, ["map"]).per_query
             == evaluate(qrels, run, ["map"]).per_query)
+
+
+# Issue 42: a run not grouped by query is read again from a copy of what was
+# read; a text-mode stream was not copied, and lost the lines read before the
+# run was found ungrouped (4,096 of them, silently).
+UNGROUPED = "".join(["A Q0 a 1 3 r\n", "B Q0 b 1 2 r\n", "A Q0 c 2 1 r\n"]
+                    + [f"q{i} Q0 d 1 1 r\n" for i in range(5000)])
+UNGROUPED_QRELS = {"A": {"c": 1}, "q4500": {"d": 1}}
+
+
+@pytest.mark.parametrize("kind", ["path", "bytes path", "binary pipe", "text pipe",
+                                  "text reader", "text file", "StringIO"])
+def test_an_ungrouped_run_reads_the_same_from_every_kind_of_stream(tmp_path, kind):
+    # Hand-derived: A ranks a (score 3, not relevant) then c (relevant): AP
+    # 1/2; q4500 ranks d, relevant: AP 1; B has no judgments.  map 0.75 over
+    # two queries (a stream that lost A's first line gave 1.0 over one).
+    path = tmp_path / "run.txt"
+    path.write_text(UNGROUPED, encoding="utf-8")
+    sources = {
+        "path": lambda: str(path),
+        "bytes path": lambda: os.fsencode(path),
+        "binary pipe": lambda: PipeReader(UNGROUPED.encode()),
+        "text pipe": lambda: text_pipe(UNGROUPED),
+        "text reader": lambda: TextReader(UNGROUPED),
+        "text file": lambda: open(path, encoding="utf-8"),
+        "StringIO": lambda: io.StringIO(UNGROUPED),
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # B has no judgments
+        result = evaluate(UNGROUPED_QRELS, sources[kind](), ["map", "num_q"])
+    assert result.aggregate == {"map": 0.75, "num_q": 2}
+    explained = explain(UNGROUPED_QRELS, sources[kind](), "A", "map")
+    assert "map = 0.5000" in str(explained)
+
+
+@pytest.mark.parametrize("grouped", [True, False])
+def test_a_run_from_a_pipe_leaves_no_file_open(grouped):
+    # The copy of a pipe (a spool file) is closed once the run is read,
+    # grouped or not: nothing is left for the garbage collector to warn about.
+    text = UNGROUPED if not grouped else "".join(sorted(UNGROUPED.splitlines(True)))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        evaluate(UNGROUPED_QRELS, PipeReader(text.encode()), ["map"])
+        evaluate(UNGROUPED_QRELS, text_pipe(text), ["map"])
+        gc.collect()
+    assert [w for w in caught if issubclass(w.category, ResourceWarning)] == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stdin", ["sys.stdin", "sys.stdin.buffer"])
+def test_an_ungrouped_run_from_standard_input(tmp_path, stdin):
+    # The issue's reproducer as a user meets it: the run on standard input,
+    # ResourceWarnings made errors (and an unclosed spool file reported on
+    # stderr by the collector).
+    qrels = tmp_path / "qrels.txt"
+    write_qrels(UNGROUPED_QRELS, str(qrels))
+    code = ("import gc, sys, warnings, irmetrics\n"
+            "warnings.simplefilter('ignore', irmetrics.errors.IrmetricsWarning)\n"
+            f"e = irmetrics.evaluate({str(qrels)!r}, {stdin}, ['map', 'num_q'])\n"
+            "gc.collect()\n"
+            "print(e.aggregate['map'], e.aggregate['num_q'])\n")
+    done = subprocess.run([sys.executable, "-W", "error::ResourceWarning", "-c", code],
+                          input=UNGROUPED.encode(), capture_output=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(
+                              [str(ROOT), os.environ.get("PYTHONPATH", "")])})
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"0.75 2\n", b"")

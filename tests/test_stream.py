@@ -385,11 +385,15 @@ def test_tag_and_lines():
 # === 3. Errors: the same as read_run's ===
 
 COLS = "expected at least 6 columns (qid Q0 docid rank score tag), got {}"
+SWAPPED_QRELS = ("; this looks like qrels (qid iteration docid relevance): were the qrels and "
+                 "the run given in the wrong order?")
 FILLER = b"".join(b"q1 Q0 f%d 1 1 t\n" % i for i in range(40))  # 40 lines, ~600 bytes
 
 ERROR_CASES = {
     "short-line": (b"q1 Q0 d1 1 1.0 t\nq1 Q0 d2 2 1.0\n", 2, COLS.format(5)),
-    "short-first": (b"q1 Q0 d1 1\n", 1, COLS.format(4)),
+    # four fields with an integer last: a qrels line (TREC DL's have Q0 too)
+    "short-first": (b"q1 Q0 d1 1\n", 1, COLS.format(4) + SWAPPED_QRELS),
+    "short-score": (b"q1 Q0 d1 1.5\n", 1, COLS.format(4)),
     "long-then-short": (b"q1 Q0 d1 1 2.0 t X\nQ0 d2 2 1.0 t\n", 2, COLS.format(5)),
     "short-then-long": (b"q1 Q0 d1 1 2.0\nt q1 Q0 d2 1.0 t\n", 1, COLS.format(5)),
     "short-in-slow-block": (b"q1 Q0 d1 1 1 t\n# c\nq1 Q0 d2\n", 3, COLS.format(3)),
@@ -854,3 +858,42 @@ def test_a_field_of_other_white_space_is_no_field(space):
         with pytest.raises(TrecFormatError) as got:
             list(RunStream(io.BytesIO(data), chunk_size=chunk))
         assert str(got.value) == str(expected.value)
+
+
+def test_blank_lines_are_skipped_in_bulk():
+    # 100,000 blank lines between two entries: they were split and looked at
+    # one by one (a gzip of 1 GB of blank lines took minutes); now a block of
+    # blank lines is counted whole, so no line of them reaches the line
+    # reader, and the lines after them keep their numbers (line 100,002).
+    from unittest import mock
+
+    import irmetrics.trec as trec
+
+    calls = [0]
+    plain = trec._parse_run_line
+
+    def counted(*args, **kwargs):
+        calls[0] += 1
+        return plain(*args, **kwargs)
+
+    data = b"q1 Q0 d1 1 1 t\n" + b"\n" * 50_000 + b" \t\r\n" * 50_000 + b"q1 Q0 d2 2 x t\n"
+    for chunk_size in (1 << 16, 1000):
+        calls[0] = 0
+        with mock.patch.object(trec, "_parse_run_line", counted), \
+                pytest.raises(TrecFormatError) as info:
+            list(RunStream(io.BytesIO(data), chunk_size=chunk_size))
+        assert info.value.line == 100_002
+        # at most the lines of the two blocks holding an entry
+        assert calls[0] <= 2 * chunk_size, chunk_size
+
+
+def test_a_text_mode_file_that_is_not_valid_text_is_a_format_error(tmp_path):
+    # The text layer fails to decode before the reader sees a line: the
+    # library's error naming the file, as read_run gives, not UnicodeDecodeError.
+    path = tmp_path / "bad.run"
+    path.write_bytes(b"q1 Q0 d1 1 1 t\nq1 Q0 d\xff 2 1 t\n")
+    with open(path, encoding="utf-8") as f, pytest.raises(TrecFormatError) as info:
+        list(RunStream(f))
+    assert str(info.value).startswith(f"{path}: file is not valid text after line ")
+    with open(path, encoding="utf-8") as f, pytest.raises(TrecFormatError):
+        evaluate({"q1": {"d1": 1}}, f, ["map"])

@@ -583,21 +583,24 @@ def test_qrels_blocks_equal_the_line_by_line_reading(data, block):
     assert_blocks_read_as_lines(qrels_outcome, data, block)
 
 
-def first_judgments(data):
-    """{(qid, subtopic, docid): the line of its first entry}, read plainly, line
-    by line (a model for the tests: nothing of irmetrics' reader)."""
-    first = {}
+def first_repeats(data):
+    """{qid: (docid, first line, line)} of each query's first repeated
+    (query, second column, document), read plainly, line by line (a model
+    for the tests: nothing of irmetrics' reader)."""
+    first, repeats = {}, {}
     for n, line in enumerate(data.removeprefix(b"\xef\xbb\xbf").split(b"\n"), 1):
         fields = line.split()  # bytes: ASCII white space only, as trec_eval
         if fields and not fields[0].startswith(b"#"):
             qid, subtopic, docid = (f.decode() for f in fields[:3])
+            if (qid, subtopic, docid) in first:
+                repeats.setdefault(qid, (docid, first[qid, subtopic, docid], n))
             first.setdefault((qid, subtopic, docid), n)
-    return first
+    return repeats
 
 
-# What evaluate() reads: every repeated entry listed with both of its lines,
-# whichever blocks the query's lines came in; few ids, so that repeats, and
-# repeats after repeats within one query, are common.
+# What evaluate() reads: each query's first repeated entry listed with both of
+# its lines, whichever blocks the query's lines came in; few ids, so that
+# repeats, and repeats after repeats within one query, are common.
 @given(qrels_texts(st.sampled_from(["q1", "q2"]), st.sampled_from(["d1", "d2", "d3"])),
        BLOCK_SIZES)
 def test_qrels_blocks_list_the_repeats_the_line_by_line_reading_lists(data, block):
@@ -611,22 +614,24 @@ def test_qrels_blocks_list_the_repeats_the_line_by_line_reading_lists(data, bloc
             _, _, repeats = trec._read_qrels_keeping_duplicates(io.BytesIO(data))
     except TrecFormatError:
         return  # a malformed line: the other tests say which
-    first = first_judgments(data)
-    for e in repeats:
-        assert e.first_line == first[e.qid, e.subtopic or "0", e.docid], str(e)
+    listed = {e.qid: (e.docid, e.first_line, e.line) for e in repeats}
+    assert len(listed) == len(repeats)  # one a query
+    assert listed == first_repeats(data)
 
 
-def test_a_listed_repeat_leaves_the_lines_after_it_numbered_right():
-    # Hand-derived: d1 on lines 1 and 2, d2 on lines 3 and 4.  The repeat on
-    # line 2 adds no entry, so d2 (the second entry) was first read on line
-    # 3, not on line 2 (what the line-by-line reading said before it began
-    # a new segment after a repeat).
+def test_a_listed_repeat_names_the_first_repeat_of_each_query():
+    # Hand-derived: q1's d1 on lines 1 and 2, d2 on lines 3 and 4: only the
+    # first repeat of q1 is listed (one is enough to refuse or warn about the
+    # query, and a list of every repeat made repeated files slow: issue 42);
+    # q2's d1 on lines 5 and 7 is listed too.
     from irmetrics.trec import _read_qrels_keeping_duplicates
 
-    text = b"q1 0 d1 1\nq1 0 d1 1\nq1 0 d2 0\nq1 0 d2 0\n"
+    text = (b"q1 0 d1 1\nq1 0 d1 1\nq1 0 d2 0\nq1 0 d2 0\n"
+            b"q2 0 d1 1\nq2 0 d3 1\nq2 0 d1 0\n")
     flat, _, duplicates = _read_qrels_keeping_duplicates(io.BytesIO(text))
-    assert flat == {"q1": {"d1": 1, "d2": 0}}
-    assert [(e.docid, e.first_line, e.line) for e in duplicates] == [("d1", 1, 2), ("d2", 3, 4)]
+    assert flat == {"q1": {"d1": 1, "d2": 0}, "q2": {"d1": 1, "d3": 1}}
+    assert [(e.qid, e.docid, e.first_line, e.line) for e in duplicates] == [
+        ("q1", "d1", 1, 2), ("q2", "d1", 5, 7)]
 
 
 def test_qrels_block_path_by_hand():
@@ -657,7 +662,7 @@ def test_qrels_block_path_is_taken_for_plain_blocks_only():
     from irmetrics.trec import _qrels_columns
 
     assert _qrels_columns(b"q1 0 d1 1\nq2\t0  d2 -1\r\nq2 0 d3 +2") == (
-        ["q1", "q2", "q2"], ["d1", "d2", "d3"], [1, -1, 2])
+        ["q1", "q2", "q2"], ["d1", "d2", "d3"], [1, -1, 2], ["0", "0", "0"])
     for odd in (b"q1 0 d1\x1c 1\n", b"q1 0 d1 1\n# c\n", b"q1 0 d\xc3\xa9 1\n",
                 b"q1 0 d1\n", b"q1 0 d1 1_0\n", b"q1 0 d1 x\n", b"q1 0 d1 1\n\n"):
         assert _qrels_columns(odd) is None, odd
@@ -670,3 +675,188 @@ def test_qrels_block_path_is_taken_for_plain_blocks_only():
 def test_write_qrels_refuses_labels_it_could_not_read_back():
     with pytest.raises(InvalidArgumentError, match="relevance 2147483648"):
         write_qrels({"q1": {"d1": 2**31}}, io.StringIO())
+
+
+# === Repeated judgments: linear work (issue 42) ===
+
+def first_line_work(text, read):
+    """The entries the search for a repeat's first line walked, in all."""
+    from unittest import mock
+
+    import irmetrics.trec as trec
+
+    work = [0]
+    plain = trec._first_line
+
+    def counted(docs, blocks, docid):
+        work[0] += len(docs) + len(blocks)  # list(docs).index, and the blocks walked
+        return plain(docs, blocks, docid)
+
+    with mock.patch.object(trec, "_first_line", counted):
+        try:
+            read(io.BytesIO(text))
+        except DuplicateEntryError:
+            pass
+    return work[0]
+
+
+@pytest.mark.parametrize("block", [1 << 17, 64])
+def test_a_repeated_qrels_file_is_read_in_linear_work(block):
+    # One query of 2,000 judgments given twice, and 50 queries of 40 given
+    # twice: the first lines of the repeats were looked up one repeat at a
+    # time, each walking the query's entries (4,000,000 and 80,000 steps
+    # here, minutes on a Robust04-sized file); now once a query, so at most
+    # about the number of lines (8,000).
+    from unittest import mock
+
+    import irmetrics.trec as trec
+
+    one = "".join(f"q1 0 d{d} 1\n" for d in range(2000))
+    many = "".join(f"q{q} 0 d{d} 1\n" for q in range(50) for d in range(40))
+    for text in ((one + one).encode(), (many + many).encode()):
+        lines = text.count(b"\n")
+        with mock.patch.object(trec, "_TABLE_BLOCK", block):
+            for read in (trec._read_qrels_keeping_duplicates, read_qrels):
+                assert first_line_work(text, read) <= 2 * lines
+
+
+def test_a_query_with_many_repeats_is_warned_about_once():
+    # q2 repeats three judgments and is never evaluated: one warning (it
+    # was one a repeat, 40,000 for a query of 40,000 judgments given twice)
+    from irmetrics import evaluate
+    from irmetrics.errors import IrmetricsWarning
+
+    qrels = b"q1 0 a 1\nq2 0 b 1\nq2 0 c 1\nq2 0 d 1\nq2 0 b 1\nq2 0 c 1\nq2 0 d 1\n"
+    with pytest.warns(IrmetricsWarning) as caught:
+        evaluate(io.BytesIO(qrels), {"q1": {"a": 1.0}}, ["map"])
+    assert [str(w.message) for w in caught] == [
+        "<file>, line 5: document 'b' appears twice for query 'q2' (lines 2 and 5); "
+        "trec_eval does not look at it, and neither does irmetrics: its query is not "
+        "evaluated"]
+
+
+# === Blank lines (issue 42) ===
+
+BLANKS = b"\n" * 50_000 + b"  \t\r\n" * 50_000 + b"\n"  # 100,001 blank lines
+
+
+@pytest.mark.parametrize("block", [1 << 17, 100, 7])
+@pytest.mark.parametrize("packed", [False, True])
+def test_lines_after_a_long_blank_stretch_are_numbered_right(block, packed):
+    # Hand-derived: an entry on line 1, 100,001 blank lines (2 to 100,002),
+    # a bad line on 100,003.
+    from unittest import mock
+
+    import irmetrics.trec as trec
+
+    cases = [(read_qrels, b"q1 0 d1 1\n", b"q1 0 d2 x\n", "relevance must be an integer"),
+             (read_run, b"q1 Q0 d1 1 1 t\n", b"q1 Q0 d2 2 x t\n", "score must be a number"),
+             (read_ranked_list, b"q1 d1\n", b"q1 d2 x\n", "expected 2 columns")]
+    for read, good, bad, reason in cases:
+        data = good + BLANKS + bad
+        with mock.patch.object(trec, "_TABLE_BLOCK", block), \
+                pytest.raises(TrecFormatError, match=reason) as info:
+            read(io.BytesIO(gzip.compress(data) if packed else data))
+        assert info.value.line == 100_003, read
+        # and a file ending in blank lines, the last without its line end
+        got = read(io.BytesIO(good + BLANKS + b"  "))
+        assert list(got[0] if read is read_run else got) == ["q1"]
+    with pytest.raises(TrecFormatError) as info:
+        read_qrels(io.BytesIO(BLANKS + b" "))
+    assert str(info.value) == "<file>: no qrels entries (only blank lines and comments)"
+
+
+# === The second column of a qrels file (issue 42) ===
+
+def test_a_constant_second_column_is_no_subtopic():
+    # TREC DL's qrels have Q0 in the second column, others an iteration
+    # number: the same value on every line of a query is no subtopic id.
+    from irmetrics import Qrels
+
+    plain = Qrels.from_trec(io.StringIO("q1 0 a 1\nq1 0 b 0\nq2 0 a 2\n"))
+    for column in ("Q0", "1", "q1-iteration"):
+        text = f"q1 {column} a 1\nq1 {column} b 0\nq2 {column} a 2\n"
+        got = Qrels.from_trec(io.StringIO(text))
+        assert (got, got.has_subtopics, repr(got)) == (
+            plain, False, "Qrels(2 queries, 3 judgments)")
+        assert got.subtopics("q1") == {"0": {"a": 1, "b": 0}}
+    # a value per query (q1's 0, q2's 1) is no subtopic either
+    assert not Qrels.from_trec(io.StringIO("q1 0 a 1\nq2 1 a 1\n")).has_subtopics
+    # and a repeat names no subtopic 'Q0'
+    with pytest.raises(DuplicateEntryError) as info:
+        read_qrels(io.StringIO("q1 Q0 a 1\nq1 Q0 a 0\n"))
+    assert str(info.value) == ("<file>, line 2: document 'a' appears twice for query 'q1' "
+                               "(lines 1 and 2)")
+
+
+@pytest.mark.parametrize("block", [1 << 17, 24, 9])
+def test_a_second_column_with_two_values_in_a_query_names_subtopics(block):
+    # The TREC Web track's diversity qrels: q1 judged under subtopics 1 and 2,
+    # q2 under 3 alone.  In a file with subtopics every query's column names
+    # them, so q2 keeps its subtopic '3'; q3's constant 0 is subtopic '0'.
+    from unittest import mock
+
+    import irmetrics.trec as trec
+    from irmetrics import Qrels
+
+    text = b"q1 1 a 1\nq1 1 b 0\nq1 2 a 0\nq1 2 c 2\nq2 3 a 1\nq3 0 d 1\nq1 2 e 1\n"
+    with mock.patch.object(trec, "_TABLE_BLOCK", block):
+        got = Qrels.from_trec(io.BytesIO(text))
+        with pytest.raises(DuplicateEntryError) as info:  # a repeat under q1's first subtopic
+            read_qrels(io.BytesIO(text + b"q1 1 b 1\n"))
+    assert got.has_subtopics
+    assert got.subtopics("q1") == {"1": {"a": 1, "b": 0}, "2": {"a": 0, "c": 2, "e": 1}}
+    assert got.subtopics("q2") == {"3": {"a": 1}}
+    assert got.subtopics("q3") == {"0": {"d": 1}}
+    assert got.to_dict() == {"q1": {"a": 1, "b": 0, "c": 2, "e": 1}, "q2": {"a": 1},
+                             "q3": {"d": 1}}
+    assert info.value.subtopic == "1" and (info.value.first_line, info.value.line) == (2, 8)
+
+
+def test_diversity_values_are_the_same_whatever_the_constant_column():
+    # One subtopic a query reads the same as an adhoc qrels: the value of
+    # alpha-nDCG does not depend on the name of the column's one value.
+    from irmetrics import evaluate
+
+    run = {"q1": {"a": 3.0, "b": 2.0, "c": 1.0}}
+    values = [evaluate(io.StringIO(f"q1 {c} a 1\nq1 {c} c 1\n"), run,
+                       ["alpha-nDCG@10", "ERR-IA@10", "map"]).aggregate
+              for c in ("0", "Q0", "7")]
+    assert values[0] == values[1] == values[2]
+
+
+# === Qrels and run given in the wrong order (issue 42) ===
+
+SWAPPED = "were the qrels and the run given in the wrong order?"
+
+
+def test_a_run_given_as_qrels_and_qrels_as_a_run_say_so(tmp_path):
+    from irmetrics import evaluate
+    from irmetrics.cli import _run
+
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("# judged\nq1 0 d1 1\n")
+    run = tmp_path / "run.txt"
+    run.write_text("q1 Q0 d1 1 2.5 bm25\n")
+    with pytest.raises(TrecFormatError) as info:
+        evaluate(str(run), str(qrels), ["map"])
+    assert str(info.value) == (
+        f"{run}, line 1: expected 4 columns (qid iteration docid relevance), got 6; this "
+        f"looks like a run (qid Q0 docid rank score tag): {SWAPPED}")
+    with pytest.raises(TrecFormatError) as info:
+        evaluate(str(qrels), str(qrels), ["map"])
+    assert str(info.value) == (
+        f"{qrels}, line 2: expected at least 6 columns (qid Q0 docid rank score tag), got 4; "
+        f"this looks like qrels (qid iteration docid relevance): {SWAPPED}")
+    out, err = io.StringIO(), io.StringIO()
+    assert _run(["-m", "map", str(run), str(qrels)], out, err) == 2
+    assert f"{run}, line 1: " in err.getvalue() and SWAPPED in err.getvalue()
+    # a line of the wrong width that is no line of the other format: no hint
+    for text in ("q1 0 d1\n", "q1 0 d1 1 2\n", "q1 Q0 d1 1 high t\n"):
+        with pytest.raises(TrecFormatError) as info:
+            read_qrels(io.StringIO(text))
+        assert "wrong order" not in str(info.value)
+    for text in ("q1 Q0 d1 1 2.5\n", "q1 0 d1 x\n"):
+        with pytest.raises(TrecFormatError) as info:
+            read_run(io.StringIO(text))
+        assert "wrong order" not in str(info.value)
