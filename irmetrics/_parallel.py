@@ -55,7 +55,7 @@ _GZIP_MAGIC = b"\x1f\x8b"
 
 def parallel_possible(source: Any) -> bool:
     """True for a path to a plain (not gzip) regular file on a system with fork."""
-    if not isinstance(source, (str, os.PathLike)):
+    if not isinstance(source, (str, bytes, os.PathLike)):
         return False
     if not hasattr(os, "fork"):
         return False
@@ -85,7 +85,7 @@ def auto_workers(source: Any) -> int:
     """How many processes to use when the caller did not say: two for a plain
     run file of PARALLEL_FROM bytes or more, in a process that runs no other
     threads (it is never forked then), else one."""
-    if not isinstance(source, (str, os.PathLike)) or _threads() > 1:
+    if not isinstance(source, (str, bytes, os.PathLike)) or _threads() > 1:
         return 1
     try:
         big = os.path.getsize(source) >= PARALLEL_FROM

@@ -702,7 +702,7 @@ def _evaluate(
         if is_file_source(run):
             processes = _parallel.auto_workers(run) if workers is None else workers
             if processes > 1 and _parallel.parallel_possible(run):
-                parts = _parallel.score_in_parallel(os.fspath(run), score, processes, progress,
+                parts = _parallel.score_in_parallel(os.fsdecode(run), score, processes, progress,
                                                     order_keys=not float32)
         if parts is None:  # one process (or a run not grouped by query)
             parts = [score(source, progress)]

@@ -773,6 +773,21 @@ def test_a_process_with_other_threads_is_not_forked(tmp_path, monkeypatch):
     assert alone.per_query == expected.per_query
 
 
+def test_a_bytes_path_is_scored_in_parallel(tmp_path, monkeypatch):
+    # bytes paths are paths everywhere (as for open()): the same workers, the
+    # same values as the str path (issue 42)
+    one_thread_only()
+    qrels, lines = make_data(22, n_queries=30)
+    path = write_run(tmp_path / "run.txt", lines)
+    expected = evaluate_quietly(qrels, path, MEASURES, workers=1)
+    forks = []
+    fork = os.fork
+    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or fork())
+    got = evaluate_quietly(qrels, os.fsencode(path), MEASURES, workers=2)
+    assert len(forks) == 2
+    assert got.per_query == expected.per_query
+
+
 def python_312_or_newer():
     """An interpreter of Python 3.12 or newer (which warns about forking a
     process with threads): this one, one on the PATH, or pyenv's; None."""
