@@ -5,6 +5,9 @@ use "ci" (derandomised, so a red build is reproducible) and local runs "dev".
 """
 
 import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -27,6 +30,12 @@ def pytest_configure(config):  # type: ignore[no-untyped-def]
         "tex: needs a TeX engine (pdflatex, booktabs); CI may skip it too (CI installs no "
         "TeX: about 150 MB of Debian packages to compile one table)",
     )
+    config.addinivalue_line(
+        "markers",
+        "fork: tests worker processes forked from the test process itself; where that "
+        "process runs other threads (numpy's, polars', Dask's: irmetrics never forks it "
+        "then), these tests run together in a fresh pytest process",
+    )
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -41,3 +50,52 @@ def pytest_runtest_makereport(item, call):  # type: ignore[no-untyped-def]
     if _default == "ci" and report.skipped and not hasattr(report, "wasxfail") and not exempt:
         report.outcome = "failed"
         report.longrepr = f"skipped on CI, where every test must run: {report.longrepr}"
+
+
+# === Tests of forked workers in a fresh process ================================
+# irmetrics forks workers only from a process with one thread.  A test session
+# that has imported numpy (or run Dask or polars) has more, so the tests marked
+# ``fork`` run together in one fresh pytest process, and each reports the
+# outcome it had there.
+
+_FRESH = "IRMETRICS_TESTS_IN_FRESH_PROCESS"
+_fresh_outcomes = {}
+
+
+def _threads():  # (counted as irmetrics counts them)
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        import threading
+
+        return threading.active_count()
+
+
+def _run_fork_tests_afresh(session):  # type: ignore[no-untyped-def]
+    ids = [i.nodeid for i in session.items if i.get_closest_marker("fork") is not None]
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", *ids],
+        cwd=root, env=dict(os.environ, **{_FRESH: "1"}), capture_output=True, text=True,
+        timeout=1800,
+    )
+    for line in done.stdout.splitlines():
+        word, _, rest = line.partition(" ")
+        if word in ("PASSED", "FAILED", "ERROR"):
+            nodeid = rest.split(" - ", 1)[0]
+            _fresh_outcomes[nodeid] = (word, line)
+    _fresh_outcomes[None] = ("", done.stdout[-3000:] + done.stderr[-2000:])
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem):  # type: ignore[no-untyped-def]
+    if (pyfuncitem.get_closest_marker("fork") is None or os.environ.get(_FRESH)
+            or _threads() == 1):
+        return None
+    if not _fresh_outcomes:
+        _run_fork_tests_afresh(pyfuncitem.session)
+    word, line = _fresh_outcomes.get(pyfuncitem.nodeid, ("", ""))
+    if word != "PASSED":
+        pytest.fail(f"in a fresh pytest process: {line or 'no outcome'}\n"
+                    f"{_fresh_outcomes[None][1]}", pytrace=False)
+    return True

@@ -21,9 +21,11 @@ from irmetrics import Qrels, Run, evaluate
 from irmetrics._parallel import WorkerError, _job_ranges, parallel_possible
 from irmetrics.errors import DuplicateEntryError, TrecFormatError
 
-pytestmark = pytest.mark.skipif(
-    not parallel_possible(__file__), reason="needs fork (the parallel route is Linux/Unix only)"
-)
+pytestmark = [
+    pytest.mark.skipif(not parallel_possible(__file__),
+                       reason="needs fork (the parallel route is Linux/Unix only)"),
+    pytest.mark.fork,  # (conftest: in a fresh process where this one has threads)
+]
 
 MEASURES = ["map", "P_5", "ndcg_cut_10", "recip_rank", "bpref", "num_ret", "num_rel_ret",
             "Rprec", "iprec_at_recall_0.10", "ERR@10", "Judged@5"]
@@ -636,14 +638,15 @@ def test_replies_are_taken_whole_from_the_buffer_and_a_partial_one_waits():
 # === Issue 42: no fork of a threaded process, signals, descriptors, BOM ===
 
 def one_thread_only():
-    """Skip where earlier tests left threads in this process: it is never
-    forked then, and a test of the workers would test one process."""
+    """Fail where this process runs other threads: it is never forked then,
+    and a test of the workers would test one process (conftest runs the tests
+    marked ``fork`` in a fresh process where this one has threads)."""
     try:  # (counted as the library counts them)
         threads = len(os.listdir("/proc/self/task"))
     except OSError:
         threads = threading.active_count()
     if threads > 1:
-        pytest.skip("threads left in this process by earlier tests: it is not forked")
+        pytest.fail(f"this process runs {threads} threads: irmetrics does not fork it")
 
 
 def run_lines(qid_count, depth, seed, tag):

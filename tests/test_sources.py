@@ -77,6 +77,7 @@ def shuffled(text, seed):
     return "".join(sorted(lines, key=lambda line: hash((seed, line))))
 
 
+@pytest.mark.fork  # workers=2 forks (conftest)
 @given(qrels_and_runs(), st.booleans(), st.booleans(), st.integers(0, 3))
 @settings(max_examples=25, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])

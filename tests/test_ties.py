@@ -119,6 +119,7 @@ def test_query_data_from_scores_tied_documents_are_not_scanned_per_judged_docume
         judgments, rank_documents(list(docids), [1.0] * n)).relevant_ranks(1)
 
 
+@pytest.mark.fork  # workers=2 forks (conftest)
 def test_parallel_and_in_memory_give_the_same_tie_values(tmp_path):
     # the worker processes get the mode too
     lines = []
