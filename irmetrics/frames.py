@@ -232,7 +232,7 @@ def evaluation_html(evaluation: Evaluation) -> str:
     missing queries are counted below the table.  Every id and name is
     HTML-escaped.
     """
-    import html  # only for notebooks (1.3 ms to import)
+    import html  # only for notebooks: not imported with irmetrics
 
     n = len(evaluation._rows)
     named = evaluation.run_name and evaluation.run_name != DEFAULT_RUN_NAME
