@@ -12,7 +12,7 @@ knows: the judged queries no partition has (scored as empty rankings with
 ``complete=True``) and the warning about skipped queries.
 
 Columns are found as for DataFrames, by the one finder
-(:func:`irmetrics.frames.choose_columns`), and a qrels frame is read by
+(:func:`irmetrics._tabular.choose_columns`), and a qrels frame is read by
 :func:`irmetrics.frames.qrels_table` once the engine has collected it.
 Nothing here imports pandas, Dask or Spark.
 """
@@ -23,10 +23,10 @@ import warnings
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._checks import check_int
-from .data import _COLUMN_NAMES, DEFAULT_RUN_NAME, Qrels, Run, _as_id, _as_score
+from ._tabular import DEFAULT_RUN_NAME, _as_id, _as_score, choose_columns, is_frame, qrels_table
+from .data import Qrels, Run
 from .errors import InvalidArgumentError, IrmetricsWarning
 from .evaluate import Evaluation, _as_qrels, evaluate
-from .frames import choose_columns, is_frame, qrels_table
 from .measures import parse_measures
 from .sources import is_file_source as _is_source
 
@@ -34,7 +34,7 @@ __all__ = ["Options", "Packed", "check_arguments", "run_columns", "table", "qrel
            "pack", "score_columns", "assemble", "RUN_ROLES", "QRELS_ROLES"]
 
 #: The roles of each frame; their column names are those of every other
-#: road (records, DataFrames): ``irmetrics.data._COLUMN_NAMES``.
+#: road (records, DataFrames): ``irmetrics._tabular._COLUMN_NAMES``.
 RUN_ROLES = ("query_id", "doc_id", "score")
 QRELS_ROLES = ("query_id", "doc_id", "relevance")
 
@@ -99,8 +99,7 @@ def run_columns(
     frames with other names; *source* describes the run in messages.
     """
     wanted = _only(_check_columns(columns), RUN_ROLES)
-    roles = {role: _COLUMN_NAMES[role] for role in RUN_ROLES}
-    found = choose_columns(list(present), source, "run", roles, wanted)
+    found = choose_columns(list(present), source, "run", RUN_ROLES, wanted)
     return found["query_id"], found["doc_id"], found["score"]
 
 

@@ -42,6 +42,7 @@ from .errors import (
     UnknownMeasureError,
 )
 from .evaluate import Evaluation, _evaluate
+from .explain import explain
 from .measures import (
     FAMILIES,
     Measure,
@@ -654,8 +655,6 @@ def _explain_parser() -> argparse.ArgumentParser:
 
 
 def _run_explain(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
-    from .explain import explain
-
     try:
         args = _explain_parser().parse_args(list(argv))
     except _UsageError as exc:

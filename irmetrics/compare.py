@@ -12,8 +12,8 @@ import math
 from numbers import Real
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
-from . import report, stats
-from .data import _as_id
+from . import frames, plot, report, stats
+from ._tabular import _as_id
 from .errors import InvalidArgumentError, UndefinedStatisticError
 from .evaluate import Evaluation, _as_qrels, evaluate
 from .measures import measure_names as _measure_list
@@ -155,8 +155,6 @@ class Comparison:
         *backend*: ``"pandas"`` or ``"polars"``.  See
         :func:`irmetrics.frames.comparison_frame`.
         """
-        from . import frames
-
         return frames.comparison_frame(self, backend=backend)
 
     def plot(
@@ -168,8 +166,6 @@ class Comparison:
         is not the baseline.  Returns the matplotlib Axes.  See
         :func:`irmetrics.plot.differences`.
         """
-        from . import plot
-
         return plot.differences(self, measure, run=run, ax=ax)
 
 

@@ -22,17 +22,18 @@ Constructing: ``Qrels(mapping)`` / :meth:`Qrels.from_dict`,
 
 Using: the mapping protocol, ``n_entries``, :meth:`Run.ranking`,
 ``to_dict()``, ``to_trec()``.
+
+The values are checked, and dicts, records and DataFrames read, by the one
+reader of tables (``irmetrics/_tabular.py``); TREC files by
+:mod:`irmetrics.trec`.
 """
 
 from __future__ import annotations
 
-import math
-from numbers import Integral, Real
 from types import MappingProxyType
 from typing import (
     TYPE_CHECKING,
     Any,
-    Callable,
     Dict,
     Generic,
     Iterable,
@@ -44,11 +45,22 @@ from typing import (
     TypeVar,
 )
 
+from ._tabular import (
+    _RECORDS,
+    DEFAULT_RUN_NAME,
+    _as_id,
+    _as_relevance,
+    _as_score,
+    _from_dict,
+    _from_records,
+    _kind,
+    _subtopic_record,
+    is_frame,
+    qrels_table,
+    run_table,
+)
 from .errors import DuplicateEntryError, InvalidArgumentError, TrecFormatError
 from .trec import (
-    MAX_LABEL,
-    MIN_LABEL,
-    _first_line,
     _read_qrels_tables,
     read_ranked_list,
     read_run,
@@ -63,255 +75,11 @@ if TYPE_CHECKING:
 
 __all__ = ["Qrels", "Run", "DEFAULT_RUN_NAME"]
 
-#: The name a :class:`Run` gets when its source has none.
-DEFAULT_RUN_NAME = "irmetrics"
-
-_RECORDS = "<records>"
-#: The column names (record keys) looked for, by role, the first present
-#: winning: the one table of records, DataFrames (irmetrics.frames) and the
-#: Dask and Spark engines (irmetrics._engines).  ``docno`` before ``docid``:
-#: PyTerrier's ``docid`` is Terrier's internal number; ``label`` (PyTerrier)
-#: before ``rel``.
-_COLUMN_NAMES: Dict[str, Tuple[str, ...]] = {
-    "query_id": ("query_id", "qid"),
-    "doc_id": ("doc_id", "docno", "docid"),
-    "relevance": ("relevance", "label", "rel"),
-    "score": ("score",),
-}
-_QID_KEYS = _COLUMN_NAMES["query_id"]
-_DOCID_KEYS = _COLUMN_NAMES["doc_id"]
-_REL_KEYS = _COLUMN_NAMES["relevance"]
-_SCORE_KEYS = _COLUMN_NAMES["score"]
-
 V = TypeVar("V", int, float)
-
-# === Value checks ===
-#
-# Each returns the normalised value, or raises ValueError/TypeError with a
-# reason; the callers add where the value came from.
-
-
-def _kind(value: Any) -> str:
-    return type(value).__name__
-
-
-def _is_bool(value: Any) -> bool:
-    # numpy.bool_ is neither bool nor Integral, but say "bool" for it too.
-    return isinstance(value, bool) or _kind(value) == "bool_"
-
-
-def _as_id(value: Any) -> str:
-    if type(value) is str:
-        return value
-    if isinstance(value, str):
-        return str.__str__(value)
-    if isinstance(value, Integral) and not _is_bool(value):
-        return str(int(value))
-    raise TypeError(f"must be a str or an int (got {_kind(value)} {value!r})")
-
-
-def _as_relevance(value: Any) -> int:
-    if type(value) is int:
-        if not MIN_LABEL <= value <= MAX_LABEL:
-            raise ValueError(f"must be between {MIN_LABEL} and {MAX_LABEL} (got {value!r})")
-        return value
-    if _is_bool(value):
-        raise TypeError(f"must be an int, not a bool (got {value!r})")
-    if isinstance(value, Integral):
-        return _as_relevance(int(value))
-    if isinstance(value, Real):
-        f = float(value)
-        if math.isfinite(f) and f.is_integer():
-            return _as_relevance(int(f))
-        raise ValueError(f"must be an int (got {_kind(value)} {value!r})")
-    raise TypeError(f"must be an int (got {_kind(value)} {value!r})")
-
-
-def _as_score(value: Any) -> float:
-    if type(value) is float:
-        if value != value:
-            raise ValueError("must not be NaN")
-        return value
-    if _is_bool(value) or not isinstance(value, Real):
-        raise TypeError(f"must be a real number (got {_kind(value)} {value!r})")
-    try:
-        f = float(value)
-    except (OverflowError, ValueError) as exc:
-        raise ValueError(f"must be a real number ({exc})") from None
-    if f != f:
-        raise ValueError("must not be NaN")
-    return f
-
-
-# === Building from Python data ===
-
-
-def _from_dict(data: Any, what: str, convert: Callable[[Any], V]) -> Dict[str, Dict[str, V]]:
-    if not isinstance(data, Mapping):
-        raise InvalidArgumentError(
-            f"{what!r} must be a mapping of query id to a mapping of doc id to value "
-            f"(got {_kind(data)})"
-        )
-    out: Dict[str, Dict[str, V]] = {}
-    for raw_qid, raw_docs in data.items():
-        try:
-            qid = _as_id(raw_qid)
-        except TypeError as exc:
-            raise InvalidArgumentError(f"query id in {what!r} {exc}") from None
-        if qid in out:
-            raise InvalidArgumentError(
-                f"{what!r} has two query ids that are both {qid!r} as str (got {raw_qid!r})"
-            )
-        if not isinstance(raw_docs, Mapping):
-            raise InvalidArgumentError(
-                f"{what}[{raw_qid!r}] must be a mapping of doc id to value (got {_kind(raw_docs)})"
-            )
-        docs: Dict[str, V] = {}
-        for raw_docid, raw_value in raw_docs.items():
-            try:
-                docid = _as_id(raw_docid)
-            except TypeError as exc:
-                raise InvalidArgumentError(f"doc id in {what}[{raw_qid!r}] {exc}") from None
-            try:
-                value = convert(raw_value)
-            except (TypeError, ValueError) as exc:
-                raise InvalidArgumentError(f"{what}[{raw_qid!r}][{raw_docid!r}] {exc}") from None
-            if docid in docs:
-                # Only possible when an int and a str id collide, e.g. 1 and "1".
-                raise DuplicateEntryError(f"<{what}>", None, None, qid, docid)
-            docs[docid] = value
-        out[qid] = docs
-    return out
-
-
-def _record_fields(
-    record: Any, value_keys: Tuple[str, ...], value_name: str, index: int
-) -> Tuple[Any, Any, Any]:
-    if isinstance(record, (tuple, list)):
-        if len(record) >= 3:
-            return record[0], record[1], record[2]
-        items: List[Any] = list(record)
-    elif isinstance(record, Mapping):
-        found = []
-        for keys in (_QID_KEYS, _DOCID_KEYS, value_keys):
-            for key in keys:
-                if key in record:
-                    found.append(record[key])
-                    break
-            else:
-                names = " or ".join(repr(k) for k in keys)
-                raise TrecFormatError(f"record has no key {names}", _RECORDS, index)
-        return found[0], found[1], found[2]
-    elif isinstance(record, (str, bytes)):
-        items = []
-    else:
-        try:
-            it = iter(record)
-        except TypeError:
-            items = []
-        else:
-            items = [x for _, x in zip(range(3), it)]
-            if len(items) == 3:
-                return items[0], items[1], items[2]
-    # Iterating a DataFrame yields its column names: say what to pass instead.
-    hint = "; for a DataFrame pass df.itertuples(index=False)" if isinstance(record, str) else ""
-    raise TrecFormatError(
-        f"expected a (query_id, doc_id, {value_name}) record or a mapping "
-        f"(got {_kind(record)} {record!r}{hint})",
-        _RECORDS,
-        index,
-    )
-
-
-def _from_records(
-    records: Any,
-    what: str,
-    value_keys: Tuple[str, ...],
-    value_name: str,
-    convert: Callable[[Any], V],
-) -> Dict[str, Dict[str, V]]:
-    if isinstance(records, (str, bytes, Mapping)):
-        raise InvalidArgumentError(
-            f"'records' must be an iterable of (query_id, doc_id, {value_name}) records "
-            f"(got {_kind(records)})"
-        )
-    try:
-        iterator = iter(records)
-    except TypeError:
-        raise InvalidArgumentError(
-            f"'records' must be an iterable of (query_id, doc_id, {value_name}) records "
-            f"(got {_kind(records)})"
-        ) from None
-    out: Dict[str, Dict[str, V]] = {}
-    # (first index, position in the query's dict) per run of consecutive
-    # records of one query, to name the first of two duplicates cheaply.
-    blocks: Dict[str, List[Tuple[int, int]]] = {}
-    docs: Dict[str, V] = {}
-    prev: Optional[str] = None
-    for index, record in enumerate(iterator, 1):
-        raw_qid, raw_docid, raw_value = _record_fields(record, value_keys, value_name, index)
-        try:
-            qid = _as_id(raw_qid)
-        except TypeError as exc:
-            raise TrecFormatError(f"query id {exc}", _RECORDS, index) from None
-        try:
-            docid = _as_id(raw_docid)
-        except TypeError as exc:
-            raise TrecFormatError(f"doc id {exc}", _RECORDS, index) from None
-        try:
-            value = convert(raw_value)
-        except (TypeError, ValueError) as exc:
-            raise TrecFormatError(f"{value_name} {exc}", _RECORDS, index) from None
-        if qid != prev:
-            got = out.get(qid)
-            if got is None:
-                got = out[qid] = {}
-                blocks[qid] = []
-            docs = got
-            blocks[qid].append((index, len(docs)))
-            prev = qid
-        if docid in docs:
-            first = _first_line(docs, blocks[qid], docid)
-            raise DuplicateEntryError(_RECORDS, first, index, qid, docid)
-        docs[docid] = value
-    return out
-
-
-def _frames() -> Any:
-    # irmetrics.frames imports this module: fetched when a frame is given.
-    from . import frames
-
-    return frames
 
 
 def _is_frame(data: Any) -> bool:
-    return not isinstance(data, Mapping) and _frames().is_frame(data)
-
-
-_SUBTOPIC_KEYS = ("subtopic", "subtopic_id")
-
-
-def _subtopic_record(record: Any, index: int) -> Tuple[Any, Any, Any, Any]:
-    # (query_id, subtopic, doc_id, relevance) from a tuple, list or mapping
-    if isinstance(record, (tuple, list)) and len(record) >= 4:
-        return record[0], record[1], record[2], record[3]
-    if isinstance(record, Mapping):
-        found = []
-        for keys in (_QID_KEYS, _SUBTOPIC_KEYS, _DOCID_KEYS, _REL_KEYS):
-            for key in keys:
-                if key in record:
-                    found.append(record[key])
-                    break
-            else:
-                names = " or ".join(repr(k) for k in keys)
-                raise TrecFormatError(f"record has no key {names}", _RECORDS, index)
-        return found[0], found[1], found[2], found[3]
-    raise TrecFormatError(
-        "expected a (query_id, subtopic, doc_id, relevance) record or a mapping "
-        f"(got {_kind(record)} {record!r})",
-        _RECORDS,
-        index,
-    )
+    return not isinstance(data, Mapping) and is_frame(data)
 
 
 def _check_name(name: Any) -> str:
@@ -410,7 +178,7 @@ class Qrels(_Table[int]):
     def __init__(self, qrels: Mapping[Any, Mapping[Any, Any]]) -> None:
         self._subtopics = None
         if _is_frame(qrels):
-            self._set(_frames().qrels_table(qrels))
+            self._set(qrels_table(qrels))
             return
         self._set(_from_dict(qrels, "qrels", _as_relevance))
 
@@ -588,7 +356,7 @@ class Qrels(_Table[int]):
         """
         if _is_frame(records):
             return cls.from_dataframe(records)
-        return cls._trusted(_from_records(records, "qrels", _REL_KEYS, "relevance", _as_relevance))
+        return cls._trusted(_from_records(records, "qrels", "relevance", _as_relevance))
 
     @classmethod
     def from_dataframe(cls, frame: Any, *, columns: Optional[Mapping[str, Any]] = None) -> Qrels:
@@ -602,7 +370,7 @@ class Qrels(_Table[int]):
         as it is.  ``Qrels(frame)`` and ``Qrels.from_records(frame)`` do the
         same with the usual names.  See :mod:`irmetrics.frames`.
         """
-        return cls._trusted(_frames().qrels_table(frame, columns=columns))
+        return cls._trusted(qrels_table(frame, columns=columns))
 
     @classmethod
     def from_trec(cls, source: PathOrFile) -> Qrels:
@@ -663,7 +431,7 @@ class Run(_Table[float]):
     ) -> None:
         self._name = _check_name(name)
         if _is_frame(run):
-            self._set(_frames().run_table(run))
+            self._set(run_table(run))
             return
         self._set(_from_dict(run, "run", _as_score))
 
@@ -710,8 +478,8 @@ class Run(_Table[float]):
         """
         name = _check_name(name)
         if _is_frame(records):
-            return cls._trusted(_frames().run_table(records), name)
-        return cls._trusted(_from_records(records, "run", _SCORE_KEYS, "score", _as_score), name)
+            return cls._trusted(run_table(records), name)
+        return cls._trusted(_from_records(records, "run", "score", _as_score), name)
 
     @classmethod
     def from_dataframe(
@@ -732,7 +500,7 @@ class Run(_Table[float]):
         the same with the usual names.  See :mod:`irmetrics.frames`.
         """
         name = _check_name(name)
-        return cls._trusted(_frames().run_table(frame, columns=columns), name)
+        return cls._trusted(run_table(frame, columns=columns), name)
 
     @classmethod
     def from_trec(cls, source: PathOrFile, *, name: Optional[str] = None) -> Run:

@@ -11,11 +11,16 @@ Catalogue
 ---------
 In: :func:`is_frame`, :func:`qrels_table`, :func:`run_table` (what
 ``Qrels(df)``, ``Run(df)``, ``Qrels.from_dataframe``, ``Run.from_dataframe``
-and :func:`~irmetrics.evaluate` use).
+and :func:`~irmetrics.evaluate` use; they are written in
+``irmetrics/_tabular.py``, the one reader of tables, with records and the
+Dask and Spark engines).
 
 Out: :func:`evaluation_frame`, :func:`comparison_frame`,
 :func:`evaluation_html` (what ``Evaluation.to_dataframe()``,
-``Comparison.to_dataframe()`` and ``Evaluation._repr_html_()`` return).
+``Comparison.to_dataframe()`` and ``Evaluation._repr_html_()`` return; they
+read only the plain attributes of what they are given, so that
+:class:`~irmetrics.Evaluation` can call them without this module importing
+it).
 
 Columns
 -------
@@ -57,23 +62,17 @@ rows are still right, only slower.
 from __future__ import annotations
 
 import math
-from itertools import groupby
-from typing import (
-    TYPE_CHECKING,
-    Any,
-    Callable,
-    Dict,
-    List,
-    Mapping,
-    Optional,
-    Sequence,
-    Tuple,
-    TypeVar,
-)
+from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
-from .data import _COLUMN_NAMES, DEFAULT_RUN_NAME, _as_id, _as_relevance, _as_score
-from .errors import DuplicateEntryError, InvalidArgumentError, TrecFormatError
-from .trec import MAX_LABEL, MIN_LABEL
+from ._tabular import (
+    _COLUMN_NAMES,
+    DEFAULT_RUN_NAME,
+    choose_columns,
+    is_frame,
+    qrels_table,
+    run_table,
+)
+from .errors import InvalidArgumentError
 
 if TYPE_CHECKING:
     from .compare import Comparison
@@ -103,288 +102,6 @@ SCORE_COLUMNS = _COLUMN_NAMES["score"]
 
 #: The libraries :func:`evaluation_frame` and :func:`comparison_frame` build for.
 BACKENDS = ("pandas", "polars")
-
-_LIBRARIES = ("pandas", "polars", "pyarrow")
-
-V = TypeVar("V", int, float)
-
-# === Recognising a frame ===
-
-
-def _library(obj: Any) -> Optional[str]:
-    """'pandas', 'polars' or 'pyarrow' when *obj* is one of theirs, else None."""
-    for cls in type(obj).__mro__:
-        root = cls.__module__.partition(".")[0]
-        if root in _LIBRARIES:
-            return root
-    return None
-
-
-def is_frame(obj: Any) -> bool:
-    """Whether *obj* is a pandas, polars or pyarrow object (imports none of them).
-
-    True also for their Series and lazy frames, so that the functions taking
-    frames can say what to pass instead.
-
-    >>> is_frame({"q1": {"d1": 1}}), is_frame([("q1", "d1", 1)])
-    (False, False)
-    """
-    return _library(obj) is not None
-
-
-def _describe(obj: Any, lib: str) -> str:
-    return f"{lib} {type(obj).__name__}"
-
-
-def _column_names(obj: Any, lib: str, what: str) -> List[Any]:
-    kind = type(obj).__name__
-    if lib == "pandas" and kind == "DataFrame":
-        return list(obj.columns)
-    if lib == "polars" and kind == "DataFrame":
-        return list(obj.columns)
-    if lib == "pyarrow" and kind in ("Table", "RecordBatch"):
-        return list(obj.column_names)
-    if kind == "LazyFrame":
-        hint = "call .collect() on it first"
-    elif kind in ("Series", "ChunkedArray", "Array") or kind.endswith("Array"):
-        hint = ("a single column has no query and document ids; pass the whole "
-                "DataFrame, with query id, doc id and value columns")
-    else:
-        hint = "pass a pandas or polars DataFrame or a pyarrow Table"
-    raise InvalidArgumentError(f"{what!r} is a {_describe(obj, lib)}: {hint}")
-
-
-def _column(obj: Any, lib: str, name: Any) -> List[Any]:
-    if lib == "pandas":
-        values: List[Any] = obj[name].tolist()
-    elif lib == "polars":
-        values = obj.get_column(name).to_list()
-    else:
-        values = obj.column(name).to_pylist()
-    return values
-
-
-# === Finding the columns ===
-
-
-def _find_columns(
-    obj: Any, lib: str, what: str, roles: Dict[str, Tuple[str, ...]], columns: Any, source: str
-) -> Dict[str, Any]:
-    """{role: column name} for every role of *roles*, or an error saying what is missing."""
-    seen = _column_names(obj, lib, what)
-    index = [n for n in obj.index.names if n is not None] if lib == "pandas" else []
-    return choose_columns(seen, source, what, roles, columns, index)
-
-
-def choose_columns(
-    seen: List[Any],
-    source: str,
-    what: str,
-    roles: Dict[str, Tuple[str, ...]],
-    columns: Any,
-    index: Sequence[Any] = (),
-) -> Dict[str, Any]:
-    """{role: column name} for every role of *roles*, from the column names *seen*.
-
-    The one finder of columns, for the frames here and the Dask and Spark
-    engines (:mod:`irmetrics._engines`): *columns* (``{role: name}``, any
-    subset, checked) first, then each role's names in their order, the
-    first present winning.  *source* describes the frame in messages
-    (``"pandas DataFrame"``); *index* holds the names of a pandas index, for
-    a hint when the ids are there.
-    """
-    chosen: Dict[str, Any] = {}
-    if columns is not None:
-        if not isinstance(columns, Mapping):
-            raise InvalidArgumentError(
-                f"'columns' must be a mapping of role to column name, e.g. "
-                f"{{'query_id': 'topic'}} (got {type(columns).__name__})"
-            )
-        for role, name in columns.items():
-            if role not in roles:
-                raise InvalidArgumentError(
-                    f"'columns' key {role!r} is not a role of {what}; the roles are "
-                    + ", ".join(repr(r) for r in roles)
-                )
-            if name not in seen:
-                raise InvalidArgumentError(
-                    f"columns[{role!r}] is {name!r}, which the {source} given as {what!r} "
-                    f"does not have (its columns: {_names(seen)})"
-                )
-            chosen[role] = name
-    missing = []
-    for role, candidates in roles.items():
-        if role in chosen:
-            continue
-        for name in candidates:
-            if name in seen:
-                chosen[role] = name
-                break
-        else:
-            missing.append(role)
-    if missing:
-        looked = "; ".join(f"{role}: {' or '.join(map(repr, roles[role]))}" for role in missing)
-        example = ", ".join(f"{role!r}: ..." for role in missing)
-        hint = ""
-        if any(n in roles[r] for r in missing for n in index):
-            hint = "; the index holds some of them: call .reset_index() first"
-        raise InvalidArgumentError(
-            f"the {source} given as {what!r} has no {' and no '.join(missing)} column "
-            f"(its columns: {_names(seen)}); looked for {looked}; name the columns with "
-            f"columns={{{example}}}{hint}"
-        )
-    names = list(chosen.values())
-    for name in names:
-        if seen.count(name) > 1:
-            raise InvalidArgumentError(
-                f"the {source} given as {what!r} has two columns named {name!r}"
-            )
-    return chosen
-
-
-def _names(seen: List[Any]) -> str:
-    return ", ".join(repr(n) for n in seen) if seen else "none"
-
-
-# === Converting the columns ===
-#
-# Each takes a whole column as a list and returns the converted list, with
-# C-level passes when the column has one type, else value by value (naming
-# the row of the first bad value).
-
-
-def _ids(values: List[Any], role: str, column: Any, source: str) -> List[str]:
-    kinds = set(map(type, values))
-    if kinds <= {str}:
-        return values
-    if kinds <= {str, int}:
-        return list(map(str, values))
-    return _one_by_one(values, _as_id, role, column, source)
-
-
-def _relevances(values: List[Any], column: Any, source: str) -> List[int]:
-    kinds = set(map(type, values))
-    if kinds <= {int}:
-        labels = values
-    elif kinds == {float} and all(map(float.is_integer, values)):
-        labels = list(map(int, values))
-    else:
-        labels = []
-    # in range as from dicts and files; else value by value, naming the row
-    if len(labels) == len(values) and (
-        not labels or MIN_LABEL <= min(labels) and max(labels) <= MAX_LABEL
-    ):
-        return labels
-    return _one_by_one(values, _as_relevance, "relevance", column, source)
-
-
-def _scores(values: List[Any], column: Any, source: str) -> List[float]:
-    kinds = set(map(type, values))
-    try:
-        if kinds <= {float}:
-            scores: List[float] = values
-        elif kinds <= {float, int}:
-            scores = list(map(float, values))
-        else:
-            scores = []
-        if len(scores) == len(values) and not any(map(math.isnan, scores)):
-            return scores
-    except OverflowError:
-        pass
-    return _one_by_one(values, _as_score, "score", column, source)
-
-
-def _one_by_one(
-    values: List[Any], convert: Callable[[Any], Any], role: str, column: Any, source: str
-) -> List[Any]:
-    out = []
-    for row, value in enumerate(values, 1):
-        try:
-            out.append(convert(value))
-        except (TypeError, ValueError) as exc:
-            raise TrecFormatError(f"{role} (column {column!r}) {exc}", source, row) from None
-    return out
-
-
-def _group(
-    qids: List[str], docids: List[str], values: List[V], source: str
-) -> Dict[str, Dict[str, V]]:
-    """{qid: {docid: value}}: one dict(zip(...)) per run of rows of one query."""
-    out: Dict[str, Dict[str, V]] = {}
-    start = 0
-    for qid, rows in groupby(qids):
-        end = start + len(list(rows))
-        docs = out.get(qid)
-        if docs is None:
-            docs = out[qid] = dict(zip(docids[start:end], values[start:end]))
-            expected = end - start
-        else:  # the query's rows are not all together
-            expected = len(docs) + end - start
-            docs.update(zip(docids[start:end], values[start:end]))
-        if len(docs) != expected:
-            _raise_duplicate(qids, docids, source)
-        start = end
-    return out
-
-
-def _raise_duplicate(qids: List[str], docids: List[str], source: str) -> None:
-    first: Dict[Tuple[str, str], int] = {}
-    for row, key in enumerate(zip(qids, docids), 1):
-        at = first.setdefault(key, row)
-        if at != row:
-            raise DuplicateEntryError(source, at, row, key[0], key[1])
-    raise AssertionError("unreachable: a duplicate was counted but not found")  # pragma: no cover
-
-
-def _table(
-    frame: Any,
-    what: str,
-    value_role: str,
-    value_names: Tuple[str, ...],
-    convert: Callable[[List[Any], Any, str], List[Any]],
-    columns: Any,
-    described: Optional[str] = None,
-) -> Dict[str, Dict[str, Any]]:
-    lib = _library(frame)
-    if lib is None:
-        raise InvalidArgumentError(
-            f"{what!r} must be a pandas or polars DataFrame or a pyarrow Table "
-            f"(got {type(frame).__name__})"
-        )
-    roles = {"query_id": QUERY_COLUMNS, "doc_id": DOC_COLUMNS, value_role: value_names}
-    described = described or _describe(frame, lib)
-    found = _find_columns(frame, lib, what, roles, columns, described)
-    source = f"<{described}>"
-    qcol, dcol, vcol = found["query_id"], found["doc_id"], found[value_role]
-    qids = _ids(_column(frame, lib, qcol), "query id", qcol, source)
-    docids = _ids(_column(frame, lib, dcol), "doc id", dcol, source)
-    values = convert(_column(frame, lib, vcol), vcol, source)
-    return _group(qids, docids, values, source)
-
-
-def qrels_table(
-    frame: Any, *, columns: Optional[Mapping[str, Any]] = None, source: Optional[str] = None
-) -> Dict[str, Dict[str, int]]:
-    """``{query id: {doc id: relevance}}`` from a frame (see the module's docstring).
-
-    *source* names the frame in errors about its values when it is a copy of
-    another (the Dask and Spark engines' qrels, collected: ``"Spark
-    DataFrame"``); by default, the frame's own kind (``"pandas DataFrame"``).
-
-    >>> qrels_table([("q1", "d1", 1)])
-    Traceback (most recent call last):
-    ...
-    irmetrics.errors.InvalidArgumentError: 'qrels' must be a pandas or polars DataFrame
-    or a pyarrow Table (got list)
-    """
-    return _table(frame, "qrels", "relevance", RELEVANCE_COLUMNS, _relevances, columns, source)
-
-
-def run_table(
-    frame: Any, *, columns: Optional[Mapping[str, Any]] = None
-) -> Dict[str, Dict[str, float]]:
-    """``{query id: {doc id: score}}`` from a frame (see the module's docstring)."""
-    return _table(frame, "run", "score", SCORE_COLUMNS, _scores, columns)
 
 
 # === Frames out ===
@@ -515,7 +232,7 @@ def evaluation_html(evaluation: Evaluation) -> str:
     missing queries are counted below the table.  Every id and name is
     HTML-escaped.
     """
-    import html  # only for notebooks (1.3 ms to import)
+    import html  # only for notebooks: not imported with irmetrics
 
     n = len(evaluation._rows)
     named = evaluation.run_name and evaluation.run_name != DEFAULT_RUN_NAME

@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .errors import InvalidArgumentError
+from .evaluate import Evaluation
 
 if TYPE_CHECKING:
     from .compare import Comparison
@@ -67,6 +68,13 @@ def _pyplot() -> Any:
 _LITERAL = {"parse_math": False}
 
 
+def _is_comparison(obj: Any) -> bool:
+    # A Comparison is known by what the plots read of it: irmetrics.compare
+    # imports this module (Comparison.plot()), so this one cannot import it.
+    return all(hasattr(obj, name) for name in ("baseline", "runs", "measures", "queries",
+                                                "_per_query"))
+
+
 def _axes(ax: Any) -> Any:
     plt = _pyplot()
     if ax is None:
@@ -98,9 +106,7 @@ def differences(
     run:
         One of its runs other than the baseline; default the first.
     """
-    from .compare import Comparison
-
-    if not isinstance(comparison, Comparison):
+    if not _is_comparison(comparison):
         raise InvalidArgumentError(
             f"'comparison' must be the Comparison that compare() returns "
             f"(got {type(comparison).__name__})"
@@ -156,8 +162,6 @@ def differences(
 
 def _named(results: Any, what: str) -> List[Tuple[str, Any]]:
     """[(name, Evaluation)] from an Evaluation, a sequence of them or a mapping."""
-    from .evaluate import Evaluation
-
     if isinstance(results, Evaluation):
         items: List[Tuple[Any, Any]] = [(results.run_name, results)]
     elif isinstance(results, Mapping):
@@ -224,9 +228,7 @@ def precision_recall(results: Any, *, ax: Any = None) -> Any:
 
 
 def _values(results: Any, measure: str) -> List[Tuple[str, List[float]]]:
-    from .compare import Comparison
-
-    if isinstance(results, Comparison):
+    if _is_comparison(results):
         if measure not in results.measures:
             raise InvalidArgumentError(
                 f"measure {measure!r} is not in the comparison "

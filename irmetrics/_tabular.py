@@ -1,0 +1,544 @@
+"""Tables in: dicts, records and DataFrames to ``{query id: {doc id: value}}``.
+
+The one reader of tabular input, below :class:`~irmetrics.Qrels` and
+:class:`~irmetrics.Run`: the value checks every road shares (ids, relevance,
+scores), the one table of column names (:data:`_COLUMN_NAMES`) and the one
+finder of columns (:func:`choose_columns`), which records, DataFrames
+(:mod:`irmetrics.frames` documents them) and the Dask and Spark engines
+(:mod:`irmetrics._engines`) use.  Nothing here imports pandas, polars or
+pyarrow: a frame is recognised by the module its type comes from.
+"""
+
+from __future__ import annotations
+
+import math
+from itertools import groupby
+from numbers import Integral, Real
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar
+
+from .errors import DuplicateEntryError, InvalidArgumentError, TrecFormatError
+from .trec import MAX_LABEL, MIN_LABEL, _first_line
+
+#: The name a :class:`~irmetrics.Run` gets when its source has none.
+DEFAULT_RUN_NAME = "irmetrics"
+
+_RECORDS = "<records>"
+#: The column names (record keys) looked for, by role, the first present
+#: winning: the one table of records, DataFrames and the Dask and Spark
+#: engines.  ``docno`` before ``docid``: PyTerrier's ``docid`` is Terrier's
+#: internal number; ``label`` (PyTerrier) before ``rel``.
+_COLUMN_NAMES: Dict[str, Tuple[str, ...]] = {
+    "query_id": ("query_id", "qid"),
+    "doc_id": ("doc_id", "docno", "docid"),
+    "relevance": ("relevance", "label", "rel"),
+    "score": ("score",),
+    "subtopic": ("subtopic", "subtopic_id"),  # diversity records only
+}
+
+V = TypeVar("V", int, float)
+
+_ABSENT = object()  # no column or key of a role
+
+_LIBRARIES = ("pandas", "polars", "pyarrow")
+
+# === Value checks ===
+#
+# Each returns the normalised value, or raises ValueError/TypeError with a
+# reason; the callers add where the value came from.
+
+
+def _kind(value: Any) -> str:
+    return type(value).__name__
+
+
+def _is_bool(value: Any) -> bool:
+    # numpy.bool_ is neither bool nor Integral, but say "bool" for it too.
+    return isinstance(value, bool) or _kind(value) == "bool_"
+
+
+def _as_id(value: Any) -> str:
+    if type(value) is str:
+        return value
+    if isinstance(value, str):
+        return str.__str__(value)
+    if isinstance(value, Integral) and not _is_bool(value):
+        return str(int(value))
+    raise TypeError(f"must be a str or an int (got {_kind(value)} {value!r})")
+
+
+def _as_relevance(value: Any) -> int:
+    if type(value) is int:
+        if not MIN_LABEL <= value <= MAX_LABEL:
+            raise ValueError(f"must be between {MIN_LABEL} and {MAX_LABEL} (got {value!r})")
+        return value
+    if _is_bool(value):
+        raise TypeError(f"must be an int, not a bool (got {value!r})")
+    if isinstance(value, Integral):
+        return _as_relevance(int(value))
+    if isinstance(value, Real):
+        f = float(value)
+        if math.isfinite(f) and f.is_integer():
+            return _as_relevance(int(f))
+        raise ValueError(f"must be an int (got {_kind(value)} {value!r})")
+    raise TypeError(f"must be an int (got {_kind(value)} {value!r})")
+
+
+def _as_score(value: Any) -> float:
+    if type(value) is float:
+        if value != value:
+            raise ValueError("must not be NaN")
+        return value
+    if _is_bool(value) or not isinstance(value, Real):
+        raise TypeError(f"must be a real number (got {_kind(value)} {value!r})")
+    try:
+        f = float(value)
+    except (OverflowError, ValueError) as exc:
+        raise ValueError(f"must be a real number ({exc})") from None
+    if f != f:
+        raise ValueError("must not be NaN")
+    return f
+
+
+# === Finding the columns ===
+
+
+def _first_present(present: Any, names: Sequence[Any]) -> Any:
+    """The first of *names* in *present* (a list of columns, a mapping), or _ABSENT."""
+    for name in names:
+        if name in present:
+            return name
+    return _ABSENT
+
+
+def _record_values(record: Mapping[Any, Any], roles: Sequence[str], index: int) -> List[Any]:
+    """The values of a mapping record, by role: each role's first key present."""
+    found = []
+    for role in roles:
+        key = _first_present(record, _COLUMN_NAMES[role])
+        if key is _ABSENT:
+            names = " or ".join(repr(k) for k in _COLUMN_NAMES[role])
+            raise TrecFormatError(f"record has no key {names}", _RECORDS, index)
+        found.append(record[key])
+    return found
+
+
+def choose_columns(
+    seen: List[Any],
+    source: str,
+    what: str,
+    roles: Sequence[str],
+    columns: Any,
+    index: Sequence[Any] = (),
+) -> Dict[str, Any]:
+    """{role: column name} for every role of *roles*, from the column names *seen*.
+
+    The one finder of columns, for DataFrames and the Dask and Spark engines
+    (:mod:`irmetrics._engines`); records use its rule key by key
+    (:func:`_record_values`).  *columns* (``{role: name}``, any subset,
+    checked) first, then the role's names in :data:`_COLUMN_NAMES`, the
+    first present winning.  *source* describes the frame in messages
+    (``"pandas DataFrame"``); *index* holds the names of a pandas index, for
+    a hint when the ids are there.
+
+    >>> choose_columns(["qid", "docno", "docid", "score"], "frame", "run",
+    ...                ("query_id", "doc_id", "score"), None)
+    {'query_id': 'qid', 'doc_id': 'docno', 'score': 'score'}
+    """
+    chosen: Dict[str, Any] = {}
+    if columns is not None:
+        if not isinstance(columns, Mapping):
+            raise InvalidArgumentError(
+                f"'columns' must be a mapping of role to column name, e.g. "
+                f"{{'query_id': 'topic'}} (got {type(columns).__name__})"
+            )
+        for role, name in columns.items():
+            if role not in roles:
+                raise InvalidArgumentError(
+                    f"'columns' key {role!r} is not a role of {what}; the roles are "
+                    + ", ".join(repr(r) for r in roles)
+                )
+            if name not in seen:
+                raise InvalidArgumentError(
+                    f"columns[{role!r}] is {name!r}, which the {source} given as {what!r} "
+                    f"does not have (its columns: {_names(seen)})"
+                )
+            chosen[role] = name
+    missing = []
+    for role in roles:
+        if role not in chosen:
+            name = _first_present(seen, _COLUMN_NAMES[role])
+            if name is _ABSENT:
+                missing.append(role)
+            else:
+                chosen[role] = name
+    if missing:
+        looked = "; ".join(
+            f"{role}: {' or '.join(map(repr, _COLUMN_NAMES[role]))}" for role in missing
+        )
+        example = ", ".join(f"{role!r}: ..." for role in missing)
+        hint = ""
+        if any(n in _COLUMN_NAMES[r] for r in missing for n in index):
+            hint = "; the index holds some of them: call .reset_index() first"
+        raise InvalidArgumentError(
+            f"the {source} given as {what!r} has no {' and no '.join(missing)} column "
+            f"(its columns: {_names(seen)}); looked for {looked}; name the columns with "
+            f"columns={{{example}}}{hint}"
+        )
+    names = list(chosen.values())
+    for name in names:
+        if seen.count(name) > 1:
+            raise InvalidArgumentError(
+                f"the {source} given as {what!r} has two columns named {name!r}"
+            )
+    return chosen
+
+
+def _names(seen: List[Any]) -> str:
+    return ", ".join(repr(n) for n in seen) if seen else "none"
+
+
+# === Dicts and records ===
+
+
+def _from_dict(data: Any, what: str, convert: Callable[[Any], V]) -> Dict[str, Dict[str, V]]:
+    if not isinstance(data, Mapping):
+        raise InvalidArgumentError(
+            f"{what!r} must be a mapping of query id to a mapping of doc id to value "
+            f"(got {_kind(data)})"
+        )
+    out: Dict[str, Dict[str, V]] = {}
+    for raw_qid, raw_docs in data.items():
+        try:
+            qid = _as_id(raw_qid)
+        except TypeError as exc:
+            raise InvalidArgumentError(f"query id in {what!r} {exc}") from None
+        if qid in out:
+            raise InvalidArgumentError(
+                f"{what!r} has two query ids that are both {qid!r} as str (got {raw_qid!r})"
+            )
+        if not isinstance(raw_docs, Mapping):
+            raise InvalidArgumentError(
+                f"{what}[{raw_qid!r}] must be a mapping of doc id to value (got {_kind(raw_docs)})"
+            )
+        docs: Dict[str, V] = {}
+        for raw_docid, raw_value in raw_docs.items():
+            try:
+                docid = _as_id(raw_docid)
+            except TypeError as exc:
+                raise InvalidArgumentError(f"doc id in {what}[{raw_qid!r}] {exc}") from None
+            try:
+                value = convert(raw_value)
+            except (TypeError, ValueError) as exc:
+                raise InvalidArgumentError(f"{what}[{raw_qid!r}][{raw_docid!r}] {exc}") from None
+            if docid in docs:
+                # Only possible when an int and a str id collide, e.g. 1 and "1".
+                raise DuplicateEntryError(f"<{what}>", None, None, qid, docid)
+            docs[docid] = value
+        out[qid] = docs
+    return out
+
+
+def _record_fields(record: Any, value_role: str, index: int) -> Tuple[Any, Any, Any]:
+    if isinstance(record, (tuple, list)):
+        if len(record) >= 3:
+            return record[0], record[1], record[2]
+        items: List[Any] = list(record)
+    elif isinstance(record, Mapping):
+        found = _record_values(record, ("query_id", "doc_id", value_role), index)
+        return found[0], found[1], found[2]
+    elif isinstance(record, (str, bytes)):
+        items = []
+    else:
+        try:
+            it = iter(record)
+        except TypeError:
+            items = []
+        else:
+            items = [x for _, x in zip(range(3), it)]
+            if len(items) == 3:
+                return items[0], items[1], items[2]
+    # Iterating a DataFrame yields its column names: say what to pass instead.
+    hint = "; for a DataFrame pass df.itertuples(index=False)" if isinstance(record, str) else ""
+    raise TrecFormatError(
+        f"expected a (query_id, doc_id, {value_role}) record or a mapping "
+        f"(got {_kind(record)} {record!r}{hint})",
+        _RECORDS,
+        index,
+    )
+
+
+def _from_records(
+    records: Any, what: str, value_role: str, convert: Callable[[Any], V]
+) -> Dict[str, Dict[str, V]]:
+    """``{query id: {doc id: value}}`` from records: tuples, lists or mappings.
+
+    *value_role* is ``"relevance"`` or ``"score"``; a mapping's keys are
+    found by :func:`_record_values`; errors name the record's 1-based index.
+    """
+    if isinstance(records, (str, bytes, Mapping)):
+        raise InvalidArgumentError(
+            f"'records' must be an iterable of (query_id, doc_id, {value_role}) records "
+            f"(got {_kind(records)})"
+        )
+    try:
+        iterator = iter(records)
+    except TypeError:
+        raise InvalidArgumentError(
+            f"'records' must be an iterable of (query_id, doc_id, {value_role}) records "
+            f"(got {_kind(records)})"
+        ) from None
+    out: Dict[str, Dict[str, V]] = {}
+    # (first index, position in the query's dict) per run of consecutive
+    # records of one query, to name the first of two duplicates cheaply.
+    blocks: Dict[str, List[Tuple[int, int]]] = {}
+    docs: Dict[str, V] = {}
+    prev: Optional[str] = None
+    for index, record in enumerate(iterator, 1):
+        raw_qid, raw_docid, raw_value = _record_fields(record, value_role, index)
+        try:
+            qid = _as_id(raw_qid)
+        except TypeError as exc:
+            raise TrecFormatError(f"query id {exc}", _RECORDS, index) from None
+        try:
+            docid = _as_id(raw_docid)
+        except TypeError as exc:
+            raise TrecFormatError(f"doc id {exc}", _RECORDS, index) from None
+        try:
+            value = convert(raw_value)
+        except (TypeError, ValueError) as exc:
+            raise TrecFormatError(f"{value_role} {exc}", _RECORDS, index) from None
+        if qid != prev:
+            got = out.get(qid)
+            if got is None:
+                got = out[qid] = {}
+                blocks[qid] = []
+            docs = got
+            blocks[qid].append((index, len(docs)))
+            prev = qid
+        if docid in docs:
+            first = _first_line(docs, blocks[qid], docid)
+            raise DuplicateEntryError(_RECORDS, first, index, qid, docid)
+        docs[docid] = value
+    return out
+
+
+def _subtopic_record(record: Any, index: int) -> Tuple[Any, Any, Any, Any]:
+    # (query_id, subtopic, doc_id, relevance) from a tuple, list or mapping
+    if isinstance(record, (tuple, list)) and len(record) >= 4:
+        return record[0], record[1], record[2], record[3]
+    if isinstance(record, Mapping):
+        found = _record_values(record, ("query_id", "subtopic", "doc_id", "relevance"), index)
+        return found[0], found[1], found[2], found[3]
+    raise TrecFormatError(
+        "expected a (query_id, subtopic, doc_id, relevance) record or a mapping "
+        f"(got {_kind(record)} {record!r})",
+        _RECORDS,
+        index,
+    )
+
+
+# === DataFrames ===
+
+
+def _library(obj: Any) -> Optional[str]:
+    """'pandas', 'polars' or 'pyarrow' when *obj* is one of theirs, else None."""
+    for cls in type(obj).__mro__:
+        root = cls.__module__.partition(".")[0]
+        if root in _LIBRARIES:
+            return root
+    return None
+
+
+def is_frame(obj: Any) -> bool:
+    """Whether *obj* is a pandas, polars or pyarrow object (imports none of them).
+
+    True also for their Series and lazy frames, so that the functions taking
+    frames can say what to pass instead.
+
+    >>> is_frame({"q1": {"d1": 1}}), is_frame([("q1", "d1", 1)])
+    (False, False)
+    """
+    return _library(obj) is not None
+
+
+def _describe(obj: Any, lib: str) -> str:
+    return f"{lib} {type(obj).__name__}"
+
+
+def _column_names(obj: Any, lib: str, what: str) -> List[Any]:
+    kind = type(obj).__name__
+    if lib == "pandas" and kind == "DataFrame":
+        return list(obj.columns)
+    if lib == "polars" and kind == "DataFrame":
+        return list(obj.columns)
+    if lib == "pyarrow" and kind in ("Table", "RecordBatch"):
+        return list(obj.column_names)
+    if kind == "LazyFrame":
+        hint = "call .collect() on it first"
+    elif kind in ("Series", "ChunkedArray", "Array") or kind.endswith("Array"):
+        hint = ("a single column has no query and document ids; pass the whole "
+                "DataFrame, with query id, doc id and value columns")
+    else:
+        hint = "pass a pandas or polars DataFrame or a pyarrow Table"
+    raise InvalidArgumentError(f"{what!r} is a {_describe(obj, lib)}: {hint}")
+
+
+def _column(obj: Any, lib: str, name: Any) -> List[Any]:
+    if lib == "pandas":
+        values: List[Any] = obj[name].tolist()
+    elif lib == "polars":
+        values = obj.get_column(name).to_list()
+    else:
+        values = obj.column(name).to_pylist()
+    return values
+
+
+def _find_columns(
+    obj: Any, lib: str, what: str, roles: Sequence[str], columns: Any, source: str
+) -> Dict[str, Any]:
+    """{role: column name} for every role of *roles*, or an error saying what is missing."""
+    seen = _column_names(obj, lib, what)
+    index = [n for n in obj.index.names if n is not None] if lib == "pandas" else []
+    return choose_columns(seen, source, what, roles, columns, index)
+
+
+
+# === Converting the columns ===
+#
+# Each takes a whole column as a list and returns the converted list, with
+# C-level passes when the column has one type, else value by value (naming
+# the row of the first bad value).
+
+
+def _ids(values: List[Any], role: str, column: Any, source: str) -> List[str]:
+    kinds = set(map(type, values))
+    if kinds <= {str}:
+        return values
+    if kinds <= {str, int}:
+        return list(map(str, values))
+    return _one_by_one(values, _as_id, role, column, source)
+
+
+def _relevances(values: List[Any], column: Any, source: str) -> List[int]:
+    kinds = set(map(type, values))
+    if kinds <= {int}:
+        labels = values
+    elif kinds == {float} and all(map(float.is_integer, values)):
+        labels = list(map(int, values))
+    else:
+        labels = []
+    # in range as from dicts and files; else value by value, naming the row
+    if len(labels) == len(values) and (
+        not labels or MIN_LABEL <= min(labels) and max(labels) <= MAX_LABEL
+    ):
+        return labels
+    return _one_by_one(values, _as_relevance, "relevance", column, source)
+
+
+def _scores(values: List[Any], column: Any, source: str) -> List[float]:
+    kinds = set(map(type, values))
+    try:
+        if kinds <= {float}:
+            scores: List[float] = values
+        elif kinds <= {float, int}:
+            scores = list(map(float, values))
+        else:
+            scores = []
+        if len(scores) == len(values) and not any(map(math.isnan, scores)):
+            return scores
+    except OverflowError:
+        pass
+    return _one_by_one(values, _as_score, "score", column, source)
+
+
+def _one_by_one(
+    values: List[Any], convert: Callable[[Any], Any], role: str, column: Any, source: str
+) -> List[Any]:
+    out = []
+    for row, value in enumerate(values, 1):
+        try:
+            out.append(convert(value))
+        except (TypeError, ValueError) as exc:
+            raise TrecFormatError(f"{role} (column {column!r}) {exc}", source, row) from None
+    return out
+
+
+def _group(
+    qids: List[str], docids: List[str], values: List[V], source: str
+) -> Dict[str, Dict[str, V]]:
+    """{qid: {docid: value}}: one dict(zip(...)) per run of rows of one query."""
+    out: Dict[str, Dict[str, V]] = {}
+    start = 0
+    for qid, rows in groupby(qids):
+        end = start + len(list(rows))
+        docs = out.get(qid)
+        if docs is None:
+            docs = out[qid] = dict(zip(docids[start:end], values[start:end]))
+            expected = end - start
+        else:  # the query's rows are not all together
+            expected = len(docs) + end - start
+            docs.update(zip(docids[start:end], values[start:end]))
+        if len(docs) != expected:
+            _raise_duplicate(qids, docids, source)
+        start = end
+    return out
+
+
+def _raise_duplicate(qids: List[str], docids: List[str], source: str) -> None:
+    first: Dict[Tuple[str, str], int] = {}
+    for row, key in enumerate(zip(qids, docids), 1):
+        at = first.setdefault(key, row)
+        if at != row:
+            raise DuplicateEntryError(source, at, row, key[0], key[1])
+    raise AssertionError("unreachable: a duplicate was counted but not found")  # pragma: no cover
+
+
+def _table(
+    frame: Any,
+    what: str,
+    value_role: str,
+    convert: Callable[[List[Any], Any, str], List[Any]],
+    columns: Any,
+    described: Optional[str] = None,
+) -> Dict[str, Dict[str, Any]]:
+    lib = _library(frame)
+    if lib is None:
+        raise InvalidArgumentError(
+            f"{what!r} must be a pandas or polars DataFrame or a pyarrow Table "
+            f"(got {type(frame).__name__})"
+        )
+    roles = ("query_id", "doc_id", value_role)
+    described = described or _describe(frame, lib)
+    found = _find_columns(frame, lib, what, roles, columns, described)
+    source = f"<{described}>"
+    qcol, dcol, vcol = found["query_id"], found["doc_id"], found[value_role]
+    qids = _ids(_column(frame, lib, qcol), "query id", qcol, source)
+    docids = _ids(_column(frame, lib, dcol), "doc id", dcol, source)
+    values = convert(_column(frame, lib, vcol), vcol, source)
+    return _group(qids, docids, values, source)
+
+
+def qrels_table(
+    frame: Any, *, columns: Optional[Mapping[str, Any]] = None, source: Optional[str] = None
+) -> Dict[str, Dict[str, int]]:
+    """``{query id: {doc id: relevance}}`` from a frame (see the module's docstring).
+
+    *source* names the frame in errors about its values when it is a copy of
+    another (the Dask and Spark engines' qrels, collected: ``"Spark
+    DataFrame"``); by default, the frame's own kind (``"pandas DataFrame"``).
+
+    >>> qrels_table([("q1", "d1", 1)])
+    Traceback (most recent call last):
+    ...
+    irmetrics.errors.InvalidArgumentError: 'qrels' must be a pandas or polars DataFrame
+    or a pyarrow Table (got list)
+    """
+    return _table(frame, "qrels", "relevance", _relevances, columns, source)
+
+
+def run_table(
+    frame: Any, *, columns: Optional[Mapping[str, Any]] = None
+) -> Dict[str, Dict[str, float]]:
+    """``{query id: {doc id: score}}`` from a frame (see the module's docstring)."""
+    return _table(frame, "run", "score", _scores, columns)
+
