@@ -12,7 +12,7 @@ MLlib's ``RankingMetrics``, which knows only binary relevance and defines
 MAP differently (see the guide "Past one machine").
 
 PySpark is imported only when :func:`evaluate` is called; the executors
-need irmetrics, pandas and pyarrow: ``pip install irmetrics[spark]``.
+need irmetrics, pandas and pyarrow: ``pip install 'irmetrics-eval[spark]'``.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def _import_pyspark() -> Any:
         import pyspark.sql
     except ImportError:
         raise ImportError(
-            "irmetrics.spark needs PySpark, pandas and pyarrow: pip install irmetrics[spark]"
+            "irmetrics.spark needs PySpark, pandas and pyarrow: pip install 'irmetrics-eval[spark]'"
         ) from None
     return pyspark.sql
 

@@ -176,4 +176,4 @@ def test_missing_dask_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "dask", None)   # import dask now fails
     with pytest.raises(ImportError) as info:
         irmetrics.dask.evaluate(QRELS, RUN, "map")
-    assert str(info.value) == "irmetrics.dask needs Dask with its DataFrame: pip install irmetrics[dask]"
+    assert str(info.value) == "irmetrics.dask needs Dask with its DataFrame: pip install 'irmetrics-eval[dask]'"

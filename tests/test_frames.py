@@ -360,7 +360,7 @@ def test_to_dataframe_argument_errors():
 def test_missing_library_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "polars", None)   # import polars now raises ImportError
     result = evaluate(QRELS, BM25, ["map"])
-    with pytest.raises(ImportError, match=r"^Evaluation.to_dataframe\(\) needs polars, which is not installed: pip install irmetrics\[polars\]$"):
+    with pytest.raises(ImportError, match=r"^Evaluation.to_dataframe\(\) needs polars, which is not installed: pip install 'irmetrics-eval\[polars\]'$"):
         result.to_dataframe(backend="polars")
 
 

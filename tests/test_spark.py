@@ -32,7 +32,7 @@ HAVE_SPARK = importlib.util.find_spec("pyspark") is not None and (
 def needs_spark(test):
     """Mark a Spark test: skipped, with the reason, without pyspark or Java."""
     skip = pytest.mark.skipif(not HAVE_SPARK, reason="the Spark tests need pyspark and Java "
-                              "(pip install irmetrics[spark], and a JDK on the PATH)")
+                              "(pip install 'irmetrics-eval[spark]', and a JDK on the PATH)")
     return pytest.mark.spark(skip(test))
 
 
@@ -140,7 +140,7 @@ def test_missing_pyspark_names_the_extra(monkeypatch):
     with pytest.raises(ImportError) as info:
         irmetrics.spark.evaluate(QRELS, RUN, "map")
     assert str(info.value) == (
-        "irmetrics.spark needs PySpark, pandas and pyarrow: pip install irmetrics[spark]"
+        "irmetrics.spark needs PySpark, pandas and pyarrow: pip install 'irmetrics-eval[spark]'"
     )
 
 
