@@ -86,6 +86,7 @@ def test_queries_are_split_across_partitions():
     assert sum(len(where) > 1 for where in seen.values()) > 30
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("complete", [False, True])
 def test_distributed_cluster_gives_evaluates_numbers(client, complete):
     with pytest.warns(IrmetricsWarning, match="1 run query has no judgments and was skipped: 'unjudged'"):
@@ -97,6 +98,7 @@ def test_distributed_cluster_gives_evaluates_numbers(client, complete):
     assert len(client.scheduler_info()["workers"]) == 2
 
 
+@pytest.mark.slow
 def test_qrels_as_a_dask_frame_and_pyterrier_names(client):
     run = run_frame(names=("qid", "docno", "score"))
     qrels = dd.from_pandas(qrels_frame(("qid", "docno", "label")), npartitions=3)
@@ -105,6 +107,7 @@ def test_qrels_as_a_dask_frame_and_pyterrier_names(client):
     assert_same_evaluation(got, whole(False, ["map", "nDCG@10", "P(rel=2)@5"], depth=20))
 
 
+@pytest.mark.slow
 def test_columns_mapping_and_options(client):
     run = run_frame(names=("q", "doc", "s"))
     qrels = qrels_frame(("q", "doc", "grade"))
@@ -165,6 +168,7 @@ def test_errors():
         irmetrics.dask.evaluate({"q": {"d": 1}}, dup, "map")
 
 
+@pytest.mark.slow
 def test_importing_irmetrics_dask_imports_no_dask():
     code = ("import sys, irmetrics, irmetrics.dask, irmetrics.spark; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed', 'pyspark', 'pandas')))")

@@ -235,7 +235,10 @@ def test_python_blocks_are_found():
         assert not re.search(r"^[ \t]+```python", path.read_text(encoding="utf-8"), re.M), path.name
 
 
-@pytest.mark.parametrize("block", python_blocks(), ids=lambda b: b.name)
+# A block that starts a Dask cluster or Spark starts processes (a JVM): slow.
+@pytest.mark.parametrize("block", [
+    pytest.param(b, id=b.name, marks=[pytest.mark.slow] if {"distributed", "pyspark"} & set(b.needs) else [])
+    for b in python_blocks()])
 def test_python_block_runs(block, monkeypatch):
     assert not block.code.lstrip().startswith(">>>"), f"{block.name}: a >>> example belongs in a ```pycon block"
     code = compile(block.code, block.name, "exec")   # every block compiles, run or not
@@ -271,6 +274,7 @@ def test_extras_installed_on_ci_are_those_of_pyproject():
         assert re.search(rf'^\s*"{re.escape(dist)}[\s<>=!~;\[",]', text, re.M), dist
 
 
+@pytest.mark.slow
 def test_vendoring_guide_blocks_run_against_a_vendored_copy(tmp_path, monkeypatch):
     # The two blocks of docs/guides/vendoring.md import `yourpkg`, the reader's
     # package: build one, with irmetrics copied into it as the guide says.
@@ -368,12 +372,14 @@ def site(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_docs_build_strict(site):
     for name in ("index", "getting-started", "metrics", "evaluate", "api"):
         path = site / name / "index.html" if name != "index" else site / "index.html"
         assert path.is_file(), path
 
 
+@pytest.mark.slow
 def test_built_site_renders_formulas_as_mathml(site):
     for name in ("metrics", "correlation", "compare", "evaluate"):
         html = (site / name / "index.html").read_text(encoding="utf-8")
@@ -381,6 +387,7 @@ def test_built_site_renders_formulas_as_mathml(site):
         assert "irmetricsmath" not in html and "$$" not in html, name
 
 
+@pytest.mark.slow
 def test_built_site_loads_nothing_from_another_host(site):
     external = re.compile(
         r"<(?:script|img|iframe)\b[^>]*\bsrc=[\"']?(?:https?:)?//"
@@ -508,6 +515,7 @@ def test_trec_eval_commands_in_the_docs_name_shipped_files():
 @pytest.mark.parametrize("cmd", [c for c in shell_commands() if c.command not in SHELL_EXEMPT
                                  and not _recorded_from_trec_eval(c.command)],
                          ids=lambda c: c.name)
+@pytest.mark.slow
 def test_shell_command_runs_as_shown(cmd, tmp_path):
     bash = shutil.which("bash")
     if bash is None:

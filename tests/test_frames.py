@@ -444,6 +444,7 @@ def test_readme_dataframe_block_runs_and_prints_what_it_shows(pd, monkeypatch):
 # === Imports: nothing heavy ===================================================
 
 
+@pytest.mark.slow
 def test_importing_frames_and_plot_imports_nothing_outside_the_standard_library():
     code = textwrap.dedent("""
         import sys

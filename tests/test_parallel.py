@@ -20,9 +20,9 @@ from irmetrics import Qrels, Run, evaluate
 from irmetrics._parallel import WorkerError, _job_ranges, parallel_possible
 from irmetrics.errors import DuplicateEntryError, TrecFormatError
 
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.skipif(
     not parallel_possible(__file__), reason="needs fork (the parallel route is Linux/Unix only)"
-)
+), pytest.mark.slow]   # worker processes
 
 MEASURES = ["map", "P_5", "ndcg_cut_10", "recip_rank", "bpref", "num_ret", "num_rel_ret",
             "Rprec", "iprec_at_recall_0.10", "ERR@10", "Judged@5"]
