@@ -14,7 +14,7 @@ the same aggregates, bit for bit.
 It works with any Dask scheduler, including a ``distributed`` cluster of
 worker processes (use the client as usual; nothing here needs to know it).
 Dask is imported only when :func:`evaluate` is called:
-``pip install irmetrics[dask]``.
+``pip install 'irmetrics-eval[dask]'``.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def _import_dask() -> Any:
         import dask.dataframe  # noqa: F401 - the DataFrame collection must be there
     except ImportError:
         raise ImportError(
-            "irmetrics.dask needs Dask with its DataFrame: pip install irmetrics[dask]"
+            "irmetrics.dask needs Dask with its DataFrame: pip install 'irmetrics-eval[dask]'"
         ) from None
     return dask
 

@@ -189,7 +189,7 @@ class Evaluation:
     def to_dataframe(self, *, backend: str = "pandas", aggregate: bool = False) -> Any:
         """The per-query values as a DataFrame: a ``query_id`` column, one column per measure.
 
-        *backend*: ``"pandas"`` or ``"polars"`` (``pip install irmetrics[pandas]``
+        *backend*: ``"pandas"`` or ``"polars"`` (``pip install 'irmetrics-eval[pandas]'``
         or ``[polars]``).  ``aggregate=True``: the aggregate instead, one row
         whose ``query_id`` is ``"all"``.  See
         :func:`irmetrics.frames.evaluation_frame`.

@@ -5,7 +5,7 @@ module its type comes from (``type(obj).__module__``), so that checking
 whether an argument is a frame never imports anything; the library itself
 is imported only to *build* a frame (:func:`evaluation_frame`,
 :func:`comparison_frame`), and a missing one is an :class:`ImportError`
-naming the extra to install (``pip install irmetrics[pandas]``).
+naming the extra to install (``pip install 'irmetrics-eval[pandas]'``).
 
 Catalogue
 ---------
@@ -109,7 +109,7 @@ BACKENDS = ("pandas", "polars")
 
 def _missing(name: str, purpose: str) -> ImportError:
     return ImportError(
-        f"{purpose} needs {name}, which is not installed: pip install irmetrics[{name}]",
+        f"{purpose} needs {name}, which is not installed: pip install 'irmetrics-eval[{name}]'",
         name=name,
     )
 

@@ -2,7 +2,7 @@
 
 matplotlib is imported when a function here is called, never before; without
 it the call raises an :class:`ImportError` that says
-``pip install irmetrics[plot]``.  Every function draws on the matplotlib
+``pip install 'irmetrics-eval[plot]'``.  Every function draws on the matplotlib
 Axes given as ``ax=`` (a new figure's when none is given) and returns it, so
 that plots can be placed in subplots and restyled.
 
@@ -56,7 +56,7 @@ def _pyplot() -> Any:
     except ImportError:
         raise ImportError(
             "irmetrics.plot needs matplotlib, which is not installed: "
-            "pip install irmetrics[plot]",
+            "pip install 'irmetrics-eval[plot]'",
             name="matplotlib",
         ) from None
     return plt

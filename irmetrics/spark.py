@@ -16,7 +16,7 @@ MAP differently (see the guide "Past one machine").
 
 PySpark (3.3 or later, for ``mapInArrow``) is imported only when
 :func:`evaluate` is called; the executors need irmetrics, pandas and
-pyarrow: ``pip install irmetrics[spark]``.
+pyarrow: ``pip install 'irmetrics-eval[spark]'``.
 """
 
 from __future__ import annotations
@@ -37,12 +37,12 @@ def _import_pyspark() -> Any:
         import pyspark.sql
     except ImportError:
         raise ImportError(
-            "irmetrics.spark needs PySpark, pandas and pyarrow: pip install irmetrics[spark]"
+            "irmetrics.spark needs PySpark, pandas and pyarrow: pip install 'irmetrics-eval[spark]'"
         ) from None
     if not hasattr(pyspark.sql.DataFrame, "mapInArrow"):
         raise ImportError(
             "irmetrics.spark needs PySpark 3.3 or later (DataFrame.mapInArrow): "
-            "pip install -U irmetrics[spark]"
+            "pip install -U 'irmetrics-eval[spark]'"
         )
     return pyspark.sql
 

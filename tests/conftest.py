@@ -36,6 +36,24 @@ def pytest_configure(config):  # type: ignore[no-untyped-def]
         "process runs other threads (numpy's, polars', Dask's: irmetrics never forks it "
         "then), these tests run together in a fresh pytest process",
     )
+    # slow: the tests that start a process (a subprocess, a forked worker, a
+    # Dask cluster), a JVM or a Jupyter kernel. `pytest -m "not slow"` runs the
+    # others: what .ci/run runs on the oldest and newest supported Python.
+    config.addinivalue_line(
+        "markers",
+        "slow: starts a process, a JVM or a Jupyter kernel (deselect with -m 'not slow')",
+    )
+
+
+# The doc pages whose >>> examples start worker processes (a doctest takes no
+# decorator: its page is marked slow here).
+SLOW_PAGES = {"large-runs.md"}
+
+
+def pytest_collection_modifyitems(config, items):  # type: ignore[no-untyped-def]
+    for item in items:
+        if type(item).__name__ == "DoctestItem" and item.path.name in SLOW_PAGES:
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -31,11 +31,13 @@ def old_tree(tmp_path):
     return str(tmp_path / "old")
 
 
+@pytest.mark.slow
 def test_each_tree_imports_its_own_irmetrics(old_tree):
     assert run.imported_from(old_tree) == os.path.realpath(os.path.join(old_tree, "irmetrics"))
     assert run.imported_from(run.ROOT) == os.path.realpath(os.path.join(ROOT, "irmetrics"))
 
 
+@pytest.mark.slow
 def test_measured_processes_start_outside_the_checkout(old_tree, monkeypatch):
     # Started in the checkout, a "-c" process would import the checkout's
     # irmetrics whatever PYTHONPATH says; measure() starts it elsewhere.

@@ -204,6 +204,7 @@ def test_run_query_without_judgments_warns_and_output_is_unchanged(tmp_path, fil
     assert out == out0
 
 
+@pytest.mark.slow
 def test_dash_reads_run_from_stdin(files):
     proc = run_subprocess("-m", "map", files[0], "-", input=RUN)
     assert proc.returncode == 0, proc.stderr
@@ -237,6 +238,7 @@ def test_gzip_inputs(tmp_path, files):
     assert out == out0
 
 
+@pytest.mark.slow
 def test_version():
     proc = run_subprocess("--version")
     assert proc.returncode == 0
@@ -286,6 +288,7 @@ def test_usage_errors_exit_2(files, argv, needle):
     assert needle in error_line(err)
 
 
+@pytest.mark.slow
 def test_usage_error_subprocess_has_no_traceback():
     proc = run_subprocess("--bogus")
     assert proc.returncode == 2
@@ -385,6 +388,7 @@ def test_bad_measure_parameter_exits_2(files):
     assert "P@0" in error_line(err)
 
 
+@pytest.mark.slow
 def test_bad_input_subprocess_exit_2_no_traceback(tmp_path, files):
     bad = write(tmp_path, "bad.run", "q1 Q0 d1 1 high t\n")
     proc = run_subprocess(files[0], bad)
@@ -432,6 +436,7 @@ import time  # noqa: E402
 from irmetrics.cli import EXIT_CODES, main  # noqa: E402
 
 
+@pytest.mark.slow
 def test_exit_code_table_is_the_one_in_the_docs_and_in_help():
     assert [code for code, _ in EXIT_CODES] == [0, 2, 130, 1]
     page = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
@@ -447,6 +452,7 @@ def test_exit_code_table_is_the_one_in_the_docs_and_in_help():
         assert f"'{prog}: error: ...', never a traceback" in flat
 
 
+@pytest.mark.slow
 def test_row_0_success_with_a_warning(files, tmp_path):
     extra = write(tmp_path, "extra.run", RUN + "q9 Q0 d1 1 0.5 myrun\n")
     proc = run_subprocess("-m", "map", files[0], extra)
@@ -475,6 +481,7 @@ def test_row_0_success_with_a_warning(files, tmp_path):
          "irmetrics compare: error: -M must be a depth >= 0 (got -1)"),
     ],
 )
+@pytest.mark.slow
 def test_row_2_usage_and_input_errors_are_one_line(files, tmp_path, argv, message):
     run2 = write(tmp_path, "run2.txt", RUN)
     names = {"QRELS": files[0], "RUN": files[1], "RUN2": run2, "DIR": tmp_path}
@@ -487,6 +494,7 @@ def test_row_2_usage_and_input_errors_are_one_line(files, tmp_path, argv, messag
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.slow
 def test_row_2_a_write_error_is_one_line(files):
     if not os.path.exists("/dev/full"):
         pytest.skip("no /dev/full on this system")  # Linux has it
@@ -519,6 +527,7 @@ def _interrupted(argv, stdin):
     return proc.returncode, out, err
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs (POSIX)")
 def test_row_130_ctrl_c_while_reading_a_fifo(files, tmp_path):
     fifo = tmp_path / "run.fifo"
@@ -527,6 +536,7 @@ def test_row_130_ctrl_c_while_reading_a_fifo(files, tmp_path):
     assert (code, out, err) == (130, "", "irmetrics: interrupted\n")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
 def test_row_130_ctrl_c_while_reading_standard_input(files):
     read_end, write_end = os.pipe()  # kept open and empty: the CLI blocks reading
@@ -538,6 +548,7 @@ def test_row_130_ctrl_c_while_reading_standard_input(files):
     assert (code, out, err) == (130, "", "irmetrics: interrupted\n")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
 def test_row_130_ctrl_c_in_compare(files):
     read_end, write_end = os.pipe()
@@ -562,6 +573,7 @@ def test_row_1_an_internal_error_is_one_line(monkeypatch, capsys):
                             "list index out of range\n")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["trec", "json", "csv"])
 def test_a_closed_output_pipe_ends_quietly(tmp_path, fmt):
     # 3000 queries, -q -m all_trec: megabytes of output, far more than a pipe holds.

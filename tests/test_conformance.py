@@ -93,6 +93,7 @@ def test_cli_output_is_byte_identical_to_trec_eval():
     assert out == (DATA / "expected.official.txt").read_text(encoding="ascii")
 
 
+@pytest.mark.slow
 def test_python_dash_m_irmetrics_matches_trec_eval():
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")

@@ -282,6 +282,7 @@ def test_a_missing_score_is_called_missing():
     assert str(info.value) == "run: the score of query 'q', document 'b' is missing (null)"
 
 
+@pytest.mark.slow
 def test_importing_irmetrics_dask_imports_no_dask():
     code = ("import sys, irmetrics, irmetrics.dask, irmetrics.spark; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed', 'pyspark', 'pandas')))")
@@ -293,4 +294,4 @@ def test_missing_dask_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "dask", None)   # import dask now fails
     with pytest.raises(ImportError) as info:
         irmetrics.dask.evaluate(QRELS, RUN, "map")
-    assert str(info.value) == "irmetrics.dask needs Dask with its DataFrame: pip install irmetrics[dask]"
+    assert str(info.value) == "irmetrics.dask needs Dask with its DataFrame: pip install 'irmetrics-eval[dask]'"

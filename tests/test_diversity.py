@@ -517,6 +517,7 @@ def test_depth_and_judged_only_equal_pyndeval_on_the_cut_run(data: Any, depth: i
                  {m: m for m in names})
 
 
+@pytest.mark.slow
 def test_processes_give_the_same_values(tmp_path: Any) -> None:
     import random
 

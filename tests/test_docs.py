@@ -235,7 +235,10 @@ def test_python_blocks_are_found():
         assert not re.search(r"^[ \t]+```python", path.read_text(encoding="utf-8"), re.M), path.name
 
 
-@pytest.mark.parametrize("block", python_blocks(), ids=lambda b: b.name)
+# A block that starts a Dask cluster or Spark starts processes (a JVM): slow.
+@pytest.mark.parametrize("block", [
+    pytest.param(b, id=b.name, marks=[pytest.mark.slow] if {"distributed", "pyspark"} & set(b.needs) else [])
+    for b in python_blocks()])
 def test_python_block_runs(block, monkeypatch):
     assert not block.code.lstrip().startswith(">>>"), f"{block.name}: a >>> example belongs in a ```pycon block"
     code = compile(block.code, block.name, "exec")   # every block compiles, run or not
@@ -271,6 +274,7 @@ def test_extras_installed_on_ci_are_those_of_pyproject():
         assert re.search(rf'^\s*"{re.escape(dist)}[\s<>=!~;\[",]', text, re.M), dist
 
 
+@pytest.mark.slow
 def test_vendoring_guide_blocks_run_against_a_vendored_copy(tmp_path, monkeypatch):
     # The two blocks of docs/guides/vendoring.md import `yourpkg`, the reader's
     # package: build one, with irmetrics copied into it as the guide says.
@@ -368,12 +372,14 @@ def site(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_docs_build_strict(site):
     for name in ("index", "getting-started", "metrics", "evaluate", "api"):
         path = site / name / "index.html" if name != "index" else site / "index.html"
         assert path.is_file(), path
 
 
+@pytest.mark.slow
 def test_built_site_renders_formulas_as_mathml(site):
     for name in ("metrics", "correlation", "compare", "evaluate"):
         html = (site / name / "index.html").read_text(encoding="utf-8")
@@ -381,6 +387,7 @@ def test_built_site_renders_formulas_as_mathml(site):
         assert "irmetricsmath" not in html and "$$" not in html, name
 
 
+@pytest.mark.slow
 def test_built_site_loads_nothing_from_another_host(site):
     external = re.compile(
         r"<(?:script|img|iframe)\b[^>]*\bsrc=[\"']?(?:https?:)?//"
@@ -423,6 +430,7 @@ SHELL_EXEMPT = {
     ".venv/bin/irmetrics -q -m official docs/examples/qrels.txt docs/examples/bm25.run":
         "creates a virtual environment and installs into it (.ci/run does it on CI)",
     ".venv/bin/python -m pytest": "runs this test suite",
+    "pip install irmetrics-eval": "installs from the package index",
     ".venv/bin/pip install -e '.[bench]' && .venv/bin/python benchmarks/run.py > benchmarks.md":
         "installs the peers and runs the benchmarks for ten minutes",
     "irmetrics -m map -m ndcg_cut.10 qrels.dev.txt big.run > big.eval":
@@ -507,6 +515,7 @@ def test_trec_eval_commands_in_the_docs_name_shipped_files():
 @pytest.mark.parametrize("cmd", [c for c in shell_commands() if c.command not in SHELL_EXEMPT
                                  and not _recorded_from_trec_eval(c.command)],
                          ids=lambda c: c.name)
+@pytest.mark.slow
 def test_shell_command_runs_as_shown(cmd, tmp_path):
     bash = shutil.which("bash")
     if bash is None:
@@ -544,3 +553,110 @@ def test_the_architecture_page_names_every_module():
     page = (DOCS / "architecture.md").read_text(encoding="utf-8")
     modules = sorted(p.name for p in (ROOT / "irmetrics").glob("*.py") if p.name != "__init__.py")
     assert [m for m in modules if f"`{m}`" not in page and m not in page] == []
+
+
+# === The distribution (issue 42) =============================================
+#
+# The package index refuses a new name equal to an existing one once case,
+# "-", "_" and "." are ignored; "ir-metrics" (an unrelated project) exists, so
+# the distribution cannot be "irmetrics". The import name stays irmetrics.
+
+TAKEN_LOOKALIKES = {"ir-metrics"}   # on the package index, not ours
+
+
+def project_field(name):
+    """A string field of pyproject.toml's [project] table (no tomllib on 3.9, 3.10)."""
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    table = re.search(r"^\[project\]\n(.*?)(?=^\[)", text, re.M | re.S).group(1)
+    m = re.search(rf'^{name} = "([^"]*)"', table, re.M)
+    assert m, f"no {name} in [project]"
+    return m.group(1)
+
+
+def project_classifiers():
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    block = re.search(r"^classifiers = \[\n(.*?)^\]", text, re.M | re.S).group(1)
+    return re.findall(r'"([^"]+)"', block)
+
+
+def squashed(name):
+    return re.sub(r"[-_.]", "", name).lower()
+
+
+def test_distribution_name_can_be_published():
+    dist = project_field("name")
+    assert squashed(dist) not in {squashed(n) for n in TAKEN_LOOKALIKES}, dist
+    assert re.fullmatch(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?", dist), dist   # PEP 508
+
+
+PIP_INSTALL = re.compile(r"pip install((?:[ \t]+[^\s`\"&|;>)]+)+)")
+
+
+def pip_install_requirements():
+    """(where, requirement) for every `pip install` of the README, the docs
+    (pages and notebook), and irmetrics' own messages and docstrings."""
+    paths = [ROOT / "README.md", *sorted(DOCS.rglob("*.md")), *sorted(DOCS.rglob("*.ipynb")),
+             *sorted((ROOT / "irmetrics").glob("*.py"))]
+    found = []
+    for path in paths:
+        for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for m in PIP_INSTALL.finditer(line):
+                for arg in m.group(1).split():
+                    arg = arg.strip("'\\")
+                    if arg.startswith("-"):
+                        continue
+                    found.append((f"{path.relative_to(ROOT)}:{lineno}", arg))
+    return found
+
+
+def test_every_pip_install_names_the_distribution():
+    # `pip install irmetrics[plot]` would install nothing, or a stranger's
+    # package once someone takes the name: every install line names the
+    # distribution of pyproject.toml (a local checkout, ".", is fine).
+    dist = project_field("name")
+    found = pip_install_requirements()
+    assert any(req.startswith(dist + "[") for _, req in found)   # the extras are shown
+    wrong = [(where, req) for where, req in found
+             if not req.startswith(".") and re.split(r"[\[<>=!~ ]", req)[0] != dist]
+    assert wrong == []
+
+
+def test_classifiers_say_python_versions_status_and_audience():
+    classifiers = project_classifiers()
+    assert project_field("requires-python") == ">=3.9"
+    versions = [c.rpartition(":: ")[2] for c in classifiers
+                if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c)]
+    assert versions == ["3.9", "3.10", "3.11", "3.12", "3.13"]   # what .ci/run tests
+    assert any(c.startswith("Development Status :: ") for c in classifiers)
+    assert "Intended Audience :: Science/Research" in classifiers
+
+
+def test_readme_links_work_on_the_package_index_too():
+    # The package index shows README.md without the repository around it: a
+    # relative link there leads nowhere. Links are absolute, or absent.
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    targets = re.findall(r"\]\(([^)\s]+)[^)]*\)", text) + re.findall(r"\b(?:src|href)=[\"']([^\"']+)", text)
+    assert [t for t in targets if not re.match(r"(?:https?://|mailto:|#)", t)] == []
+
+
+def test_the_sdist_ships_what_the_tests_read():
+    # The sdist carries the tests (setuptools adds tests/test_*.py by itself),
+    # so it must carry what they read: every top-level file or folder that a
+    # test opens through ROOT is included or grafted by MANIFEST.in. (.ci/run
+    # builds the sdist and runs its tests.)
+    read = set()
+    for path in (ROOT / "tests").glob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        read |= set(re.findall(r"\bROOT / \"([^\"/]+)", text))
+        read |= set(re.findall(r"\.join\(ROOT, \"([^\"/]+)", text))
+    read |= {"tests"}
+    assert {"docs", "README.md"} <= read
+    manifest = (ROOT / "MANIFEST.in").read_text(encoding="utf-8")
+    shipped = set()
+    for line in manifest.splitlines():
+        words = line.split("#")[0].split()
+        if words and words[0] in ("include", "graft"):
+            shipped |= set(words[1:])
+        assert not (words and words[0] in ("prune", "exclude") and set(words[1:]) & read), line
+    # setuptools ships the package, pyproject.toml and MANIFEST.in by itself
+    assert sorted(read - shipped - {"irmetrics", "pyproject.toml", "MANIFEST.in"}) == []

@@ -447,7 +447,7 @@ def test_to_dataframe_argument_errors():
 def test_missing_library_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "polars", None)   # import polars now raises ImportError
     result = evaluate(QRELS, BM25, ["map"])
-    with pytest.raises(ImportError, match=r"^Evaluation.to_dataframe\(\) needs polars, which is not installed: pip install irmetrics\[polars\]$"):
+    with pytest.raises(ImportError, match=r"^Evaluation.to_dataframe\(\) needs polars, which is not installed: pip install 'irmetrics-eval\[polars\]'$"):
         result.to_dataframe(backend="polars")
 
 
@@ -531,6 +531,7 @@ def test_readme_dataframe_block_runs_and_prints_what_it_shows(pd, monkeypatch):
 # === Imports: nothing heavy ===================================================
 
 
+@pytest.mark.slow
 def test_importing_frames_and_plot_imports_nothing_outside_the_standard_library():
     code = textwrap.dedent("""
         import sys

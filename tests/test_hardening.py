@@ -53,6 +53,7 @@ def ungrouped(tmp_path, n_queries=50, depth=400, seed=1):
 # === Finding 1: an ungrouped run from a stream is read once ===
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
 def test_ungrouped_run_from_a_pipe_a_fifo_or_stdin_gives_the_file_s_numbers(tmp_path):
     # Before: the fallback re-opened the path or reused the stream and saw
@@ -124,6 +125,7 @@ def test_a_short_run_line_names_file_and_line(tmp_path, line):
 # === Finding 5: standard input in constant memory ===
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="needs Linux /proc")
 def test_standard_input_is_read_in_constant_memory(tmp_path):
     # Before: the binary probe read all of standard input (2.17 GB for a

@@ -12,6 +12,7 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
 from oracles import require
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,6 +31,7 @@ def test_notebook_is_committed_without_outputs():
     assert nb.metadata.kernelspec.name == "python3"
 
 
+@pytest.mark.slow
 def test_notebook_runs_in_a_jupyter_kernel(tmp_path, monkeypatch):
     nbformat = require("nbformat")
     nbclient = require("nbclient")

@@ -24,7 +24,8 @@ from irmetrics.errors import DuplicateEntryError, TrecFormatError
 pytestmark = [
     pytest.mark.skipif(not parallel_possible(__file__),
                        reason="needs fork (the parallel route is Linux/Unix only)"),
-    pytest.mark.fork,  # (conftest: in a fresh process where this one has threads)
+    pytest.mark.fork,
+    pytest.mark.slow,  # worker processes  # (conftest: in a fresh process where this one has threads)
 ]
 
 MEASURES = ["map", "P_5", "ndcg_cut_10", "recip_rank", "bpref", "num_ret", "num_rel_ret",

@@ -172,7 +172,7 @@ def test_missing_matplotlib_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
     result = compare(QRELS_SMALL, RUNS_SMALL, ["map"])
-    with pytest.raises(ImportError, match=r"^irmetrics.plot needs matplotlib, which is not installed: pip install irmetrics\[plot\]$"):
+    with pytest.raises(ImportError, match=r"^irmetrics.plot needs matplotlib, which is not installed: pip install 'irmetrics-eval\[plot\]'$"):
         result.plot()
 
 

@@ -81,6 +81,7 @@ def shuffled(text, seed):
 @given(qrels_and_runs(), st.booleans(), st.booleans(), st.integers(0, 3))
 @settings(max_examples=25, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
+@pytest.mark.slow
 def test_every_source_kind_gives_the_same_evaluation(tmp_path_factory, data, complete, grouped,
                                                       seed):
     qrels, run = data

@@ -694,6 +694,7 @@ def test_stream_keys_rank_as_its_floats(lines, chunk_size):
                 assert _cmp(a, b) == _cmp(x, y)
 
 
+@pytest.mark.slow
 @given(qr=qrels_and_runs(), places=st.sampled_from([0, 1, 3]), data=st.data())
 @settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
 def test_evaluate_file_of_fixed_decimals_equals_in_memory(qr, places, data):
@@ -834,6 +835,7 @@ def cli(*argv, input=None):
     return proc.returncode, proc.stdout, proc.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("run_file", ["results.test", "results.trunc"])
 def test_cli_stdin_equals_path(run_file):
     args = ["-q", "-c", "-m", "map", "-m", "P.5,10", "-m", "ndcg_cut.10", "-m", "num_ret",

@@ -120,6 +120,7 @@ def test_query_data_from_scores_tied_documents_are_not_scanned_per_judged_docume
 
 
 @pytest.mark.fork  # workers=2 forks (conftest)
+@pytest.mark.slow
 def test_parallel_and_in_memory_give_the_same_tie_values(tmp_path):
     # the worker processes get the mode too
     lines = []
@@ -503,6 +504,7 @@ def test_cli_bad_mode_and_undefined_measure(monkeypatch):
                           "'bpref'") and err.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_cli_notes_ties_that_move_a_value(monkeypatch):
     monkeypatch.chdir(irmetrics.__path__[0] + "/..")
     code, out, err = run_cli("-m", "map", QRELS, BM25)
