@@ -46,12 +46,13 @@ from .explain import explain
 from .measures import (
     FAMILIES,
     Measure,
+    check_measure,
     expand_trec_argument_named,
     parse_measure,
 )
 from .stats import CORRECTIONS
 from .tie_report import tie_report
-from .ties import check_measure, check_ties
+from .ties import check_ties
 from .trec import _read_run_ranks
 
 __all__ = ["main", "format_trec", "EXIT_CODES"]

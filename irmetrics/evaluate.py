@@ -49,12 +49,15 @@ from .measures import (
     Env,
     Measure,
     QueryData,
+    check_measure,
     measure_names,
     parse_measures,
     prepared_row,
+    tie_note_test,
+    tie_value,
 )
 from .sources import RunSource, is_file_source, open_qrels, open_run
-from .ties import TIES_KEY, TieInfo, check_measure, check_ties, tie_note_test, tie_value
+from .ties import TIES_KEY, TieInfo, check_ties
 
 if TYPE_CHECKING:
     from .trec import PathOrFile

@@ -38,6 +38,7 @@ from typing import (
 
 from . import diversity as _d
 from . import metrics as _m
+from . import ties as _t
 from .errors import InvalidArgumentError, UnknownMeasureError
 
 __all__ = [
@@ -157,8 +158,7 @@ class QueryData:
             if self._placed is None:
                 labels = self.labels
                 # most labels are None: visit only the others (compress
-                # skips None and 0 in C; measured: 41-50% faster than
-                # enumerate on 1,000 and 100 labels, 1% and 3% set)
+                # skips None and 0 in C)
                 for i in _compress(range(top), labels):
                     x = labels[i]
                     if x > 0:  # type: ignore[operator]
@@ -206,14 +206,13 @@ class QueryData:
         return v
 
 
-# What QueryData's methods find (and keep in its cache); prepared_row reads a
-# sparse query's straight from its placed documents when nothing else will ask.
+# What QueryData's methods find (and keep in its cache).
 
 
 def _at_least(levels: Dict[int, int], rel: Union[int, float]) -> int:
     """Judged documents with a label >= *rel*, from the count of each label."""
     v = 0
-    for lvl, c in levels.items():  # measured: 160 ns, sum() of a generator 351
+    for lvl, c in levels.items():
         if lvl >= rel:
             v += c
     return v
@@ -288,8 +287,50 @@ class Measure(NamedTuple):
 Compute = Callable[[QueryData, Measure, Env], Any]
 
 
+class Names(NamedTuple):
+    """The names a family answers to besides its key (trec_eval's name)."""
+
+    ir: Optional[str] = None  # ir_measures' style: AP for map (and map_cut, with a cutoff)
+    trec: bool = True  # whether trec_eval has it (then it prints it by its key)
+    aliases: Tuple[str, ...] = ()  # more names, e.g. ndeval's for the diversity measures
+    metric: Optional[str] = None  # its public function, in irmetrics.metrics or .diversity
+
+
+class Takes(NamedTuple):
+    """What a measure of the family takes: a parameter and options."""
+
+    # "none", "cutoff" (int k, required), "optional-cutoff", "fraction" (a
+    # recall level in [0, 1]) or "multiple" (a positive float)
+    param: str = "none"
+    defaults: Tuple[Union[int, float], ...] = ()  # trec_eval's, for ``-m name``
+    options: Optional[Mapping[str, Callable[[str], Any]]] = None  # name -> parser
+    # option values that are the defaults (dropped from the name), when they
+    # differ from the shared _DEFAULT_OPTION_VALUES
+    option_defaults: Optional[Mapping[str, Any]] = None
+    # The option that holds what trec_eval reads after the dot of ``-m
+    # name.params`` for the measures that print ``name_params`` (gain maps,
+    # set_F's weight, utility's coefficients, 11pt_avg's levels).
+    trec_params: Optional[str] = None
+
+
+class Output(NamedTuple):
+    """How the family's values are averaged and printed."""
+
+    # "mean", "sum", "gm", "first" (the first query's) or "name" (the run's)
+    aggregate: str = "mean"
+    is_count: bool = False  # an integer count (printed %d)
+    per_query: bool = True  # printed in trec_eval's per-query blocks
+    in_summary: bool = True  # printed in trec_eval's "all" block
+    text: bool = False  # a str, not a number
+
+
+_PLAIN_NAMES, _NOTHING, _MEAN = Names(), Takes(), Output()
+
+
 class Family:
-    """One kind of measure (one trec_eval name) and everything the registry knows of it."""
+    """One kind of measure (one trec_eval name) and everything the registry knows of it:
+    its formula (*compute*), names, parameters, output, and how it evaluates
+    under tied scores (*ties*; None: only trec_eval's order)."""
 
     def __init__(
         self,
@@ -297,46 +338,29 @@ class Family:
         compute: Compute,
         summary: str,
         *,
-        trec: bool = True,
-        ir: Optional[str] = None,
-        param: str = "none",
-        defaults: Tuple[Union[int, float], ...] = (),
-        options: Optional[Mapping[str, Callable[[str], Any]]] = None,
-        aggregate: str = "mean",
-        count: bool = False,
-        per_query: bool = True,
-        in_summary: bool = True,
-        text: bool = False,
-        metric: Optional[str] = None,
-        aliases: Tuple[str, ...] = (),
-        option_defaults: Optional[Mapping[str, Any]] = None,
-        trec_params: Optional[str] = None,
+        names: Names = _PLAIN_NAMES,
+        takes: Takes = _NOTHING,
+        output: Output = _MEAN,
+        ties: Optional[Ties] = None,
     ) -> None:
         self.key = key
         self.compute = compute
         self.summary = summary
-        self.trec = key if trec else None
-        self.ir = ir
-        # "none", "cutoff" (int k, required), "optional-cutoff", "fraction"
-        # (a recall level in [0, 1]) or "multiple" (a positive float)
-        self.param = param
-        self.defaults = defaults
-        self.options = dict(options or {})
-        # "mean", "sum", "gm", "first" (the first query's) or "name" (the run's)
-        self.aggregate = aggregate
-        self.count = count
-        self.per_query = per_query  # printed in trec_eval's per-query blocks
-        self.in_summary = in_summary  # printed in trec_eval's "all" block
-        self.text = text
-        self.metric = metric  # the public function in irmetrics.metrics, if any
-        self.aliases = aliases  # more names, e.g. ndeval's for the diversity measures
-        # option values that are the defaults (dropped from the name), when
-        # they differ from the shared _DEFAULT_OPTION_VALUES
-        self.option_defaults = option_defaults
-        # The option that holds what trec_eval reads after the dot of ``-m
-        # name.params`` for the measures that print ``name_params`` (gain
-        # maps, set_F's weight, utility's coefficients, 11pt_avg's levels).
-        self.trec_params = trec_params
+        self.trec = key if names.trec else None
+        self.ir = names.ir
+        self.aliases = names.aliases
+        self.metric = names.metric
+        self.param = takes.param
+        self.defaults = takes.defaults
+        self.options = dict(takes.options or {})
+        self.option_defaults = takes.option_defaults
+        self.trec_params = takes.trec_params
+        self.aggregate = output.aggregate
+        self.count = output.is_count
+        self.per_query = output.per_query
+        self.in_summary = output.in_summary
+        self.text = output.text
+        self.ties = ties
 
     def __repr__(self) -> str:
         return f"<measure family {self.key}>"
@@ -398,69 +422,22 @@ def _format_option(v: Any) -> str:
 # Each reads the per-query data and calls the one formula in irmetrics.metrics.
 
 
-# The commonest measures also come prepared (see prepared()): their options
-# and the evaluation's settings read once, the value of a query one call.
-# Besides the query's data, a prepared function is given the ranks of its
-# relevant documents and their number at the evaluation's relevance level
-# (``at``, see _at_level), found once for all the measures of a query (see
-# prepared_row; the measures that read them at another level ask the data).
-# (A row of prepared measures alone adds a sparse query's positive and ideal
-# gains for nDCG: see prepared_row.)
-AtLevel = Optional[Tuple[Any, ...]]
-ValueOf = Callable[[QueryData, AtLevel], Any]
-
-
-def _p_prepared(m: Measure, env: Env) -> ValueOf:
-    k = m.param
-    if k is None:
-        raise InvalidArgumentError("P needs a cutoff")  # pragma: no cover - parser forbids
-    k, rel, precision = int(k), m.rel(env), _m._precision_r
-    if rel == env.relevance_level:
-        return lambda q, at: precision(at[0], k)  # type: ignore[index]
-    return lambda q, at: precision(q.relevant_ranks(rel), k)
-
-
-def _recall_prepared(m: Measure, env: Env) -> ValueOf:
-    k, rel, recall = _opt_int(m.param), m.rel(env), _m._recall_r
-    if rel == env.relevance_level:
-        return lambda q, at: recall(at[0], k, at[1])  # type: ignore[index]
-    return lambda q, at: recall(q.relevant_ranks(rel), k, q.n_relevant(rel))
-
-
-def _ap_prepared(m: Measure, env: Env) -> ValueOf:
-    k, rel, ap = _opt_int(m.param), m.rel(env), _m._average_precision_r
-    if rel == env.relevance_level:
-        return lambda q, at: ap(at[0], k, at[1])  # type: ignore[index]
-    return lambda q, at: ap(q.relevant_ranks(rel), k, q.n_relevant(rel))
-
-
-def _rr_prepared(m: Measure, env: Env) -> ValueOf:
-    k, rel, rr = _opt_int(m.param), m.rel(env), _m._reciprocal_rank_r
-    if rel == env.relevance_level:
-        return lambda q, at: rr(at[0], k)  # type: ignore[index]
-    return lambda q, at: rr(q.relevant_ranks(rel), k)
-
-
-def _at_level(q: QueryData, env: Env) -> AtLevel:
-    """What :func:`prepared_row` gives the prepared functions."""
-    level = env.relevance_level
-    return q.relevant_ranks(level), q.n_relevant(level)
-
-
 def _p(q: QueryData, m: Measure, env: Env) -> float:
-    return cast(float, _p_prepared(m, env)(q, _at_level(q, env)))
+    return _m._precision_r(q.relevant_ranks(m.rel(env)), int(cast(int, m.param)))
 
 
 def _recall(q: QueryData, m: Measure, env: Env) -> float:
-    return cast(float, _recall_prepared(m, env)(q, _at_level(q, env)))
+    rel = m.rel(env)
+    return _m._recall_r(q.relevant_ranks(rel), _opt_int(m.param), q.n_relevant(rel))
 
 
 def _ap(q: QueryData, m: Measure, env: Env) -> float:
-    return cast(float, _ap_prepared(m, env)(q, _at_level(q, env)))
+    rel = m.rel(env)
+    return _m._average_precision_r(q.relevant_ranks(rel), _opt_int(m.param), q.n_relevant(rel))
 
 
 def _rr(q: QueryData, m: Measure, env: Env) -> float:
-    return cast(float, _rr_prepared(m, env)(q, _at_level(q, env)))
+    return _m._reciprocal_rank_r(q.relevant_ranks(m.rel(env)), _opt_int(m.param))
 
 
 def _rprec(q: QueryData, m: Measure, env: Env) -> float:
@@ -531,99 +508,23 @@ def _gains_and_ideal(q: QueryData, m: Measure) -> Tuple[List[float], List[float]
     return [gain_of(x) for x in q.labels], _gains_and_ideal_only(q, gain_of)
 
 
-def _sparse_ndcg(m: Measure) -> bool:
-    """nDCG with linear gains and the log2 discount: read from the judged ranks alone."""
-    return (m.family.compute is _ndcg and m.option("gain") is None
-            and m.option("discount", "log2") == "log2")
-
-
-def _ndcg_prepared(m: Measure, env: Env) -> ValueOf:
-    k = _opt_int(m.param)
-    disc = _m._discount_function(m.option("discount", "log2"), None)
-    if _sparse_ndcg(m):
-        sparse = _m._ndcg_sparse
-
-        def sparse_value(q: QueryData, at: AtLevel) -> float:
-            if at is not None and len(at) > 2:  # the gains a row read once (prepared_row)
-                return sparse(at[2], at[3], k)
-            return sparse(q.positive_gains(), q.ideal_gains(), k)
-
-        return sparse_value
-    if m.option("gain") is None:
-        return lambda q, at: _m._ndcg_gains(q.gains(k), q.ideal_gains(), k, disc)
-
-    def value(q: QueryData, at: AtLevel) -> float:
-        gains, ideal = _gains_and_ideal(q, m)
-        return _m._ndcg_gains(gains, ideal, k, disc)
-
-    return value
-
-
 def _ndcg(q: QueryData, m: Measure, env: Env) -> float:
-    return cast(float, _ndcg_prepared(m, env)(q, None))
-
-
-_PREPARED: Dict[Compute, Callable[[Measure, Env], ValueOf]] = {
-    _p: _p_prepared, _recall: _recall_prepared, _ap: _ap_prepared, _rr: _rr_prepared,
-    _ndcg: _ndcg_prepared,
-}
-
-
-def prepared(m: Measure, env: Env) -> ValueOf:
-    """The function of a query's data (and its ranks at the evaluation's
-    level, see :func:`prepared_row`) that gives *m*'s value, with the
-    measure's options and the evaluation's settings (*env*) read once
-    (``m.compute(q, env)`` gives the same)."""
-    prepare = _PREPARED.get(m.family.compute)
-    if prepare is not None:
-        return prepare(m, env)
-    compute = m.family.compute
-    return lambda q, at: compute(q, m, env)
-
-
-#: The measures whose prepared functions read the ranks at the evaluation's level.
-_AT_LEVEL = (_p, _recall, _ap, _rr)
+    k = _opt_int(m.param)
+    gain, discount = m.option("gain"), m.option("discount", "log2")
+    if gain is None and discount == "log2":  # from the judged ranks alone
+        return _m._ndcg_sparse(q.positive_gains(), q.ideal_gains(), k)
+    disc = _m._discount_function(discount, None)
+    if gain is None:
+        return _m._ndcg_gains(q.gains(k), q.ideal_gains(), k, disc)
+    gains, ideal = _gains_and_ideal(q, m)
+    return _m._ndcg_gains(gains, ideal, k, disc)
 
 
 def prepared_row(measures: Sequence[Measure], env: Env) -> Callable[[QueryData], List[Any]]:
     """The function of a query's data that gives the values of *measures*:
-    what a scorer calls for every query.  The ranks of the relevant
-    documents and their number at the evaluation's relevance level are
-    found once for all the measures that read them (measured: the five
-    measures of the benchmark in 0.8 to 0.9 of the time they took when
-    each asked the data)."""
-    values = [prepared(m, env) for m in measures]
-    if not any(m.family.compute in _AT_LEVEL for m in measures):
-        return lambda q: [value(q, None) for value in values]
-    if not all(m.family.compute in _PREPARED for m in measures):
-        def row(q: QueryData) -> List[Any]:
-            at = _at_level(q, env)
-            return [value(q, at) for value in values]
-
-        return row
-
-    # Only prepared measures, which ask the data for nothing at the level
-    # but what they are given: a sparse query's ranks, their number and (for
-    # nDCG) its gains are read once, straight from its placed documents, and
-    # not kept (measured on the wide run's queries: the benchmark's five
-    # measures, and trec_eval's nine ndcg_cut with P@10, in 0.85 of the time
-    # through the data's cache).
-    level = env.relevance_level
-    gains = any(_sparse_ndcg(m) for m in measures)
-
-    def direct_row(q: QueryData) -> List[Any]:
-        placed = q._placed
-        at: AtLevel
-        if placed is None:
-            at = _at_level(q, env)
-        elif gains:
-            at = (_placed_ranks(placed, level), _at_least(q.levels, level),
-                  _positive(placed), _ideal(q.levels))
-        else:
-            at = (_placed_ranks(placed, level), _at_least(q.levels, level))
-        return [value(q, at) for value in values]
-
-    return direct_row
+    what a scorer calls for every query."""
+    computes = [(m.family.compute, m) for m in measures]
+    return lambda q: [compute(q, m, env) for compute, m in computes]
 
 
 def _err(q: QueryData, m: Measure, env: Env) -> float:
@@ -892,6 +793,265 @@ def _opt_int(param: Param) -> Optional[int]:
     return None if param is None else int(param)
 
 
+# === Tied scores (irmetrics.ties) ============================================
+# A family that has ties="expected", "best" and "worst" says how in its entry
+# (Ties): its mean over the orderings of tied scores (a closed form of
+# irmetrics.ties; None when it has best and worst only), the ordering that
+# attains its best and worst values, and how the command line's note tells
+# from the blocks whether the order moves it.
+
+Expected = Callable[[Measure, QueryData, List[_t.Block], int, Env], Any]
+
+
+class Ties(NamedTuple):
+    """How a family evaluates under ties (see :mod:`irmetrics.ties`).
+
+    ``note``: "free" (the order moves nothing), "ap", "count" (relevant in
+    the top k), "count_R" (in the top R), "count_n" (in the whole ranking),
+    "rr", "success", "ndcg", or "binary" (a binary measure whose best and
+    worst are computed to tell).
+    """
+
+    expected: Optional[Expected]
+    order: Callable[[Measure, Env], _t.Order]
+    note: str
+
+
+def _by_relevance(m: Measure, env: Env) -> _t.Order:
+    return _t.by_relevance(m.rel(env))
+
+
+def _by_gain(m: Measure, env: Env) -> _t.Order:
+    return _t.by_gain(_gain_of(m))
+
+
+def _by_infap(m: Measure, env: Env) -> _t.Order:
+    return _t.by_infap(m.rel(env))
+
+
+def _unmoved(m: Measure, q: QueryData, blocks: List[_t.Block], n: int, env: Env) -> Any:
+    return m.compute(q, env)
+
+
+def _binary_ties(form: _t.ClosedForm, note: str) -> Ties:
+    """A binary measure whose mean is the closed form *form*."""
+    def expected(m: Measure, q: QueryData, blocks: List[_t.Block], n: int, env: Env) -> float:
+        rel = m.rel(env)
+        return form(_t.binary(blocks, rel), n, _opt_int(m.param), q.n_relevant(rel))
+    return Ties(expected, _by_relevance, note)
+
+
+def _f_expected(m: Measure, q: QueryData, blocks: List[_t.Block], n: int, env: Env) -> float:
+    rel = m.rel(env)
+    weight = float(m.option("weight", 1.0))  # trec_eval's x, the usual F's beta**2
+    return _t.expected_f(_t.binary(blocks, rel), n, q.n_relevant(rel), weight)
+
+
+def _ndcg_expected(m: Measure, q: QueryData, blocks: List[_t.Block], n: int, env: Env) -> float:
+    k = _opt_int(m.param)
+    disc = _m._discount_function(m.option("discount", "log2"), None)
+    gain_of = _gain_of(m)
+    gains = _t.mean_gains(blocks, n if k is None else min(k, n), gain_of)
+    if not m.options or m.options == (("discount", "log2"),):
+        ideal = q.ideal_gains()
+    else:
+        ideal_labels: List[Label] = []
+        for lvl, c in q.levels.items():
+            ideal_labels.extend([lvl] * c)
+        ideal = [g for g in _m._ideal_gains(ideal_labels, gain_of, k) if g > 0]
+    return _m._ndcg_gains(gains, ideal, k, disc)
+
+
+_ORDER_FREE = Ties(_unmoved, _by_relevance, "free")
+_BINARY_EXTREMES = Ties(None, _by_relevance, "binary")
+_AP_TIES = _binary_ties(_t.expected_ap, "ap")
+_RR_TIES = _binary_ties(_t.expected_rr, "rr")
+_NDCG_TIES = Ties(_ndcg_expected, _by_gain, "ndcg")
+
+
+def supports(m: Measure, mode: str) -> bool:
+    """Whether ties *mode* is defined for measure *m*."""
+    if mode == "trec_eval":
+        return True
+    ties = m.family.ties
+    return ties is not None and (mode != "expected" or ties.expected is not None)
+
+
+def check_measure(name: str, m: Measure, mode: str) -> None:
+    """An InvalidArgumentError unless ties *mode* is defined for *m* (named *name*)."""
+    if not supports(m, mode):
+        have = sorted(f.key for f in FAMILIES if supports(Measure(f, None, ()), mode))
+        raise InvalidArgumentError(
+            f"ties={mode!r} is not defined for measure {name!r} "
+            f"(it is for: {', '.join(have)})"
+        )
+
+
+def tie_value(
+    mode: str, m: Measure, q: QueryData, info: _t.TieInfo, env: Env, judged_only: bool
+) -> Any:
+    """The value of *m* on one query under ties *mode* ("expected", "best", "worst").
+
+    *q* is the query's data in trec_eval's order, *info* its blocks.
+    """
+    ties = cast(Ties, m.family.ties)
+    blocks = _t.blocks_of(info.entries)
+    if mode == "expected":
+        n = info.n
+        if judged_only:
+            blocks, n = _t.judged_only(blocks, info.n)
+        return cast(Expected, ties.expected)(m, q, blocks, n, env)
+    placed = ties.order(m, env)(blocks, info.n, mode == "best", judged_only)
+    kept: List[Tuple[int, int]] = sorted(
+        (i, int(x)) for i, x in placed if i < info.n and x is not None)  # qrels labels: ints
+    if judged_only:
+        data = QueryData([x for _, x in kept if x >= 0], q.levels)
+    else:
+        data = QueryData.sparse(info.n, kept, q.levels)
+    return m.compute(data, env)
+
+
+# Whether the order of tied scores moves a value (the command line's note).
+#
+# The note asks, for each query, whether any requested measure with best and
+# worst takes two values over the orderings of its tied blocks.  Computing
+# both extremes of every measure costs far more than the evaluation, so the
+# answer is found from the blocks themselves wherever it is exact, and the
+# extremes are computed only for the measures and queries where it is not.
+#
+# A block whose documents all look alike to a measure cannot move it.  For
+# the binary measures (a document is relevant, label >= rel, or not), a block
+# that mixes relevant and other documents (the unjudged included) at 0-based
+# start s, of m documents, r of them relevant, moves:
+#
+# * AP (note "ap") iff s < K (K: the cutoff, at most the n documents
+#   evaluated): some ordering puts a relevant document at s and another at
+#   s + 1, and swapping the two changes its term (or drops it at the cutoff);
+# * a count of relevant documents in the top K ("count": P@k, recall@k;
+#   "count_R": Rprec, K = min(R, n); "count_n": num_rel_ret and set_F, K = n)
+#   iff s < K < s + m: the best ordering holds min(r, c) of them above the
+#   cut, the worst max(0, r - (m - c)), c = K - s, and the two differ iff
+#   0 < c < m;
+# * RR and success from the first relevant position of the best ordering
+#   (the first block holding a relevant document, at its start) and of the
+#   worst one (that block's s + m - r).
+#
+# nDCG with linear gains and the log2 discount moves iff a block mixing
+# gains starts above the cut: the discounts of a block's positions above the
+# cut fall strictly (0 below it), so sorting its gains down and up gives two
+# different sums (the ideal does not move).  The other measures ("binary",
+# other options) need a block mixing relevant and other documents (bpref and
+# infAP read only the documents above a relevant one), or any mixed block;
+# then the best and worst values are computed as for ties="best" and
+# "worst".  With judged_only, unjudged documents drop out and positions close
+# up: the same reasoning on the judged documents' blocks, unless a block
+# straddles the depth cut (then everything is computed).  These decide on
+# the exact values, where the computed extremes of two different values
+# could only agree by rounding (a difference below the precision of a
+# double); the tests compare them with best != worst on random queries.
+
+
+class _Rule(NamedTuple):
+    kind: str  # "ap", "count", "rr", "success", "ndcg", or "compute" (the extremes)
+    rel: int  # the relevance level of a binary measure (0: every label counts)
+    cut: Optional[int]  # the cutoff k; None: all n (for "count" with rel_cut: R)
+    rel_cut: bool  # "count": the cut is R (Rprec)
+    measure: Measure
+
+
+def _note_rule(m: Measure, env: Env) -> Optional[_Rule]:
+    ties = m.family.ties
+    if ties is None or ties.note == "free":
+        return None
+    note = ties.note
+    if note == "ndcg":
+        simple = all(k in ("gain", "discount") for k, _ in m.options) and \
+            m.option("gain") in (None, "linear") and m.option("discount") in (None, "log2")
+        return _Rule("ndcg" if simple else "compute", 0, _opt_int(m.param), False, m)
+    rel = m.rel(env)
+    if isinstance(rel, bool) or not isinstance(rel, int) or rel < 1:
+        return _Rule("compute", 0, None, False, m)
+    if note == "ap":
+        return _Rule("ap", rel, _opt_int(m.param), False, m)
+    if note.startswith("count") and all(k == "rel" for k, _ in m.options):
+        cut = _opt_int(m.param) if note == "count" else None
+        return _Rule("count", rel, cut, note == "count_R", m)
+    if note in ("rr", "success"):
+        return _Rule(note, rel, _opt_int(m.param), False, m)
+    return _Rule("compute", rel, None, False, m)
+
+
+def tie_note_test(
+    measures: Sequence[Measure], env: Env, judged_only: bool
+) -> Callable[[QueryData, _t.TieInfo], bool]:
+    """The command line's note: a function of one query's data (in trec_eval's
+    order) and blocks telling whether the order of its tied scores moves the
+    value of any of *measures* that has ties "best" and "worst" (the order-free
+    counts aside): whether best and worst differ for one of them."""
+    rules = [r for r in (_note_rule(m, env) for m in dict.fromkeys(measures)) if r is not None]
+    # the decisions from the blocks first, the computed extremes last
+    rules.sort(key=lambda r: r.kind == "compute")
+
+    def moved(q: QueryData, info: _t.TieInfo) -> bool:
+        blocks = _t.blocks_of(info.entries)
+        n = info.n
+        if not any(size > len(labels) or len(set(labels)) > 1
+                   for _, size, labels in blocks if size > 1):
+            return False  # every block holds one label: nothing can move
+        if judged_only:
+            if any(s + size > n and any(x is not None and x >= 0 for x in labels)
+                   for s, size, labels in blocks):
+                return any(_extremes_differ(r.measure, q, info, env, judged_only)
+                           for r in rules)
+            blocks, n = _t.judged_only(blocks, n)
+        levels: Dict[int, _t.Levels] = {}
+        could: Dict[int, bool] = {}  # by relevance level: _t.could_move
+        gains_from = -1  # the start of the first block mixing gains (n: none)
+        for rule in rules:
+            if rule.kind == "compute":
+                c = could.get(rule.rel)
+                if c is None:
+                    c = could[rule.rel] = _t.could_move(blocks, rule.rel)
+                if c and _extremes_differ(rule.measure, q, info, env, judged_only):
+                    return True
+                continue
+            if rule.kind == "ndcg":
+                if gains_from < 0:
+                    gains_from = next((s for s, size, labels in blocks
+                                       if size > 1 and _t.gains_mixed(size, labels)), n)
+                if gains_from < (n if rule.cut is None else min(rule.cut, n)):
+                    return True
+                continue
+            rel = rule.rel
+            at = levels.get(rel)
+            if at is None:
+                at = levels[rel] = _t.Levels(blocks, rel)
+            if rule.rel_cut:
+                cut = min(q.n_relevant(rel), n)
+            else:
+                cut = n if rule.cut is None else min(rule.cut, n)
+            if rule.kind == "ap":
+                if at.mixed and at.mixed[0][0] < cut:
+                    return True
+            elif rule.kind == "count":
+                if any(s < cut < s + size for s, size in at.mixed):
+                    return True
+            elif 0 <= at.first_best < cut:
+                worst = at.first_worst
+                if (worst != at.first_best) if rule.kind == "rr" else worst >= cut:
+                    return True
+        return False
+
+    return moved
+
+
+def _extremes_differ(
+    m: Measure, q: QueryData, info: _t.TieInfo, env: Env, judged_only: bool
+) -> bool:
+    return bool(tie_value("best", m, q, info, env, judged_only)
+                != tie_value("worst", m, q, info, env, judged_only))
+
+
 # === Option parsers ==========================================================
 
 
@@ -1046,122 +1206,135 @@ _IA_DEFAULTS: Dict[str, Any] = {"alpha": 0.5, "beta": 0.5}
 # measures in this order.  ``ir`` is the ir_measures-style name; a name such
 # as AP answers for two families, map (no cutoff) and map_cut (AP@k).
 
+_SUM = Output("sum", is_count=True)
+_GM = Output("gm", per_query=False)
+_REL_ONLY = Takes(options=_REL)
+_AT_K = Takes("cutoff", _CUTOFFS, _REL)
+_IA_AT_K = Takes("optional-cutoff", options=_IA, option_defaults=_IA_DEFAULTS)
+_COUNT_IN_TOP_K = _binary_ties(_t.expected_precision, "count")
+
 FAMILIES: Tuple[Family, ...] = (
     Family("runid", _runid, "The run's name (the tag column of its last line).",
-           aggregate="name", per_query=False, text=True),
-    Family("num_q", _num_q, "Number of queries evaluated.", ir="NumQ",
-           aggregate="sum", count=True, per_query=False),
-    Family("num_ret", _num_ret, "Number of documents retrieved.", ir="NumRet",
-           aggregate="sum", count=True),
-    Family("num_rel", _num_rel, "Number of relevant documents (R).", ir="NumRel",
-           aggregate="sum", count=True, options=_REL),
+           output=Output("name", per_query=False, text=True), ties=_ORDER_FREE),
+    Family("num_q", _num_q, "Number of queries evaluated.", names=Names("NumQ"),
+           output=Output("sum", is_count=True, per_query=False), ties=_ORDER_FREE),
+    Family("num_ret", _num_ret, "Number of documents retrieved.", names=Names("NumRet"),
+           output=_SUM, ties=_ORDER_FREE),
+    Family("num_rel", _num_rel, "Number of relevant documents (R).", names=Names("NumRel"),
+           takes=_REL_ONLY, output=_SUM, ties=_ORDER_FREE),
     Family("num_rel_ret", _num_rel_ret, "Number of relevant documents retrieved.",
-           ir="NumRelRet", aggregate="sum", count=True, options=_REL),
-    Family("map", _ap, "Average precision over the whole ranking (denominator R).", ir="AP",
-           options=_REL, metric="average_precision"),
+           names=Names("NumRelRet"), takes=_REL_ONLY, output=_SUM,
+           ties=_binary_ties(_t.expected_relevant_retrieved, "count_n")),
+    Family("map", _ap, "Average precision over the whole ranking (denominator R).",
+           names=Names("AP", metric="average_precision"), takes=_REL_ONLY, ties=_AP_TIES),
     Family("gm_map", _ap, "Geometric mean over queries of average precision (floor 1e-5).",
-           ir="GMAP", aggregate="gm", per_query=False, options=_REL,
-           metric="average_precision"),
-    Family("Rprec", _rprec, "Precision at rank R.", ir="Rprec", options=_REL,
-           metric="r_precision"),
-    Family("bpref", _bpref, "Binary preference.", ir="Bpref", options=_REL, metric="bpref"),
-    Family("recip_rank", _rr, "Reciprocal rank of the first relevant document.", ir="RR",
-           options=_REL, metric="reciprocal_rank"),
+           names=Names("GMAP", metric="average_precision"), takes=_REL_ONLY, output=_GM,
+           ties=_AP_TIES),
+    Family("Rprec", _rprec, "Precision at rank R.", names=Names("Rprec", metric="r_precision"),
+           takes=_REL_ONLY, ties=_binary_ties(_t.expected_r_precision, "count_R")),
+    Family("bpref", _bpref, "Binary preference.", names=Names("Bpref", metric="bpref"),
+           takes=_REL_ONLY, ties=_BINARY_EXTREMES),
+    Family("recip_rank", _rr, "Reciprocal rank of the first relevant document.",
+           names=Names("RR", metric="reciprocal_rank"), takes=_REL_ONLY, ties=_RR_TIES),
     Family("iprec_at_recall", _iprec, "Interpolated precision at a recall level.",
-           ir="IPrec", param="fraction", defaults=_RECALL_LEVELS, options=_REL,
-           metric="interpolated_precision"),
-    Family("P", _p, "Precision at rank k (divided by k).", ir="P", param="cutoff",
-           defaults=_CUTOFFS, options=_REL, metric="precision_at_k"),
+           names=Names("IPrec", metric="interpolated_precision"),
+           takes=Takes("fraction", _RECALL_LEVELS, _REL), ties=_BINARY_EXTREMES),
+    Family("P", _p, "Precision at rank k (divided by k).",
+           names=Names("P", metric="precision_at_k"), takes=_AT_K, ties=_COUNT_IN_TOP_K),
     Family("relstring", _relstring, "The first 10 relevance values, as a string.",
-           aggregate="first", in_summary=False, text=True, options={"length": _opt_length},
-           trec_params="length"),
-    Family("recall", _recall, "Recall at rank k.", ir="R", param="cutoff", defaults=_CUTOFFS,
-           options=_REL, metric="recall_at_k"),
-    Family("infAP", _infap, "Inferred average precision.", ir="infAP", options=_REL,
-           metric="inferred_ap"),
+           takes=Takes(options={"length": _opt_length}, trec_params="length"),
+           output=Output("first", in_summary=False, text=True)),
+    Family("recall", _recall, "Recall at rank k.", names=Names("R", metric="recall_at_k"),
+           takes=_AT_K, ties=_binary_ties(_t.expected_recall, "count")),
+    Family("infAP", _infap, "Inferred average precision.",
+           names=Names("infAP", metric="inferred_ap"), takes=_REL_ONLY,
+           ties=Ties(None, _by_infap, "binary")),
     Family("gm_bpref", _bpref, "Geometric mean over queries of bpref (floor 1e-5).",
-           aggregate="gm", per_query=False, options=_REL, metric="bpref"),
-    Family("Rprec_mult", _rprec_mult, "Precision at rank multiple * R.", param="multiple",
-           defaults=_MULTIPLES, options=_REL, metric="r_precision_multiple"),
-    Family("utility", _utility,
-           "Set utility: relevant retrieved minus non-relevant retrieved.",
-           options={"rel": _opt_rel, "coefficients": _opt_coefficients},
-           trec_params="coefficients"),
+           names=Names(metric="bpref"), takes=_REL_ONLY, output=_GM, ties=_BINARY_EXTREMES),
+    Family("Rprec_mult", _rprec_mult, "Precision at rank multiple * R.",
+           names=Names(metric="r_precision_multiple"),
+           takes=Takes("multiple", _MULTIPLES, _REL), ties=_BINARY_EXTREMES),
+    Family("utility", _utility, "Set utility: relevant retrieved minus non-relevant retrieved.",
+           takes=Takes(options={"rel": _opt_rel, "coefficients": _opt_coefficients},
+                       trec_params="coefficients")),
     Family("11pt_avg", _11pt, "Mean interpolated precision at recall 0.0, 0.1, ..., 1.0.",
-           options={"rel": _opt_rel, "levels": _opt_levels}, metric="eleven_point_average",
-           trec_params="levels"),
-    Family("binG", _bin_g, "Binary G (trec_eval's experimental measure).", options=_REL),
-    Family("G", _g, "G (trec_eval's experimental gain measure).", options=_GAIN,
-           trec_params="gain"),
+           names=Names(metric="eleven_point_average"),
+           takes=Takes(options={"rel": _opt_rel, "levels": _opt_levels}, trec_params="levels")),
+    Family("binG", _bin_g, "Binary G (trec_eval's experimental measure).", takes=_REL_ONLY),
+    Family("G", _g, "G (trec_eval's experimental gain measure).",
+           takes=Takes(options=_GAIN, trec_params="gain")),
     Family("ndcg", _ndcg, "nDCG of the whole ranking; the ideal is every judged document.",
-           ir="nDCG", options={"gain": _opt_gain, "discount": _opt_discount}, metric="ndcg",
-           trec_params="gain"),
+           names=Names("nDCG", metric="ndcg"),
+           takes=Takes(options={"gain": _opt_gain, "discount": _opt_discount},
+                       trec_params="gain"),
+           ties=_NDCG_TIES),
     Family("ndcg_rel", _ndcg_rel, "nDCG averaged over relevant documents (experimental).",
-           options=_GAIN, trec_params="gain"),
-    Family("Rndcg", _rndcg, "nDCG averaged at the R levels (experimental).", options=_GAIN,
-           trec_params="gain"),
-    Family("ndcg_cut", _ndcg, "nDCG of the top k; the ideal is cut at k too.", ir="nDCG",
-           param="cutoff", defaults=_CUTOFFS,
-           options={"gain": _opt_gain, "discount": _opt_discount}, metric="ndcg"),
-    Family("map_cut", _ap, "Average precision of the top k (denominator R).", ir="AP",
-           param="cutoff", defaults=_CUTOFFS, options=_REL, metric="average_precision"),
-    Family("relative_P", _relative_p, "Relevant in the top k over min(k, R).", param="cutoff",
-           defaults=_CUTOFFS, options=_REL),
-    Family("success", _success, "1 if a relevant document is in the top k.", ir="Success",
-           param="cutoff", defaults=(1, 5, 10), options=_REL, metric="success_at_k"),
-    Family("set_P", _set_p, "Precision of the whole retrieved set.", ir="SetP", options=_REL),
+           takes=Takes(options=_GAIN, trec_params="gain")),
+    Family("Rndcg", _rndcg, "nDCG averaged at the R levels (experimental).",
+           takes=Takes(options=_GAIN, trec_params="gain")),
+    Family("ndcg_cut", _ndcg, "nDCG of the top k; the ideal is cut at k too.",
+           names=Names("nDCG", metric="ndcg"),
+           takes=Takes("cutoff", _CUTOFFS, {"gain": _opt_gain, "discount": _opt_discount}),
+           ties=_NDCG_TIES),
+    Family("map_cut", _ap, "Average precision of the top k (denominator R).",
+           names=Names("AP", metric="average_precision"), takes=_AT_K, ties=_AP_TIES),
+    Family("relative_P", _relative_p, "Relevant in the top k over min(k, R).", takes=_AT_K),
+    Family("success", _success, "1 if a relevant document is in the top k.",
+           names=Names("Success", metric="success_at_k"), takes=Takes("cutoff", (1, 5, 10), _REL),
+           ties=_binary_ties(_t.expected_success, "success")),
+    Family("set_P", _set_p, "Precision of the whole retrieved set.", names=Names("SetP"),
+           takes=_REL_ONLY),
     Family("set_relative_P", _set_relative_p, "Relevant retrieved over min(retrieved, R).",
-           options=_REL),
-    Family("set_recall", _set_recall, "Recall of the whole retrieved set.", ir="SetR",
-           options=_REL),
-    Family("set_map", _set_map, "Set precision times set recall.", options=_REL),
-    Family("set_F", _set_f, "F measure of the retrieved set.", ir="SetF",
-           options={"rel": _opt_rel, "beta": _opt_beta, "weight": _opt_weight},
-           metric="f_measure", trec_params="weight"),
+           takes=_REL_ONLY),
+    Family("set_recall", _set_recall, "Recall of the whole retrieved set.",
+           names=Names("SetR"), takes=_REL_ONLY),
+    Family("set_map", _set_map, "Set precision times set recall.", takes=_REL_ONLY),
+    Family("set_F", _set_f, "F measure of the retrieved set.",
+           names=Names("SetF", metric="f_measure"),
+           takes=Takes(options={"rel": _opt_rel, "beta": _opt_beta, "weight": _opt_weight},
+                       trec_params="weight"),
+           ties=Ties(_f_expected, _by_relevance, "count_n")),
     Family("num_nonrel_judged_ret", _num_nonrel_judged_ret,
-           "Number of judged non-relevant documents retrieved.", aggregate="sum", count=True,
-           options=_REL),
+           "Number of judged non-relevant documents retrieved.", takes=_REL_ONLY, output=_SUM),
     # Measures trec_eval 9.0.8 does not have: irmetrics' own names.
-    Family("RR_cut", _rr, "Reciprocal rank within the top k.", trec=False, ir="RR",
-           param="cutoff", options=_REL, metric="reciprocal_rank"),
-    Family("ERR", _err, "Expected reciprocal rank.", trec=False, ir="ERR",
-           param="optional-cutoff", options={"max_label": _opt_max_label}, metric="err"),
-    Family("RBP", _rbp, "Rank-biased precision (binary, no residual).", trec=False, ir="RBP",
-           param="optional-cutoff", options={"p": _opt_p, "rel": _opt_rel}, metric="rbp"),
-    Family("Judged", _judged, "Fraction of the top k documents that are judged.", trec=False,
-           ir="Judged", param="optional-cutoff", metric="judged_at_k"),
+    Family("RR_cut", _rr, "Reciprocal rank within the top k.",
+           names=Names("RR", trec=False, metric="reciprocal_rank"),
+           takes=Takes("cutoff", options=_REL), ties=_RR_TIES),
+    Family("ERR", _err, "Expected reciprocal rank.", names=Names("ERR", False, metric="err"),
+           takes=Takes("optional-cutoff", options={"max_label": _opt_max_label})),
+    Family("RBP", _rbp, "Rank-biased precision (binary, no residual).",
+           names=Names("RBP", False, metric="rbp"),
+           takes=Takes("optional-cutoff", options={"p": _opt_p, "rel": _opt_rel})),
+    Family("Judged", _judged, "Fraction of the top k documents that are judged.",
+           names=Names("Judged", False, metric="judged_at_k"), takes=Takes("optional-cutoff")),
     # ndeval's diversity measures over subtopics (irmetrics.diversity); the
     # ir_measures name is the canonical one, ndeval's an alias.
     Family("alpha-DCG", _alpha_dcg,
-           "alpha-DCG of the top k over the ideal ideal's (ndeval; subtopic qrels).", trec=False,
-           ir="alpha_DCG", aliases=("alpha-DCG",), param="optional-cutoff", options=_IA,
-           option_defaults=_IA_DEFAULTS, metric="alpha_dcg"),
+           "alpha-DCG of the top k over the ideal ideal's (ndeval; subtopic qrels).",
+           names=Names("alpha_DCG", False, ("alpha-DCG",), "alpha_dcg"), takes=_IA_AT_K),
     Family("alpha-nDCG", _alpha_ndcg,
            "alpha-DCG of the top k over the greedy ideal's (ndeval; subtopic qrels).",
-           trec=False, ir="alpha_nDCG", aliases=("alpha-nDCG",), param="optional-cutoff",
-           options=_IA, option_defaults=_IA_DEFAULTS, metric="alpha_ndcg"),
+           names=Names("alpha_nDCG", False, ("alpha-nDCG",), "alpha_ndcg"), takes=_IA_AT_K),
     Family("ERR-IA", _err_ia,
            "Intent-aware ERR of the top k over the ideal ideal's (ndeval; subtopic qrels).",
-           trec=False, ir="ERR_IA", aliases=("ERR-IA",), param="optional-cutoff", options=_IA,
-           option_defaults=_IA_DEFAULTS, metric="err_ia"),
+           names=Names("ERR_IA", False, ("ERR-IA",), "err_ia"), takes=_IA_AT_K),
     Family("nERR-IA", _nerr_ia,
            "Intent-aware ERR of the top k over the greedy ideal's (ndeval; subtopic qrels).",
-           trec=False, ir="nERR_IA", aliases=("nERR-IA",), param="optional-cutoff", options=_IA,
-           option_defaults=_IA_DEFAULTS, metric="nerr_ia"),
+           names=Names("nERR_IA", False, ("nERR-IA",), "nerr_ia"), takes=_IA_AT_K),
     Family("NRBP", _nrbp, "Novelty- and rank-biased precision (ndeval; subtopic qrels).",
-           trec=False, ir="NRBP", options=_IA_NRBP, option_defaults=_IA_DEFAULTS,
-           metric="nrbp"),
+           names=Names("NRBP", False, metric="nrbp"),
+           takes=Takes(options=_IA_NRBP, option_defaults=_IA_DEFAULTS)),
     Family("nNRBP", _nnrbp, "NRBP over the greedy ideal's (ndeval; subtopic qrels).",
-           trec=False, ir="nNRBP", options=_IA_NRBP, option_defaults=_IA_DEFAULTS,
-           metric="nnrbp"),
+           names=Names("nNRBP", False, metric="nnrbp"),
+           takes=Takes(options=_IA_NRBP, option_defaults=_IA_DEFAULTS)),
     Family("MAP-IA", _ap_ia, "Intent-aware average precision (ndeval; subtopic qrels).",
-           trec=False, ir="AP_IA", aliases=("MAP-IA",), options=_REL, metric="ap_ia"),
-    Family("P-IA", _p_ia, "Intent-aware precision at k (ndeval; subtopic qrels).", trec=False,
-           ir="P_IA", aliases=("P-IA",), param="optional-cutoff", options=_REL,
-           metric="precision_ia"),
+           names=Names("AP_IA", False, ("MAP-IA",), "ap_ia"), takes=_REL_ONLY),
+    Family("P-IA", _p_ia, "Intent-aware precision at k (ndeval; subtopic qrels).",
+           names=Names("P_IA", False, ("P-IA",), "precision_ia"),
+           takes=Takes("optional-cutoff", options=_REL)),
     Family("strec", _strec, "Subtopic recall: subtopics covered in the top k (ndeval).",
-           trec=False, ir="StRecall", aliases=("strec",), param="optional-cutoff", options=_REL,
-           metric="subtopic_recall"),
+           names=Names("StRecall", False, ("strec",), "subtopic_recall"),
+           takes=Takes("optional-cutoff", options=_REL)),
 )
 
 _BY_TREC: Dict[str, Family] = {f.key: f for f in FAMILIES if f.trec}

@@ -15,9 +15,8 @@ from ._text import one_line, quoted
 from .data import Run
 from .errors import InvalidArgumentError
 from .evaluate import _as_qrels, _evaluate
-from .measures import parse_measure
+from .measures import check_measure, parse_measure, supports
 from .sources import is_file_source as _is_source
-from .ties import check_measure, supports
 
 __all__ = ["tie_report", "TieReport", "TieRow"]
 

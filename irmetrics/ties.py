@@ -67,6 +67,12 @@ apart only where the measure does:
   dynamic programming over how many of each have been placed
   (``O(r * n * p)`` per block).
 
+This module is the arithmetic of blocks alone: it knows no measure by name.
+Each list function of :mod:`irmetrics.metrics` declares, next to its formula,
+which closed form and which ordering its ``scores=``/``ties=`` take, and each
+family of the registry (:mod:`irmetrics.measures`) declares the same for
+:func:`~irmetrics.evaluate`'s ``ties=``.
+
 The tests check every closed form and ordering against the mean, maximum
 and minimum over every ordering, scored by pytrec_eval.
 
@@ -82,25 +88,12 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import (
-    Any,
-    Callable,
-    Dict,
-    Iterable,
-    List,
-    NamedTuple,
-    Optional,
-    Sequence,
-    Tuple,
-    Union,
-)
+from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
-from . import metrics as _m
+from ._checks import check_labels
 from .errors import InvalidArgumentError
-from .measures import Env, Measure, QueryData, _gain_of, _opt_int
 
-__all__ = ["MODES", "check_ties", "check_measure", "supports", "tie_value", "TIES_KEY",
-           "TieInfo"]
+__all__ = ["MODES", "check_ties", "TIES_KEY", "TieInfo"]
 
 #: The accepted values of ``ties``.
 MODES = ("trec_eval", "expected", "best", "worst")
@@ -112,6 +105,14 @@ TIES_KEY = "ties"
 
 Label = Optional[Union[int, float]]
 Block = Tuple[int, int, List[Label]]
+#: A block seen by a binary measure: (start, size, relevant documents in it).
+Binary = Tuple[int, int, int]
+Placed = List[Tuple[int, Label]]
+#: A closed form of a binary measure: (binary blocks, n, cutoff k, R) -> value.
+ClosedForm = Callable[[List[Binary], int, Optional[int], int], float]
+#: An ordering of the blocks: (blocks, n, best, judged_only) -> (position, label)
+#: of the labelled documents once each block is ordered.
+Order = Callable[[List[Block], int, bool, bool], Placed]
 
 
 class TieInfo(NamedTuple):
@@ -127,17 +128,6 @@ class TieInfo(NamedTuple):
     entries: List[Tuple[int, int, int]]
 
 
-# === Which measures each mode has ============================================
-
-_ORDER_FREE = frozenset({"runid", "num_q", "num_ret", "num_rel"})
-_EXPECTED = frozenset({
-    "P", "recall", "map", "gm_map", "map_cut", "recip_rank", "RR_cut", "ndcg", "ndcg_cut",
-    "success", "Rprec", "num_rel_ret", "set_F",
-}) | _ORDER_FREE
-_EXTREMES = _EXPECTED | {"bpref", "gm_bpref", "infAP", "iprec_at_recall", "Rprec_mult"}
-_GAIN = frozenset({"ndcg", "ndcg_cut"})
-
-
 def check_ties(ties: Any) -> str:
     """*ties* if it is one of :data:`MODES`, else an InvalidArgumentError."""
     if not isinstance(ties, str) or ties not in MODES:
@@ -147,26 +137,10 @@ def check_ties(ties: Any) -> str:
     return ties
 
 
-def supports(m: Measure, mode: str) -> bool:
-    """Whether *mode* is defined for measure *m*."""
-    if mode == "trec_eval":
-        return True
-    return m.family.key in (_EXPECTED if mode == "expected" else _EXTREMES)
-
-
-def check_measure(name: str, m: Measure, mode: str) -> None:
-    if not supports(m, mode):
-        have = sorted(_EXPECTED if mode == "expected" else _EXTREMES)
-        raise InvalidArgumentError(
-            f"ties={mode!r} is not defined for measure {name!r} "
-            f"(it is for: {', '.join(have)})"
-        )
-
-
 # === Blocks ==================================================================
 
 
-def _blocks(entries: Iterable[Tuple[int, int, Any]]) -> List[Block]:
+def blocks_of(entries: Iterable[Tuple[int, int, Any]]) -> List[Block]:
     """Group ``(start, size, label)`` entries (sorted by start) into blocks."""
     out: List[Block] = []
     for start, size, label in entries:
@@ -177,7 +151,7 @@ def _blocks(entries: Iterable[Tuple[int, int, Any]]) -> List[Block]:
     return out
 
 
-def _judged_only(blocks: List[Block], n: int) -> Tuple[List[Block], int]:
+def judged_only(blocks: List[Block], n: int) -> Tuple[List[Block], int]:
     """The blocks once unjudged and pooled-unjudged documents are dropped
     (``judged_only``): only judged labels count, and positions close up."""
     out: List[Block] = []
@@ -195,15 +169,20 @@ def _judged_only(blocks: List[Block], n: int) -> Tuple[List[Block], int]:
     return out, at
 
 
-# === Expected values (closed forms) ==========================================
-
-
-def _binary(blocks: List[Block], rel: Union[int, float]) -> List[Tuple[int, int, int]]:
+def binary(blocks: List[Block], rel: Union[int, float]) -> List[Binary]:
+    """Each block as ``(start, size, relevant documents in it)``."""
     return [(s, m, sum(1 for x in labels if x is not None and x >= rel))
             for s, m, labels in blocks]
 
 
-def _rel_at(bb: List[Tuple[int, int, int]], cut: int) -> float:
+# === Expected values (closed forms) ==========================================
+
+
+def _cut(n: int, k: Optional[int]) -> int:
+    return n if k is None else min(k, n)
+
+
+def _rel_at(bb: List[Binary], cut: int) -> float:
     """Expected relevant documents in the first *cut* positions."""
     total = 0.0
     for s, m, r in bb:
@@ -215,7 +194,31 @@ def _rel_at(bb: List[Tuple[int, int, int]], cut: int) -> float:
     return total
 
 
-def _expected_rr(bb: List[Tuple[int, int, int]], cut: int) -> float:
+def expected_precision(bb: List[Binary], n: int, k: Optional[int], n_rel: int) -> float:
+    return _rel_at(bb, _cut(n, k)) / int(k or 1)
+
+
+def expected_recall(bb: List[Binary], n: int, k: Optional[int], n_rel: int) -> float:
+    return _rel_at(bb, _cut(n, k)) / n_rel if n_rel else 0.0
+
+
+def expected_r_precision(bb: List[Binary], n: int, k: Optional[int], n_rel: int) -> float:
+    return _rel_at(bb, min(n_rel, n)) / n_rel if n_rel else 0.0
+
+
+def expected_relevant_retrieved(bb: List[Binary], n: int, k: Optional[int], n_rel: int) -> float:
+    return _rel_at(bb, n)
+
+
+def expected_f(bb: List[Binary], n: int, n_rel: int, weight: float) -> float:
+    """set_F's mean: F is linear in the relevant retrieved (x = *weight*)."""
+    if not n_rel or not n:
+        return 0.0
+    return (1.0 + weight) * _rel_at(bb, n) / (weight * n_rel + n)
+
+
+def expected_rr(bb: List[Binary], n: int, k: Optional[int], n_rel: int) -> float:
+    cut = _cut(n, k)
     for s, m, r in bb:
         if s >= cut:
             return 0.0
@@ -232,7 +235,8 @@ def _expected_rr(bb: List[Tuple[int, int, int]], cut: int) -> float:
     return 0.0
 
 
-def _expected_success(bb: List[Tuple[int, int, int]], cut: int) -> float:
+def expected_success(bb: List[Binary], n: int, k: Optional[int], n_rel: int) -> float:
+    cut = _cut(n, k)
     none = 1.0
     for s, m, r in bb:
         c = min(m, cut - s)
@@ -247,9 +251,10 @@ def _expected_success(bb: List[Tuple[int, int, int]], cut: int) -> float:
     return 1.0 - none
 
 
-def _expected_ap(bb: List[Tuple[int, int, int]], cut: int, n_rel: int) -> float:
+def expected_ap(bb: List[Binary], n: int, k: Optional[int], n_rel: int) -> float:
     if not n_rel:
         return 0.0
+    cut = _cut(n, k)
     total = 0.0
     above = 0
     for s, m, r in bb:
@@ -268,43 +273,9 @@ def _expected_ap(bb: List[Tuple[int, int, int]], cut: int, n_rel: int) -> float:
     return total / n_rel
 
 
-def _expected(m: Measure, q: QueryData, blocks: List[Block], n: int, env: Env) -> Any:
-    key = m.family.key
-    if key in _ORDER_FREE:
-        return m.compute(q, env)
-    if key in _GAIN:
-        return _expected_ndcg(m, q, blocks, n)
-    rel = m.rel(env)
-    bb = _binary(blocks, rel)
-    n_rel = q.n_relevant(rel)
-    k = _opt_int(m.param)
-    cut = n if k is None else min(k, n)
-    if key == "P":
-        return _rel_at(bb, cut) / int(m.param or 1)
-    if key == "recall":
-        return _rel_at(bb, cut) / n_rel if n_rel else 0.0
-    if key == "Rprec":
-        return _rel_at(bb, min(n_rel, n)) / n_rel if n_rel else 0.0
-    if key == "num_rel_ret":
-        return _rel_at(bb, n)
-    if key == "set_F":
-        if not n_rel or not n:
-            return 0.0
-        x = float(m.option("weight", 1.0))  # trec_eval's x, the usual F's beta**2
-        return (1.0 + x) * _rel_at(bb, n) / (x * n_rel + n)
-    if key == "success":
-        return _expected_success(bb, cut)
-    if key in ("recip_rank", "RR_cut"):
-        return _expected_rr(bb, cut)
-    # map, gm_map, map_cut
-    return _expected_ap(bb, cut, n_rel)
-
-
-def _expected_ndcg(m: Measure, q: QueryData, blocks: List[Block], n: int) -> float:
-    k = _opt_int(m.param)
-    disc = _m._discount_function(m.option("discount", "log2"), None)
-    gain_of = _gain_of(m)
-    top = n if k is None else min(k, n)
+def mean_gains(blocks: List[Block], top: int, gain_of: Callable[[Label], float]) -> List[float]:
+    """The gains of the first *top* positions when each position of a block
+    gets the block's mean gain (DCG is linear in the gains)."""
     gains = [0.0] * top
     for s, size, labels in blocks:
         if s >= top:
@@ -312,14 +283,7 @@ def _expected_ndcg(m: Measure, q: QueryData, blocks: List[Block], n: int) -> flo
         g = math.fsum([gain_of(x) for x in labels]) / size
         for i in range(s, min(s + size, top)):
             gains[i] = g
-    if not m.options or m.options == (("discount", "log2"),):
-        ideal = q.ideal_gains()
-    else:
-        ideal_labels: List[Label] = []
-        for lvl, c in q.levels.items():
-            ideal_labels.extend([lvl] * c)
-        ideal = [g for g in _m._ideal_gains(ideal_labels, gain_of, k) if g > 0]
-    return _m._ndcg_gains(gains, ideal, k, disc)
+    return gains
 
 
 # === Best and worst orderings ================================================
@@ -327,27 +291,10 @@ def _expected_ndcg(m: Measure, q: QueryData, blocks: List[Block], n: int) -> flo
 Key = Callable[[Label], Any]
 
 
-def _binary_keys(rel: Union[int, float], best: bool) -> Key:
-    def kind(x: Label) -> int:
-        if x is None or x < 0:
-            return 1
-        if x >= rel:
-            return 0 if best else 2
-        return 2 if best else 0
-    return kind
-
-
-def _gain_keys(m: Measure, best: bool) -> Key:
-    gain_of = _gain_of(m)
-    if best:
-        return lambda x: -gain_of(x)
-    return gain_of
-
-
-def _arrange(blocks: List[Block], key: Key) -> List[Tuple[int, Label]]:
+def _arrange(blocks: List[Block], key: Key) -> Placed:
     """Each block ordered by *key* (lower first; the documents not listed are
     unjudged), as ``(position, label)`` of the labelled documents."""
-    placed: List[Tuple[int, Label]] = []
+    placed: Placed = []
     for s, size, labels in blocks:
         listed = sorted(labels, key=key)
         unlisted = size - len(labels)
@@ -364,6 +311,27 @@ def _arrange(blocks: List[Block], key: Key) -> List[Tuple[int, Label]]:
     return placed
 
 
+def by_relevance(rel: Union[int, float]) -> Order:
+    """Best: the relevant documents (label >= *rel*) first, then the unjudged
+    and pooled-unjudged, then the judged non-relevant; worst: the reverse."""
+    def order(blocks: List[Block], n: int, best: bool, judged_only: bool) -> Placed:
+        def kind(x: Label) -> int:
+            if x is None or x < 0:
+                return 1
+            if x >= rel:
+                return 0 if best else 2
+            return 2 if best else 0
+        return _arrange(blocks, kind)
+    return order
+
+
+def by_gain(gain_of: Callable[[Label], float]) -> Order:
+    """Best: each block by gain, decreasing; worst: increasing."""
+    def order(blocks: List[Block], n: int, best: bool, judged_only: bool) -> Placed:
+        return _arrange(blocks, (lambda x: -gain_of(x)) if best else gain_of)
+    return order
+
+
 _EPS = 0.00001  # trec_eval's INFAP_EPSILON
 
 
@@ -377,10 +345,19 @@ def _infap_term(a: int, nn: int, p: int, j: int) -> float:
         (a + _EPS) / (a + nn + 2 * _EPS))
 
 
+def by_infap(rel: Union[int, float]) -> Order:
+    """infAP's: the unjudged last (best) or first (worst), the rest of each
+    block by dynamic programming over its relevant, non-relevant and
+    pooled-unjudged documents."""
+    def order(blocks: List[Block], n: int, best: bool, judged_only: bool) -> Placed:
+        return _arrange_infap(blocks, rel, n, best, judged_only)
+    return order
+
+
 def _arrange_infap(
     blocks: List[Block], rel: Union[int, float], n: int, best: bool, judged_only: bool
-) -> List[Tuple[int, Label]]:
-    placed: List[Tuple[int, Label]] = []
+) -> Placed:
+    placed: Placed = []
     a0 = n0 = p0 = 0  # relevant, non-relevant, pooled-unjudged above the block
     for s, size, labels in blocks:
         rels = [x for x in labels if x is not None and x >= rel]
@@ -452,122 +429,11 @@ def _infap_order(
     return order
 
 
-def _placed_for(
-    m: Measure, blocks: List[Block], n: int, env: Env, best: bool, judged_only: bool
-) -> List[Tuple[int, Label]]:
-    key = m.family.key
-    if key == "infAP":
-        return _arrange_infap(blocks, m.rel(env), n, best, judged_only)
-    if key in _GAIN:
-        return _arrange(blocks, _gain_keys(m, best))
-    return _arrange(blocks, _binary_keys(m.rel(env), best))
+# === Whether the order of tied scores can move a value (the command line's note)
+# (see irmetrics.measures.tie_note_test, which decides for each measure)
 
 
-# === Per query ===============================================================
-
-
-def tie_value(
-    mode: str, m: Measure, q: QueryData, info: TieInfo, env: Env, judged_only: bool
-) -> Any:
-    """The value of *m* on one query under ties *mode* ("expected", "best", "worst").
-
-    *q* is the query's data in trec_eval's order, *info* its blocks.
-    """
-    blocks = _blocks(info.entries)
-    if mode == "expected":
-        n = info.n
-        if judged_only:
-            blocks, n = _judged_only(blocks, info.n)
-        return _expected(m, q, blocks, n, env)
-    placed = _placed_for(m, blocks, info.n, env, mode == "best", judged_only)
-    kept: List[Tuple[int, int]] = sorted(
-        (i, int(x)) for i, x in placed if i < info.n and x is not None)  # qrels labels: ints
-    if judged_only:
-        data = QueryData([x for _, x in kept if x >= 0], q.levels)
-    else:
-        data = QueryData.sparse(info.n, kept, q.levels)
-    return m.compute(data, env)
-
-
-# === Whether the order of tied scores moves a value (the command line's note) =
-#
-# The note asks, for each query, whether any requested measure with best and
-# worst takes two values over the orderings of its tied blocks.  Computing
-# both extremes of every measure costs far more than the evaluation, so the
-# answer is found from the blocks themselves wherever it is exact, and the
-# extremes are computed only for the measures and queries where it is not.
-#
-# A block whose documents all look alike to a measure cannot move it.  For
-# the binary measures (a document is relevant, label >= rel, or not), a block
-# that mixes relevant and other documents (the unjudged included) at 0-based
-# start s, of m documents, r of them relevant, moves:
-#
-# * AP (map, gm_map, map_cut@k) iff s < K (K: the cutoff, at most the n
-#   documents evaluated): some ordering puts a relevant document at s and
-#   another at s + 1, and swapping the two changes its term (or drops it at
-#   the cutoff);
-# * a count of relevant documents in the top K (P@k, recall@k, Rprec with
-#   K = min(R, n), num_rel_ret and set_F with K = n) iff s < K < s + m: the
-#   best ordering holds min(r, c) of them above the cut, the worst
-#   max(0, r - (m - c)), c = K - s, and the two differ iff 0 < c < m;
-# * RR and success from the first relevant position of the best ordering
-#   (the first block holding a relevant document, at its start) and of the
-#   worst one (that block's s + m - r).
-#
-# nDCG with linear gains and the log2 discount moves iff a block mixing
-# gains starts above the cut: the discounts of a block's positions above the
-# cut fall strictly (0 below it), so sorting its gains down and up gives two
-# different sums (the ideal does not move).  The other measures (bpref,
-# infAP, iprec_at_recall, Rprec_mult, other options) need a block mixing
-# relevant and other documents (bpref and infAP read only the documents
-# above a relevant one), or any mixed block; then the best and worst values
-# are computed as for ties="best" and "worst".  With
-# judged_only, unjudged documents drop out and positions close up: the same
-# reasoning on the judged documents' blocks, unless a block straddles the
-# depth cut (then everything is computed).  These decide on the exact
-# values, where the computed extremes of two different values could only
-# agree by rounding (a difference below the precision of a double); the
-# tests compare them with best != worst on random queries.
-
-_NOTE_AP = frozenset({"map", "gm_map", "map_cut"})
-_NOTE_COUNT = frozenset({"P", "recall", "Rprec", "num_rel_ret", "set_F"})
-_NOTE_FIRST = frozenset({"recip_rank", "RR_cut", "success"})
-_NOTE_BINARY = _NOTE_AP | _NOTE_COUNT | _NOTE_FIRST | {
-    "bpref", "gm_bpref", "infAP", "iprec_at_recall", "Rprec_mult"}
-
-
-class _Rule(NamedTuple):
-    kind: str  # "ap", "count", "rr", "success", "ndcg", or "compute" (the extremes)
-    rel: int  # the relevance level of a binary measure (0: every label counts)
-    cut: Optional[int]  # the cutoff k; None: all n (for "count" with rel_cut: R)
-    rel_cut: bool  # "count": the cut is R (Rprec)
-    measure: Measure
-
-
-def _note_rule(m: Measure, env: Env) -> Optional[_Rule]:
-    key = m.family.key
-    if not supports(m, "best") or key in _ORDER_FREE:
-        return None
-    if key in _GAIN:
-        simple = all(k in ("gain", "discount") for k, _ in m.options) and \
-            m.option("gain") in (None, "linear") and m.option("discount") in (None, "log2")
-        return _Rule("ndcg" if simple else "compute", 0, _opt_int(m.param), False, m)
-    rel = m.rel(env)
-    if key not in _NOTE_BINARY or isinstance(rel, bool) or not isinstance(rel, int) or rel < 1:
-        return _Rule("compute", 0, None, False, m)
-    if key in _NOTE_AP:
-        return _Rule("ap", rel, _opt_int(m.param), False, m)
-    if key in _NOTE_COUNT and (key != "set_F" or all(k == "rel" for k, _ in m.options)):
-        cut = None if key in ("num_rel_ret", "set_F", "Rprec") else _opt_int(m.param)
-        return _Rule("count", rel, cut, key == "Rprec", m)
-    if key in ("recip_rank", "RR_cut"):
-        return _Rule("rr", rel, _opt_int(m.param), False, m)
-    if key == "success":
-        return _Rule("success", rel, _opt_int(m.param), False, m)
-    return _Rule("compute", rel, None, False, m)
-
-
-class _Levels:
+class Levels:
     """One query's blocks seen at one relevance level."""
 
     __slots__ = ("mixed", "first_best", "first_worst")
@@ -590,78 +456,14 @@ class _Levels:
                     self.mixed.append((s, size))
 
 
-def tie_note_test(
-    measures: Sequence[Measure], env: Env, judged_only: bool
-) -> Callable[[QueryData, TieInfo], bool]:
-    """The command line's note: a function of one query's data (in trec_eval's
-    order) and blocks telling whether the order of its tied scores moves the
-    value of any of *measures* that has ties "best" and "worst" (the order-free
-    counts aside): whether best and worst differ for one of them."""
-    rules = [r for r in (_note_rule(m, env) for m in dict.fromkeys(measures)) if r is not None]
-    # the decisions from the blocks first, the computed extremes last
-    rules.sort(key=lambda r: r.kind == "compute")
-
-    def moved(q: QueryData, info: TieInfo) -> bool:
-        blocks = _blocks(info.entries)
-        n = info.n
-        if not any(size > len(labels) or len(set(labels)) > 1
-                   for _, size, labels in blocks if size > 1):
-            return False  # every block holds one label: nothing can move
-        if judged_only:
-            if any(s + size > n and any(x is not None and x >= 0 for x in labels)
-                   for s, size, labels in blocks):
-                return any(_extremes_differ(r.measure, q, info, env, judged_only)
-                           for r in rules)
-            blocks, n = _judged_only(blocks, n)
-        levels: Dict[int, _Levels] = {}
-        could: Dict[int, bool] = {}  # by relevance level: _could_move
-        gains_from = -1  # the start of the first block mixing gains (n: none)
-        for rule in rules:
-            if rule.kind == "compute":
-                c = could.get(rule.rel)
-                if c is None:
-                    c = could[rule.rel] = _could_move(blocks, rule.rel)
-                if c and _extremes_differ(rule.measure, q, info, env, judged_only):
-                    return True
-                continue
-            if rule.kind == "ndcg":
-                if gains_from < 0:
-                    gains_from = next((s for s, size, labels in blocks
-                                       if size > 1 and _gains_mixed(size, labels)), n)
-                if gains_from < (n if rule.cut is None else min(rule.cut, n)):
-                    return True
-                continue
-            rel = rule.rel
-            at = levels.get(rel)
-            if at is None:
-                at = levels[rel] = _Levels(blocks, rel)
-            if rule.rel_cut:
-                cut = min(q.n_relevant(rel), n)
-            else:
-                cut = n if rule.cut is None else min(rule.cut, n)
-            if rule.kind == "ap":
-                if at.mixed and at.mixed[0][0] < cut:
-                    return True
-            elif rule.kind == "count":
-                if any(s < cut < s + size for s, size in at.mixed):
-                    return True
-            elif 0 <= at.first_best < cut:
-                worst = at.first_worst
-                if (worst != at.first_best) if rule.kind == "rr" else worst >= cut:
-                    return True
-        return False
-
-    return moved
-
-
-def _gains_mixed(size: int, labels: List[Label]) -> bool:
+def gains_mixed(size: int, labels: List[Label]) -> bool:
     # linear gains tell apart the labels above 0; the others (and the
     # unjudged documents) gain 0
     gains = {x if x is not None and x > 0 else 0 for x in labels}
     return len(gains) > 1 or (size > len(labels) and 0 not in gains)
 
 
-def _could_move(blocks: List[Block], rel: int) -> bool:
+def could_move(blocks: List[Block], rel: int) -> bool:
     """Whether a block mixes relevant documents (label >= *rel*) with others,
     or (*rel* 0) mixes any labels."""
     for _, size, labels in blocks:
@@ -675,13 +477,6 @@ def _could_move(blocks: List[Block], rel: int) -> bool:
             if 0 < r < size:
                 return True
     return False
-
-
-def _extremes_differ(
-    m: Measure, q: QueryData, info: TieInfo, env: Env, judged_only: bool
-) -> bool:
-    return bool(tie_value("best", m, q, info, env, judged_only)
-                != tie_value("worst", m, q, info, env, judged_only))
 
 
 # === One list of labels with scores (the metric functions' scores=, ties=) ====
@@ -719,81 +514,40 @@ def check_scores(labels: Sequence[Any], scores: Any, ties: Any) -> Tuple[List[fl
     return out, ties
 
 
-def list_value(
-    name: str, labels: Sequence[Label], scores: List[float], ties: str,
-    call: Callable[[List[Label]], float], param: Optional[Union[int, float]] = None,
-    *, rel: Union[int, float] = 1, n_relevant: Optional[int] = None, beta: float = 1.0,
-    ideal: Optional[Iterable[Any]] = None, gain: Any = "linear", discount: Any = "log2",
-    base: Optional[float] = None,
+def by_score(
+    labels: Iterable[Any], scores: Any, ties: Any, call: Callable[[List[Label]], float],
+    order: Order, expected: Optional[Callable[[List[Block], int], float]], name: str,
 ) -> float:
     """A list function's value under *ties*: *labels* are ranked by *scores*
     (descending), each block of equal scores in every order.
 
     *call* scores one ordering of the labels (the function itself, without
-    scores): best and worst call it on the ordering that attains them.
+    scores): best and worst call it on the ordering *order* builds;
+    *expected* gives the mean from the blocks and the number of labels (None:
+    the function has no closed form, and ``ties="expected"`` is an error).
+    *name* is the measure's, for that error.
     """
-    from .measures import FAMILIES
-
-    fam = next(f for f in FAMILIES if f.key == name)
-    options: Tuple[Tuple[str, Any], ...] = ()
-    if "rel" in fam.options:
-        options = (("rel", rel),)
-    if name == "set_F":
-        options += (("weight", float(beta) ** 2),)
-    m = Measure(fam, param, options)
-    check_measure(fam.key, m, ties)
-    order = sorted(range(len(labels)), key=lambda i: -scores[i])
+    ls = check_labels(labels)
+    checked, mode = check_scores(ls, scores, ties)
+    call(ls)  # the function's own checks of its other arguments
+    if mode == "expected" and expected is None:
+        raise InvalidArgumentError(
+            f"ties='expected' is not defined for measure {name!r} (it is for "
+            "'best' and 'worst')")
+    sorted_ = sorted(range(len(ls)), key=lambda i: -checked[i])
     entries: List[Tuple[int, int, Label]] = []
     i = 0
-    while i < len(order):
+    while i < len(sorted_):
         j = i
-        while j < len(order) and scores[order[j]] == scores[order[i]]:
+        while j < len(sorted_) and checked[sorted_[j]] == checked[sorted_[i]]:
             j += 1
-        entries.extend((i, j - i, labels[order[p]]) for p in range(i, j))
+        entries.extend((i, j - i, ls[sorted_[p]]) for p in range(i, j))
         i = j
-    blocks = _blocks(entries)
-    n = len(labels)
-    env = Env(relevance_level=1)
-    if name in _GAIN:
-        disc = _m._discount_function(discount, base)
-        if ties != "expected" and callable(discount):
-            # best and worst sort each tied block by gain, which attains the
-            # extreme only for a discount that never rises with the rank; the
-            # mean needs no such thing (every position gets the block's mean gain)
-            raise InvalidArgumentError(
-                f"ties={ties!r} needs discount='log2' or 'jk': it sorts each tied block by "
-                "gain, the best (worst) order only for a discount that never rises with the "
-                "rank, which a callable need not be; ties='expected' takes any discount")
-        gain_of = _m._gain_function(gain)
-        if ties != "expected":
-            key = (lambda x: -gain_of(x)) if ties == "best" else gain_of
-            return _ordered(blocks, n, _arrange(blocks, key), call)
-        k = _opt_int(param)
-        top = n if k is None else min(k, n)
-        gains = [0.0] * top
-        for s, size, ls in blocks:
-            g = math.fsum([gain_of(x) for x in ls]) / size
-            for p in range(s, min(s + size, top)):
-                gains[p] = g
-        ideal_gains = _m._ideal_gains(labels if ideal is None else list(ideal), gain_of, k)
-        return _m._ndcg_gains(gains, ideal_gains, k, disc)
-    if ties != "expected":
-        placed = _placed_for(m, blocks, n, env, ties == "best", False)
-        return _ordered(blocks, n, placed, call)
-    r = sum(1 for x in labels if x is not None and x >= rel)
-    if n_relevant is not None:
-        r = n_relevant
-    q = QueryData([], {math.ceil(rel): r} if r else {})
-    judged: List[Block] = [(s, size, [x for x in ls if x is not None])
-                           for s, size, ls in blocks]
-    return float(_expected(m, q, judged, n, env))
-
-
-def _ordered(
-    blocks: List[Block], n: int, placed: List[Tuple[int, Label]],
-    call: Callable[[List[Label]], float],
-) -> float:
+    blocks = blocks_of(entries)
+    n = len(ls)
+    if expected is not None and mode == "expected":
+        return float(expected(blocks, n))
     arranged: List[Label] = [None] * n
-    for p, x in placed:
+    for p, x in order(blocks, n, mode == "best", False):
         arranged[p] = x
     return call(arranged)

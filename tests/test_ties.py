@@ -663,7 +663,7 @@ def test_tie_note_of_all_trec_computes_no_tie_aware_value(monkeypatch):
     # on 200 queries x 1,000 documents).  For these measures the blocks decide.
     import sys
 
-    import irmetrics.ties as ties_module
+    import irmetrics.measures as ties_module
     from irmetrics.cli import _measures
 
     evaluate_module = sys.modules["irmetrics.evaluate"]  # (the name is the function's)
@@ -696,7 +696,7 @@ def test_tie_note_computes_extremes_only_where_blocks_mix_relevant_documents(mon
     # and an unjudged document) cannot move it, q2's can.
     import sys
 
-    import irmetrics.ties as ties_module
+    import irmetrics.measures as ties_module
 
     qrels = {"q1": {"a": 1, "b": 0}, "q2": {"a": 1, "b": 0}}
     run = {"q1": {"a": 3.0, "b": 2.0, "c": 2.0}, "q2": {"a": 2.0, "b": 2.0, "c": 1.0}}
