@@ -32,6 +32,7 @@ from typing import (
 from . import __version__
 from ._parallel import WorkerError
 from ._text import one_line, quoted, strict_json
+from ._tie_blocks import check_ties
 from .compare import ROW_KEYS, TESTS, _check_alpha, compare
 from .data import Qrels, Run
 from .diversity import NDEVAL_MEASURES
@@ -52,7 +53,6 @@ from .measures import (
 )
 from .stats import CORRECTIONS
 from .tie_report import tie_report
-from .ties import check_ties
 from .trec import _read_run_ranks
 
 __all__ = ["main", "format_trec", "EXIT_CODES"]

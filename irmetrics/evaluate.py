@@ -42,6 +42,7 @@ from . import diversity as _diversity
 from ._checks import check_int
 from ._gc import paused_gc
 from ._text import quoted
+from ._tie_blocks import TIES_KEY, TieInfo, check_ties
 from .data import Qrels, Run
 from .errors import DuplicateEntryError, InvalidArgumentError, _warn
 from .measures import (
@@ -57,7 +58,6 @@ from .measures import (
     tie_value,
 )
 from .sources import RunSource, is_file_source, open_qrels, open_run
-from .ties import TIES_KEY, TieInfo, check_ties
 
 if TYPE_CHECKING:
     from .trec import PathOrFile

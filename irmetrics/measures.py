@@ -36,9 +36,9 @@ from typing import (
     cast,
 )
 
+from . import _tie_blocks as _t
 from . import diversity as _d
 from . import metrics as _m
-from . import ties as _t
 from .errors import InvalidArgumentError, UnknownMeasureError
 
 __all__ = [

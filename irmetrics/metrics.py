@@ -41,7 +41,7 @@ from bisect import bisect_right as _bisect_right
 from itertools import compress as _compress
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
-from . import ties as _t
+from . import _tie_blocks as _t
 from ._checks import (
     Label,
     check_int,

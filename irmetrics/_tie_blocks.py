@@ -1,0 +1,475 @@
+"""The arithmetic of tied blocks, below every formula: closed forms of the
+expected values, the orderings that attain the best and the worst, and the
+tie note's cheap decisions.  It knows no measure by name: each list function
+of :mod:`irmetrics.metrics` declares its tie support next to its formula, and
+each family of :mod:`irmetrics.measures` its own.  The modes and the closed
+forms are described in :mod:`irmetrics.ties`, the public module.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
+
+from ._checks import check_labels
+from .errors import InvalidArgumentError
+
+__all__ = ["MODES", "check_ties", "TIES_KEY", "TieInfo"]
+
+#: The accepted values of ``ties``.
+MODES = ("trec_eval", "expected", "best", "worst")
+
+#: Where :func:`irmetrics.evaluate.query_data_from_scores` leaves a query's
+#: blocks in its :class:`~irmetrics.measures.QueryData` (only when a judged
+#: document is tied with another document).
+TIES_KEY = "ties"
+
+Label = Optional[Union[int, float]]
+Block = Tuple[int, int, List[Label]]
+#: A block seen by a binary measure: (start, size, relevant documents in it).
+Binary = Tuple[int, int, int]
+Placed = List[Tuple[int, Label]]
+#: A closed form of a binary measure: (binary blocks, n, cutoff k, R) -> value.
+ClosedForm = Callable[[List[Binary], int, Optional[int], int], float]
+#: An ordering of the blocks: (blocks, n, best, judged_only) -> (position, label)
+#: of the labelled documents once each block is ordered.
+Order = Callable[[List[Block], int, bool, bool], Placed]
+
+
+class TieInfo(NamedTuple):
+    """One query's judged documents, placed by block of equal scores.
+
+    ``total``: documents ranked; ``n``: documents evaluated (``depth``);
+    ``entries``: ``(block start, block size, label)`` of every judged
+    document whose block starts above *n*, sorted.
+    """
+
+    total: int
+    n: int
+    entries: List[Tuple[int, int, int]]
+
+
+def check_ties(ties: Any) -> str:
+    """*ties* if it is one of :data:`MODES`, else an InvalidArgumentError."""
+    if not isinstance(ties, str) or ties not in MODES:
+        raise InvalidArgumentError(
+            f"'ties' must be one of {', '.join(repr(x) for x in MODES)} (got {ties!r})"
+        )
+    return ties
+
+
+# === Blocks ==================================================================
+
+
+def blocks_of(entries: Iterable[Tuple[int, int, Any]]) -> List[Block]:
+    """Group ``(start, size, label)`` entries (sorted by start) into blocks."""
+    out: List[Block] = []
+    for start, size, label in entries:
+        if out and out[-1][0] == start:
+            out[-1][2].append(label)
+        else:
+            out.append((start, size, [label]))
+    return out
+
+
+def judged_only(blocks: List[Block], n: int) -> Tuple[List[Block], int]:
+    """The blocks once unjudged and pooled-unjudged documents are dropped
+    (``judged_only``): only judged labels count, and positions close up."""
+    out: List[Block] = []
+    at = 0
+    for start, size, labels in blocks:
+        kept: List[Label] = [x for x in labels if x is not None and x >= 0]
+        if start + size > n and kept:
+            raise InvalidArgumentError(
+                "ties='expected' with judged_only is not defined when a block of tied "
+                "judged documents straddles the depth cut"
+            )
+        if kept:
+            out.append((at, len(kept), kept))
+            at += len(kept)
+    return out, at
+
+
+def binary(blocks: List[Block], rel: Union[int, float]) -> List[Binary]:
+    """Each block as ``(start, size, relevant documents in it)``."""
+    return [(s, m, sum(1 for x in labels if x is not None and x >= rel))
+            for s, m, labels in blocks]
+
+
+# === Expected values (closed forms) ==========================================
+
+
+def _cut(n: int, k: Optional[int]) -> int:
+    return n if k is None else min(k, n)
+
+
+def _rel_at(bb: List[Binary], cut: int) -> float:
+    """Expected relevant documents in the first *cut* positions."""
+    total = 0.0
+    for s, m, r in bb:
+        c = min(m, cut - s)
+        if c <= 0:
+            break
+        if r:
+            total += r if c == m else r * c / m
+    return total
+
+
+def expected_precision(bb: List[Binary], n: int, k: Optional[int], n_rel: int) -> float:
+    return _rel_at(bb, _cut(n, k)) / int(k or 1)
+
+
+def expected_recall(bb: List[Binary], n: int, k: Optional[int], n_rel: int) -> float:
+    return _rel_at(bb, _cut(n, k)) / n_rel if n_rel else 0.0
+
+
+def expected_r_precision(bb: List[Binary], n: int, k: Optional[int], n_rel: int) -> float:
+    return _rel_at(bb, min(n_rel, n)) / n_rel if n_rel else 0.0
+
+
+def expected_relevant_retrieved(bb: List[Binary], n: int, k: Optional[int], n_rel: int) -> float:
+    return _rel_at(bb, n)
+
+
+def expected_f(bb: List[Binary], n: int, n_rel: int, weight: float) -> float:
+    """set_F's mean: F is linear in the relevant retrieved (x = *weight*)."""
+    if not n_rel or not n:
+        return 0.0
+    return (1.0 + weight) * _rel_at(bb, n) / (weight * n_rel + n)
+
+
+def expected_rr(bb: List[Binary], n: int, k: Optional[int], n_rel: int) -> float:
+    cut = _cut(n, k)
+    for s, m, r in bb:
+        if s >= cut:
+            return 0.0
+        if not r:
+            continue
+        total = 0.0
+        none_yet = 1.0  # no relevant document in the block's first o positions
+        for o in range(min(m, cut - s)):
+            total += none_yet * r / (m - o) / (s + o + 1)
+            none_yet *= (m - o - r) / (m - o)
+            if none_yet <= 0.0:
+                break
+        return total
+    return 0.0
+
+
+def expected_success(bb: List[Binary], n: int, k: Optional[int], n_rel: int) -> float:
+    cut = _cut(n, k)
+    none = 1.0
+    for s, m, r in bb:
+        c = min(m, cut - s)
+        if c <= 0:
+            break
+        for o in range(c):
+            if not r:
+                break
+            none *= (m - o - r) / (m - o)
+            if none <= 0.0:
+                return 1.0
+    return 1.0 - none
+
+
+def expected_ap(bb: List[Binary], n: int, k: Optional[int], n_rel: int) -> float:
+    if not n_rel:
+        return 0.0
+    cut = _cut(n, k)
+    total = 0.0
+    above = 0
+    for s, m, r in bb:
+        c = min(m, cut - s)
+        if c <= 0:
+            break
+        if r:
+            if m == 1:
+                total += (above + 1) / (s + 1)
+            else:
+                p = r / m
+                step = (r - 1) / (m - 1)
+                for o in range(c):
+                    total += p * (above + 1 + o * step) / (s + o + 1)
+        above += r
+    return total / n_rel
+
+
+def mean_gains(blocks: List[Block], top: int, gain_of: Callable[[Label], float]) -> List[float]:
+    """The gains of the first *top* positions when each position of a block
+    gets the block's mean gain (DCG is linear in the gains)."""
+    gains = [0.0] * top
+    for s, size, labels in blocks:
+        if s >= top:
+            break
+        g = math.fsum([gain_of(x) for x in labels]) / size
+        for i in range(s, min(s + size, top)):
+            gains[i] = g
+    return gains
+
+
+# === Best and worst orderings ================================================
+
+Key = Callable[[Label], Any]
+
+
+def _arrange(blocks: List[Block], key: Key) -> Placed:
+    """Each block ordered by *key* (lower first; the documents not listed are
+    unjudged), as ``(position, label)`` of the labelled documents."""
+    placed: Placed = []
+    for s, size, labels in blocks:
+        listed = sorted(labels, key=key)
+        unlisted = size - len(labels)
+        k_none = key(None)
+        i = s
+        filled = False
+        for x in listed:
+            if not filled and key(x) >= k_none:
+                i += unlisted
+                filled = True
+            if x is not None:
+                placed.append((i, x))
+            i += 1
+    return placed
+
+
+def by_relevance(rel: Union[int, float]) -> Order:
+    """Best: the relevant documents (label >= *rel*) first, then the unjudged
+    and pooled-unjudged, then the judged non-relevant; worst: the reverse."""
+    def order(blocks: List[Block], n: int, best: bool, judged_only: bool) -> Placed:
+        def kind(x: Label) -> int:
+            if x is None or x < 0:
+                return 1
+            if x >= rel:
+                return 0 if best else 2
+            return 2 if best else 0
+        return _arrange(blocks, kind)
+    return order
+
+
+def by_gain(gain_of: Callable[[Label], float]) -> Order:
+    """Best: each block by gain, decreasing; worst: increasing."""
+    def order(blocks: List[Block], n: int, best: bool, judged_only: bool) -> Placed:
+        return _arrange(blocks, (lambda x: -gain_of(x)) if best else gain_of)
+    return order
+
+
+_EPS = 0.00001  # trec_eval's INFAP_EPSILON
+
+
+def _infap_term(a: int, nn: int, p: int, j: int) -> float:
+    # trec_eval's term for a relevant document at 0-based position j with a
+    # relevant, nn non-relevant and p pooled-unjudged documents above it
+    if j == 0:
+        return 1.0
+    fj = float(j)
+    return 1.0 / (fj + 1.0) + (fj / (fj + 1.0)) * ((a + nn + p) / fj) * (
+        (a + _EPS) / (a + nn + 2 * _EPS))
+
+
+def by_infap(rel: Union[int, float]) -> Order:
+    """infAP's: the unjudged last (best) or first (worst), the rest of each
+    block by dynamic programming over its relevant, non-relevant and
+    pooled-unjudged documents."""
+    def order(blocks: List[Block], n: int, best: bool, judged_only: bool) -> Placed:
+        return _arrange_infap(blocks, rel, n, best, judged_only)
+    return order
+
+
+def _arrange_infap(
+    blocks: List[Block], rel: Union[int, float], n: int, best: bool, judged_only: bool
+) -> Placed:
+    placed: Placed = []
+    a0 = n0 = p0 = 0  # relevant, non-relevant, pooled-unjudged above the block
+    for s, size, labels in blocks:
+        rels = [x for x in labels if x is not None and x >= rel]
+        nons = [x for x in labels if x is not None and 0 <= x < rel]
+        pools = [x for x in labels if x is not None and x < 0]
+        if judged_only:  # dropped like the unjudged: they only fill positions
+            rest = pools
+            pools = []
+        else:
+            rest = []
+        unj = size - len(rels) - len(nons) - len(pools)
+        order = _infap_order(len(rels), len(nons), len(pools), s + (0 if best else unj), n,
+                             a0, n0, p0, best, judged_only)
+        its = {"r": iter(rels), "n": iter(nons), "p": iter(pools)}
+        seq: List[Label] = [next(its[kind]) for kind in order]
+        filler: List[Label] = list(rest) + [None] * (unj - len(rest))
+        for i, x in enumerate(seq + filler if best else filler + seq):
+            if x is not None:
+                placed.append((s + i, x))
+        a0 += len(rels)
+        n0 += len(nons)
+        p0 += len(pools)
+    return placed
+
+
+def _infap_order(
+    nr: int, nn: int, np_: int, first: int, n: int, a0: int, n0: int, p0: int,
+    best: bool, judged_only: bool,
+) -> List[str]:
+    """The order of a block's relevant (r), non-relevant (n) and pooled (p)
+    documents, placed from position *first* on, that maximises (best) or
+    minimises the sum of the relevant documents' infAP terms: dynamic
+    programming over how many of each have been placed."""
+    if nr == 0:
+        return ["n"] * nn + ["p"] * np_
+    f: Dict[Tuple[int, int, int], Tuple[float, str]] = {(0, 0, 0): (0.0, "")}
+    for i in range(nr + 1):
+        for j in range(nn + 1):
+            for k in range(np_ + 1):
+                if i == j == k == 0:
+                    continue
+                pick: Optional[Tuple[float, str]] = None
+                if i:
+                    pos = first + i - 1 + j + k
+                    t = 0.0
+                    if pos < n:
+                        a, nnn, pp = a0 + i - 1, n0 + j, p0 + k
+                        t = _infap_term(a, nnn, pp, a + nnn if judged_only else pos)
+                    pick = (f[(i - 1, j, k)][0] + t, "r")
+                for c in ((f[(i, j - 1, k)][0], "n") if j else None,
+                          (f[(i, j, k - 1)][0], "p") if k else None):
+                    if c is not None and (pick is None or (c[0] > pick[0] if best
+                                                           else c[0] < pick[0])):
+                        pick = c
+                if pick is not None:  # always: (i, j, k) is not (0, 0, 0)
+                    f[(i, j, k)] = pick
+    order: List[str] = []
+    i, j, k = nr, nn, np_
+    while i or j or k:
+        kind = f[(i, j, k)][1]
+        order.append(kind)
+        if kind == "r":
+            i -= 1
+        elif kind == "n":
+            j -= 1
+        else:
+            k -= 1
+    order.reverse()
+    return order
+
+
+# === Whether the order of tied scores can move a value (the command line's note)
+# (see irmetrics.measures.tie_note_test, which decides for each measure)
+
+
+class Levels:
+    """One query's blocks seen at one relevance level."""
+
+    __slots__ = ("mixed", "first_best", "first_worst")
+
+    def __init__(self, blocks: List[Block], rel: int) -> None:
+        # (start, size) of the blocks mixing relevant and other documents;
+        # the first relevant position of the best and the worst ordering (-1: none)
+        self.mixed: List[Tuple[int, int]] = []
+        self.first_best = self.first_worst = -1
+        for s, size, labels in blocks:
+            r = 0
+            for x in labels:
+                if x is not None and x >= rel:
+                    r += 1
+            if r:
+                if self.first_best < 0:
+                    self.first_best = s
+                    self.first_worst = s + size - r
+                if r < size:
+                    self.mixed.append((s, size))
+
+
+def gains_mixed(size: int, labels: List[Label]) -> bool:
+    # linear gains tell apart the labels above 0; the others (and the
+    # unjudged documents) gain 0
+    gains = {x if x is not None and x > 0 else 0 for x in labels}
+    return len(gains) > 1 or (size > len(labels) and 0 not in gains)
+
+
+def could_move(blocks: List[Block], rel: int) -> bool:
+    """Whether a block mixes relevant documents (label >= *rel*) with others,
+    or (*rel* 0) mixes any labels."""
+    for _, size, labels in blocks:
+        if size == 1:
+            continue
+        if not rel:
+            if size > len(labels) or len(set(labels)) > 1:
+                return True
+        else:
+            r = sum(1 for x in labels if x is not None and x >= rel)
+            if 0 < r < size:
+                return True
+    return False
+
+
+# === One list of labels with scores (the metric functions' scores=, ties=) ====
+
+
+def check_scores(labels: Sequence[Any], scores: Any, ties: Any) -> Tuple[List[float], str]:
+    """Validate the list functions' ``scores`` and ``ties``."""
+    if scores is None:
+        raise InvalidArgumentError(f"'ties' needs 'scores' (got ties={ties!r} and no scores)")
+    if ties is None:
+        raise InvalidArgumentError(
+            "'scores' needs 'ties': one of 'expected', 'best', 'worst'"
+        )
+    if ties not in ("expected", "best", "worst"):
+        raise InvalidArgumentError(
+            "'ties' must be one of 'expected', 'best', 'worst' for a list of labels, "
+            f"which has no document ids to break ties by (got {ties!r})"
+        )
+    if isinstance(scores, (str, bytes, set, frozenset, dict)):
+        raise InvalidArgumentError(
+            f"'scores' must be a sequence of numbers (got {type(scores).__name__})")
+    out: List[float] = []
+    for i, s in enumerate(scores):
+        if isinstance(s, bool) or not isinstance(s, numbers.Real):
+            raise InvalidArgumentError(f"'scores' must hold numbers (got {s!r} at index {i})")
+        f = float(s)
+        if math.isnan(f):
+            raise InvalidArgumentError(f"'scores' must not hold NaN (at index {i})")
+        out.append(f)
+    if len(out) != len(labels):
+        raise InvalidArgumentError(
+            f"'scores' must have one score per label (got {len(out)} scores "
+            f"for {len(labels)} labels)"
+        )
+    return out, ties
+
+
+def by_score(
+    labels: Iterable[Any], scores: Any, ties: Any, call: Callable[[List[Label]], float],
+    order: Order, expected: Optional[Callable[[List[Block], int], float]], name: str,
+) -> float:
+    """A list function's value under *ties*: *labels* are ranked by *scores*
+    (descending), each block of equal scores in every order.
+
+    *call* scores one ordering of the labels (the function itself, without
+    scores): best and worst call it on the ordering *order* builds;
+    *expected* gives the mean from the blocks and the number of labels (None:
+    the function has no closed form, and ``ties="expected"`` is an error).
+    *name* is the measure's, for that error.
+    """
+    ls = check_labels(labels)
+    checked, mode = check_scores(ls, scores, ties)
+    call(ls)  # the function's own checks of its other arguments
+    if mode == "expected" and expected is None:
+        raise InvalidArgumentError(
+            f"ties='expected' is not defined for measure {name!r} (it is for "
+            "'best' and 'worst')")
+    sorted_ = sorted(range(len(ls)), key=lambda i: -checked[i])
+    entries: List[Tuple[int, int, Label]] = []
+    i = 0
+    while i < len(sorted_):
+        j = i
+        while j < len(sorted_) and checked[sorted_[j]] == checked[sorted_[i]]:
+            j += 1
+        entries.extend((i, j - i, ls[sorted_[p]]) for p in range(i, j))
+        i = j
+    blocks = blocks_of(entries)
+    n = len(ls)
+    if expected is not None and mode == "expected":
+        return float(expected(blocks, n))
+    arranged: List[Label] = [None] * n
+    for p, x in order(blocks, n, mode == "best", False):
+        arranged[p] = x
+    return call(arranged)
