@@ -411,7 +411,7 @@ def test_left_to_right_adds_as_a_plain_loop_on_both_branches(values):
     # (before Python 3.12) and a loop elsewhere: each branch the running
     # interpreter can take must give the loop's double, bit for bit (not
     # fsum's, which trec_eval does not compute).
-    module = sys.modules["irmetrics.evaluate"]  # (irmetrics.evaluate is the function)
+    module = sys.modules["irmetrics.evaluation"]
     expected = 0.0
     for v in values:
         expected += v
