@@ -42,9 +42,8 @@ def trec_text(result: Evaluation, *, per_query: bool = False, summary: bool = Tr
     *summary*: the lines of ``all`` (trec_eval prints them unless ``-n``).
 
     >>> from irmetrics import evaluate
-    >>> print(trec_text(evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["map", "num_q"])), end="")
-    map                   \tall\t1.0000
-    num_q                 \tall\t1
+    >>> trec_text(evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["map", "num_q"])).splitlines()
+    ['map                   \\tall\\t1.0000', 'num_q                 \\tall\\t1']
     """
     return "".join(trec_blocks(result, per_query=per_query, summary=summary))
 
