@@ -128,14 +128,18 @@ def query_data_from_scores(
             judgments = {d.encode("utf-8"): v for d, v in judgments.items()}
         judged = [(i, v) for i, v in enumerate(map(judgments.get, docids)) if v is not None]
     else:
-        # one loop (measured: 0.8 of 7.1 us a query less than a table of
-        # encoded judgments and two comprehensions, 100 ranked, 2.8 judged)
+        # The judged documents looked up one by one, each found by a scan of
+        # the list while they are few (most queries of large query sets); past
+        # eight, by one table of positions, since a scan for each would make
+        # densely judged queries (Robust04's) quadratic.  (One of the two
+        # alone costs 10% or more end to end on one of these shapes: see
+        # docs/benchmarks.md.)
         at: Callable[[Any], int] = docids.index
         for d, v in judgments.items():
             if encode:
                 d = d.encode()
             if d in members:
-                if len(judged) == 8:  # many: one dict beats a scan of the list for each
+                if len(judged) == 8:
                     at = dict(zip(docids, range(len(docids)))).__getitem__
                 judged.append((at(d), v))
     n = len(docids) if depth is None else min(len(docids), depth)
@@ -154,8 +158,7 @@ def query_data_from_scores(
             above = total - right
             label = -1 if label < 0 else label
             # tied with another document when the score before its last is
-            # no smaller (one bisection for the others: measured, a query of
-            # the wide run ranked in 4.59 against 5.03 us, with encode() above)
+            # no smaller (a second bisection only for the tied ones)
             if right > 1 and not ascending[right - 2] < s:
                 tied.append((i, label, above, right - _bisect_left(ascending, s)))
             elif above < n:
