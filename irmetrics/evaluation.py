@@ -27,6 +27,7 @@ from operator import itemgetter
 from typing import (
     Any,
     Dict,
+    FrozenSet,
     Iterable,
     List,
     Mapping,
@@ -118,7 +119,7 @@ class Queries(NamedTuple):
 
     skipped: Tuple[str, ...] = ()
     missing: Tuple[str, ...] = ()
-    filled: frozenset = frozenset()  # type: ignore[type-arg]
+    filled: FrozenSet[str] = frozenset()
     tie_moved: Tuple[str, ...] = ()
 
 
