@@ -26,12 +26,12 @@ import time
 from typing import List, Tuple
 
 WITHOUT_NOTE = """
-import sys
+import dataclasses, sys
 import irmetrics.cli as cli
 evaluate = cli._evaluate
-def without_note(*args, **kwargs):
-    kwargs["detect_ties"] = False
-    return evaluate(*args, **kwargs)
+def without_note(qrels, run, names, parsed, options, **kwargs):
+    options = dataclasses.replace(options, detect_ties=False)
+    return evaluate(qrels, run, names, parsed, options, **kwargs)
 cli._evaluate = without_note
 sys.exit(cli.main(sys.argv[1:]))
 """

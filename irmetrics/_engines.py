@@ -19,15 +19,22 @@ Nothing here imports pandas, Dask or Spark.
 
 from __future__ import annotations
 
-import warnings
+from dataclasses import replace
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from ._checks import check_int
-from ._tabular import DEFAULT_RUN_NAME, _as_id, _as_score, choose_columns, is_frame, qrels_table
+from ._tabular import (
+    DEFAULT_RUN_NAME,
+    _as_id,
+    _as_score,
+    choose_columns,
+    is_frame,
+    qrels_table,
+)
 from .data import Qrels, Run
-from .errors import InvalidArgumentError, IrmetricsWarning
-from .evaluate import Evaluation, _as_qrels, evaluate
-from .measures import parse_measures
+from .errors import InvalidArgumentError
+from .evaluate import _as_qrels, _evaluate, _warn_skipped, check_measures
+from .evaluation import Evaluation, Options, Queries, build, check_options
+from .measures import measure_names, parse_measures
 from .sources import is_file_source as _is_source
 
 __all__ = ["Options", "Packed", "check_arguments", "run_columns", "table", "qrels_data",
@@ -38,8 +45,6 @@ __all__ = ["Options", "Packed", "check_arguments", "run_columns", "table", "qrel
 RUN_ROLES = ("query_id", "doc_id", "score")
 QRELS_ROLES = ("query_id", "doc_id", "relevance")
 
-#: (relevance_level, complete, depth, judged_only), checked.
-Options = Tuple[int, bool, Optional[int], bool]
 Result = Union[Evaluation, Tuple[str, ...]]
 #: A Qrels as sent to the workers: its flat table and its subtopics (or None).
 Packed = Tuple[Dict[str, Dict[str, int]], Optional[Dict[str, Dict[str, Dict[str, int]]]]]
@@ -49,22 +54,12 @@ def check_arguments(
     measures: Any, relevance_level: Any, complete: Any, depth: Any, judged_only: Any
 ) -> Tuple[List[str], Options]:
     """The measure names (stripped) and the options, checked as evaluate() checks them."""
-    names = [measures] if isinstance(measures, str) else list(measures)
+    names = measure_names(measures)
     parsed = parse_measures(names)
-    for name, m in zip(names, parsed):
-        if m.family.text:
-            raise InvalidArgumentError(
-                f"measure {name!r} is a text line of trec_eval's report, not a number; "
-                "the command line prints it"
-            )
-    level = check_int(relevance_level, "relevance_level", 1)
-    if depth is not None:
-        depth = check_int(depth, "depth", 0)  # 0: nothing retrieved, as evaluate() and -M 0
-    if not isinstance(complete, bool):
-        raise InvalidArgumentError(f"'complete' must be a bool (got {complete!r})")
-    if not isinstance(judged_only, bool):
-        raise InvalidArgumentError(f"'judged_only' must be a bool (got {judged_only!r})")
-    return [n.strip() for n in names], (level, complete, depth, judged_only)
+    options = check_options(relevance_level=relevance_level, complete=complete, depth=depth,
+                            judged_only=judged_only)
+    check_measures(names, parsed, options.ties)
+    return [n.strip() for n in names], options
 
 
 def _check_columns(columns: Any) -> Mapping[str, Any]:
@@ -207,11 +202,10 @@ def score_columns(
         del data[qid]
     # Only judged queries: evaluate() has nothing to warn about (the driver
     # warns, once; catching warnings here would not be thread-safe).
-    level, _, depth, judged_only = options
-    part = evaluate(qrels, Run._trusted(data, DEFAULT_RUN_NAME), names,
-                    relevance_level=level, depth=depth, judged_only=judged_only)
-    part.skipped = unjudged
-    part.missing = ()  # the whole qrels' business: assemble() works it out once
+    part = _evaluate(qrels, Run._trusted(data, DEFAULT_RUN_NAME), names, parse_measures(names),
+                     replace(options, complete=False))
+    # the missing queries are the whole qrels' business: assemble() works them out once
+    part.queries = part.queries._replace(skipped=unjudged, missing=())
     return part
 
 
@@ -226,28 +220,20 @@ def assemble(
     stacklevel: int,
 ) -> Evaluation:
     """The evaluation of the whole run from its partitions' results."""
-    level, complete, depth, judged_only = options
+    complete = options.complete
     parts = [r for r in results if isinstance(r, Evaluation)]
     unjudged = [q for r in results if isinstance(r, tuple) for q in r]
     merged = Evaluation.merge(parts) if parts else None
     rows: Dict[str, Sequence[Any]] = {} if merged is None else dict(merged._rows)
     skipped = tuple(sorted([*(merged.skipped if merged else ()), *unjudged]))
     missing = tuple(sorted(q for q in qrels if q not in rows))
-    if skipped:
-        shown = ", ".join(repr(s) for s in skipped[:5]) + (", ..." if len(skipped) > 5 else "")
-        warnings.warn(
-            f"{len(skipped)} run quer{'y has' if len(skipped) == 1 else 'ies have'} no "
-            f"judgments and {'was' if len(skipped) == 1 else 'were'} skipped: {shown}",
-            IrmetricsWarning,
-            stacklevel=stacklevel,
-        )
+    _warn_skipped(skipped, stacklevel)
     fill: Optional[Evaluation] = None
     if complete and missing:
         # The judged queries no partition has, scored as empty rankings
         # against the whole qrels (as evaluate() scores them).
-        fill = evaluate(qrels, Run._trusted({}, DEFAULT_RUN_NAME), names,
-                        relevance_level=level, complete=True, depth=depth,
-                        judged_only=judged_only)
+        fill = _evaluate(qrels, Run._trusted({}, DEFAULT_RUN_NAME), names,
+                         parse_measures(names), options)
         for qid in missing:
             rows[qid] = fill._rows[qid]
     source = merged if merged is not None else fill
@@ -260,8 +246,6 @@ def assemble(
             "no query is both in the run and in the qrels "
             f"(run: {shown or 'no queries'}; qrels: {judged or 'no queries'})"
         )
-    return Evaluation._build(
-        source.names, source.measures, source._keys, rows, missing if complete else (),
-        skipped, missing, DEFAULT_RUN_NAME, complete, relevance_level=level, depth=depth,
-        judged_only=judged_only, max_label=source._max_label,
-    )
+    queries = Queries(skipped, missing, frozenset(missing if complete else ()))
+    return build(source.names, source.measures, rows, DEFAULT_RUN_NAME, options, queries,
+                 source.max_label)

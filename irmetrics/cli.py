@@ -19,8 +19,6 @@ import warnings
 from typing import (
     Any,
     Dict,
-    Iterable,
-    Iterator,
     List,
     Optional,
     Sequence,
@@ -29,10 +27,9 @@ from typing import (
     cast,
 )
 
-from . import __version__
+from . import __version__, formats
 from ._parallel import WorkerError
 from ._text import one_line, quoted, strict_json
-from ._tie_blocks import check_ties
 from .compare import ROW_KEYS, TESTS, _check_alpha, compare
 from .data import Qrels, Run
 from .diversity import NDEVAL_MEASURES
@@ -42,7 +39,8 @@ from .errors import (
     IrmetricsWarning,
     UnknownMeasureError,
 )
-from .evaluate import Evaluation, _evaluate
+from .evaluate import _evaluate
+from .evaluation import Evaluation, check_options
 from .explain import explain
 from .measures import (
     FAMILIES,
@@ -247,82 +245,9 @@ def _measures(args: Sequence[str]) -> List[Tuple[str, Measure]]:
 
 
 def format_trec(result: Evaluation, *, per_query: bool, summary: bool) -> str:
-    """trec_eval's relational output: ``%-22s\t%s\t%6.4f`` lines."""
-    return "".join(_trec_blocks(result, per_query=per_query, summary=summary))
-
-
-def _trec_template(name: str, m: Measure) -> str:
-    # One %-format per measure, made once: "%-22s\t%s\t%6.4f\n" with the
-    # name filled in; counts print as integers, text lines as text.
-    if m.family.text:
-        value = "'%s'" if m.family.key == "relstring" else "%s"
-    else:
-        value = "%d" if m.family.count else "%6.4f"
-    return f"{name:<22}".replace("%", "%%") + "\t%s\t" + value + "\n"
-
-
-def _trec_blocks(result: Evaluation, *, per_query: bool, summary: bool) -> Iterator[str]:
-    """The output of :func:`format_trec`, one query block at a time."""
-    pairs = list(zip(result.names, result.measures))
-    if per_query:
-        shown = [(name, m) for name, m in pairs if m.family.per_query]
-        # one template for a query's lines, given (qid, value, qid, value, ...)
-        template = "".join(_trec_template(name, m) for name, m in shown)
-        column = {key: i for i, key in enumerate(result._keys)}
-        columns = [column[name] for name, _ in shown]
-        missing = set(result.missing)
-        for qid, row in result._rows.items():
-            if qid in missing:
-                continue  # trec_eval 9.0.8 prints no rows for them under -c
-            yield template % tuple([x for c in columns for x in (qid, row[c])])
-    if summary:
-        agg = result._aggregate
-        yield "".join(
-            _trec_template(name, m) % ("all", agg[name])
-            for name, m in pairs
-            if m.family.in_summary
-        )
-
-
-def _format_json(result: Evaluation, *, per_query: bool, summary: bool) -> str:
-    data = result.to_dict()
-    if not per_query:
-        del data["per_query"]
-    if not summary:
-        del data["aggregate"]
-    return strict_json(data, indent=2, sort_keys=False) + "\n"
-
-
-def _csv_cell(value: Any) -> str:
-    """One CSV field: RFC 4180 quoting, and text that a spreadsheet would run
-    as a formula (a leading ``= + - @``, tab or carriage return) prefixed with
-    ``'``.  Numbers are written as Python writes them; ``None`` is empty."""
-    if value is None:
-        return ""
-    if isinstance(value, (bool, int, float)):
-        return repr(value) if isinstance(value, float) else str(value)
-    text = str(value)
-    if text[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        text = "'" + text
-    if any(c in text for c in ',"\r\n'):
-        text = '"' + text.replace('"', '""') + '"'
-    return text
-
-
-def _csv_lines(rows: Iterable[Sequence[Any]]) -> str:
-    return "".join(",".join(map(_csv_cell, row)) + "\n" for row in rows)
-
-
-def _format_csv(result: Evaluation, *, per_query: bool, summary: bool) -> str:
-    rows: List[Sequence[Any]] = [["query", "measure", "value"]]
-    if per_query:
-        for qid, values in result._per_query.items():
-            for name in result.names:
-                rows.append([qid, name, values[name]])
-    if summary:
-        for name, v in result._aggregate.items():
-            rows.append(["all", name, v])
-    return _csv_lines(rows)
+    """trec_eval's relational output: ``%-22s\t%s\t%6.4f`` lines
+    (:func:`irmetrics.formats.trec_text`)."""
+    return formats.trec_text(result, per_query=per_query, summary=summary)
 
 
 # === --ndeval: ndeval's CSV ===
@@ -482,9 +407,12 @@ def _run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
         return USAGE_ERROR
     try:
         pairs = _ndeval_measures() if args.ndeval else _measures(args.measure)
-        check_ties(args.ties)
+        options = check_options(
+            relevance_level=args.level, complete=args.complete, depth=args.depth,
+            judged_only=args.judged_only, ties=args.ties, detect_ties=args.ties == "trec_eval",
+            scores="float32" if args.float32_scores else "float64")
         for name, m in pairs:
-            check_measure(name, m, args.ties)
+            check_measure(name, m, options.ties)
         # read by evaluate(), which looks at duplicates as trec_eval does;
         # --ndeval's report also lists the qrels' queries
         qrels: Any = Qrels.from_trec(args.qrels) if args.ndeval else args.qrels
@@ -496,20 +424,14 @@ def _run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", IrmetricsWarning)
             try:
-                result = _evaluate(
-                    qrels, run, [n for n, _ in pairs], [m for _, m in pairs],
-                    relevance_level=args.level, complete=args.complete,
-                    depth=args.depth, judged_only=args.judged_only, progress=progress,
-                    workers=args.workers or None,
-                    scores="float32" if args.float32_scores else "float64",
-                    ties=args.ties, detect_ties=args.ties == "trec_eval",
-                )
+                result = _evaluate(qrels, run, [n for n, _ in pairs], [m for _, m in pairs],
+                                   options, progress=progress, workers=args.workers or None)
             finally:
                 if progress is not None:
                     progress.clear()
         for w in caught:
             stderr.write(f"irmetrics: warning: {one_line(str(w.message))}\n")
-        moved = getattr(result, "_tie_moved", ())
+        moved = result.tie_moved
         if moved:
             stderr.write(
                 f"irmetrics: note: tied scores move the values of {len(moved)} "
@@ -524,10 +446,11 @@ def _run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
         stdout.write(_format_ndeval(result, qrels, level=args.level, complete=args.complete))
         return 0
     if args.format == "trec":  # written as it is made: no copy of it all in memory
-        for block in _trec_blocks(result, per_query=args.query, summary=not args.nosummary):
+        for block in formats.trec_blocks(result, per_query=args.query,
+                                         summary=not args.nosummary):
             stdout.write(block)
         return 0
-    formatter = {"json": _format_json, "csv": _format_csv}[args.format]
+    formatter = {"json": formats.json_text, "csv": formats.csv_text}[args.format]
     stdout.write(formatter(result, per_query=args.query, summary=not args.nosummary))
     return 0
 
@@ -625,7 +548,7 @@ def _run_compare(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
         stdout.write(strict_json(result.to_dict(), indent=2) + "\n")
     elif args.format == "csv":
         rows = [[r[k] for k in ROW_KEYS] for r in result.rows]
-        stdout.write(_csv_lines([list(ROW_KEYS)] + rows))
+        stdout.write(formats.csv_lines([list(ROW_KEYS)] + rows))
     else:
         render = {"text": result.to_text, "markdown": result.to_markdown,
                   "latex": result.to_latex}[args.format]
@@ -745,7 +668,7 @@ def console() -> None:  # pragma: no cover - the tests run it as a process
 
     The process ends with ``os._exit`` once its output is flushed, skipping
     the interpreter's teardown (freeing every object one by one), which
-    nothing here needs: measured, 15-20 ms of a 0.2 s run.
+    nothing here needs and which a short run would notice.
     """
     code = main()
     try:

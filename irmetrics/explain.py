@@ -38,23 +38,23 @@ from typing import (
     Any,
     Callable,
     Dict,
-    Iterator,
     List,
     Mapping,
     Optional,
     Sequence,
     Tuple,
     Union,
-    cast,
 )
 
 from . import metrics as _m
-from ._checks import check_int
 from ._text import one_line, quoted
+from .data import Qrels
 from .errors import InvalidArgumentError, IrmetricsError, UnknownMeasureError
-from .evaluate import _as_float32, _Scorer
+from .evaluate import _Scorer
+from .evaluation import Options, check_options
+from .formats import html_table
 from .measures import Env, Measure, QueryData, _gain_of, parse_measure
-from .sources import RunSource, open_qrels, open_run
+from .sources import open_qrels, open_run
 
 __all__ = ["explain", "Explanation"]
 
@@ -177,16 +177,12 @@ class Explanation:
 
     def _repr_html_(self) -> str:
         """The derivation as an HTML table, for notebooks; every id and name escaped."""
-        import html  # only for notebooks (1.3 ms to import)
+        import html  # only for notebooks
 
         esc = html.escape
         header, cells = self._table()
         out = [f"<div><p><b>{esc(self._title())}</b><br><code>{esc(self.formula)}</code></p>",
-               "<table>", "<thead><tr>"
-               + "".join(f"<th>{esc(h)}</th>" for h in header) + "</tr></thead>", "<tbody>"]
-        for row in cells:
-            out.append("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>")
-        out.append("</tbody></table>")
+               html_table(header, cells, sep="\n")]
         for line in self._notes() + [""] + list(self.steps):
             if line:
                 out.append(f"<p>{esc(line)}</p>")
@@ -888,6 +884,38 @@ def explain(
     >>> e.ideal["labels"], round(e.value, 4)   # (1 + 2/log2(3)) / (2 + 1/log2(3))
     ([2, 1], 0.8597)
     """
+    m = _measure(qrels, query, measure)
+    options = check_options(relevance_level=relevance_level, complete=complete, depth=depth,
+                            judged_only=judged_only, scores=scores)
+    table, qrels_duplicates = open_qrels(qrels)
+    # The run is scored by evaluate()'s own scorer, on this query only; its
+    # hook keeps the query's documents as scored and their data.
+    kept: List[Tuple[Sequence[Any], Sequence[float], QueryData]] = []
+    scorer = _Scorer(table, [m], options, queries={query},
+                     on_query=lambda qid, docids, scores, data: kept.append((docids, scores, data)))
+    source = open_run(run, keep_duplicates=True)
+    scorer.consume(source)
+    in_run = bool(kept) or query in scorer.seen
+    _check_query(table, query, in_run, complete)
+    for error in qrels_duplicates:
+        if error.qid == query:
+            raise error
+    if not in_run:
+        scorer.add(query, [])  # as evaluate(complete=True) scores it
+    docids, run_scores, data = kept[-1]
+    value = scorer.values[query][0]  # evaluate()'s value for the query
+    env = Env(options.relevance_level, scorer.max_label, scorer.run_name)
+    judgments: Mapping[Any, int] = table[query]
+    if source.encoded:
+        judgments = {d.encode("utf-8"): v for d, v in judgments.items()}
+    rows = _rows(docids, run_scores, judgments, data, options, source.encoded)
+    terms = _TERMS.get(m.family.key, _t_plain)(data, m, env, rows)
+    return Explanation(query, measure.strip(), m.name, value, rows, terms, _options_text(options))
+
+
+def _measure(qrels: Any, query: Any, measure: Any) -> Measure:
+    """The measure named *measure*, checked; a query and measure that seem
+    swapped are said so."""
     if not isinstance(measure, str):
         raise InvalidArgumentError(
             f"'measure' must be one measure name (str) (got {type(measure).__name__})")
@@ -909,36 +937,15 @@ def explain(
             "the command line prints it")
     if not isinstance(query, str):
         raise InvalidArgumentError(f"'query' must be a query id (str) (got {quoted(query)})")
-    level = check_int(relevance_level, "relevance_level", 1)
-    if depth is not None:
-        depth = check_int(depth, "depth", 0)  # 0: nothing retrieved (trec_eval -M 0)
-    for name, flag in (("complete", complete), ("judged_only", judged_only)):
-        if not isinstance(flag, bool):
-            raise InvalidArgumentError(f"{name!r} must be a bool (got {flag!r})")
-    if scores not in ("float64", "float32"):
-        raise InvalidArgumentError(f"'scores' must be 'float64' or 'float32' (got {scores!r})")
+    return m
 
-    table, qrels_duplicates = open_qrels(qrels)
-    judged = table.get(query)
-    # The run is scored by evaluate()'s own scorer, which keeps the query's
-    # per-query data and value; the source passes the query's documents on.
-    scorer = _Scorer(table, [m], level, depth, judged_only, scores == "float32")
-    source = _Watch(open_run(run, keep_duplicates=True), query)
-    kept: List[QueryData] = []
-    score = scorer._score
 
-    def score_one(qid: str, data: QueryData) -> None:
-        if qid == query:
-            kept.append(data)
-            score(qid, data)
-
-    scorer._score = score_one  # type: ignore[method-assign]
-    scorer.consume(cast(Any, source))
-    in_run = source.group is not None
+def _check_query(qrels: Qrels, query: str, in_run: bool, complete: bool) -> None:
+    """That evaluate() gives *query* a value: judged, and in the run or *complete*."""
     # a query that is not in the run but is a measure name: swapped arguments?
     swapped = (f"; {quoted(query)} is a measure name: {_SWAPPED}"
                if not in_run and _is_measure(query) else "")
-    if judged is None:
+    if query not in qrels:
         if in_run:
             raise InvalidArgumentError(
                 f"query {quoted(query)} has no judgments in the qrels: evaluate() skips it")
@@ -948,37 +955,20 @@ def explain(
         raise InvalidArgumentError(
             f"query {quoted(query)} is not in the run: evaluate() leaves it out "
             f"(complete=True scores it as an empty ranking){swapped}")
-    for error in qrels_duplicates:
-        if error.qid == query:
-            raise error
-    if not in_run:
-        scorer.add(query, [])  # as evaluate(complete=True) scores it
-    data = kept[-1]
-    value = scorer.values[query][0]  # evaluate()'s value for the query
-    env = Env(level, scorer.max_label, scorer.run_name)
 
-    docids, run_scores, duplicates = source.group or ([], [], [])
-    if scores == "float32":
-        run_scores = _as_float32(run_scores)
-    if duplicates:  # the scorer raised unless all of them are below the depth cut
-        docids, run_scores = _cut_duplicates(docids, run_scores, duplicates, depth)
-    encoded = source.encoded
-    judgments: Mapping[Any, int] = judged
-    if encoded:
-        judgments = {d.encode("utf-8"): v for d, v in judged.items()}
-    rows = _rows(docids, run_scores, judgments, data, depth, judged_only, encoded)
-    terms = _TERMS.get(m.family.key, _t_plain)(data, m, env, rows)
-    options = []
-    if level != 1:
-        options.append(f"relevance_level={level}")
-    if depth is not None:
-        options.append(f"depth={depth}")
-    if judged_only:
-        options.append("judged_only")
-    if scores == "float32":
-        options.append("float32 scores")
-    text = f" ({', '.join(options)})" if options else ""
-    return Explanation(query, measure.strip(), m.name, value, rows, terms, text)
+
+def _options_text(options: Options) -> str:
+    """The options that differ from the defaults, as the title shows them."""
+    shown = []
+    if options.relevance_level != 1:
+        shown.append(f"relevance_level={options.relevance_level}")
+    if options.depth is not None:
+        shown.append(f"depth={options.depth}")
+    if options.judged_only:
+        shown.append("judged_only")
+    if options.float32:
+        shown.append("float32 scores")
+    return f" ({', '.join(shown)})" if shown else ""
 
 
 _SWAPPED = ("the query and the measure seem swapped (explain(qrels, run, query, measure); "
@@ -1004,46 +994,13 @@ def _is_query(qrels: Any, text: str) -> bool:
         return False
 
 
-class _Watch:
-    """A run source that keeps, as it passes them on, one query's documents,
-    scores and repeated documents (the last time it sees them: a run that is
-    not grouped by query is read again, whole)."""
-
-    def __init__(self, source: RunSource, query: str) -> None:
-        self._source = source
-        self._query = query
-        self.group: Optional[Tuple[List[Any], List[float], List[Any]]] = None
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._source, name)
-
-    def __iter__(self) -> Iterator[Tuple[str, List[Any], List[float]]]:
-        for qid, docids, scores in self._source:
-            if qid == self._query:
-                self.group = (list(docids), list(scores), list(self._source.duplicates))
-            yield qid, docids, scores
-
-
-def _cut_duplicates(docids: List[Any], scores: List[float], found: Sequence[Any],
-                    depth: Optional[int]) -> Tuple[List[Any], List[float]]:
-    # As evaluate(): a document repeated within the top depth is an error; a
-    # repeat below the cut is never looked at.
-    if depth is None:
-        raise found[0]
-    order = sorted(range(len(docids)), key=lambda i: (scores[i], docids[i]), reverse=True)[:depth]
-    kept = [docids[i] for i in order]
-    for error in found:
-        if kept.count(error.docid.encode("utf-8")) > 1:
-            raise error
-    return kept, [scores[i] for i in order]
-
-
 def _rows(docids: Sequence[Any], scores: Sequence[float], judgments: Mapping[Any, int],
-          data: QueryData, depth: Optional[int], judged_only: bool, encoded: bool) -> List[Row]:
+          data: QueryData, options: Options, encoded: bool) -> List[Row]:
     """The ranking as the measure sees it, one dict per document."""
     order = sorted(range(len(docids)), key=lambda i: (scores[i], docids[i]), reverse=True)
-    if depth is not None:
-        order = order[:depth]
+    judged_only = options.judged_only
+    if options.depth is not None:
+        order = order[:options.depth]
     ranked = []
     for i in order:
         label = judgments.get(docids[i])

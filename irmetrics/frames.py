@@ -16,7 +16,7 @@ and :func:`~irmetrics.evaluate` use; they are written in
 Dask and Spark engines).
 
 Out: :func:`evaluation_frame`, :func:`comparison_frame`,
-:func:`evaluation_html` (what ``Evaluation.to_dataframe()``,
+:func:`evaluation_html` (from :mod:`irmetrics.formats`; what ``Evaluation.to_dataframe()``,
 ``Comparison.to_dataframe()`` and ``Evaluation._repr_html_()`` return; they
 read only the plain attributes of what they are given, so that
 :class:`~irmetrics.Evaluation` can call them without this module importing
@@ -66,13 +66,13 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
 from ._tabular import (
     _COLUMN_NAMES,
-    DEFAULT_RUN_NAME,
     choose_columns,
     is_frame,
     qrels_table,
     run_table,
 )
 from .errors import InvalidArgumentError
+from .formats import evaluation_html
 
 if TYPE_CHECKING:
     from .compare import Comparison
@@ -214,46 +214,3 @@ def comparison_frame(comparison: Comparison, *, backend: str = "pandas") -> Any:
     columns = {k: [r[k] for r in rows] for k in keys}
     kinds = {k: _COMPARISON_KINDS.get(k, "str") for k in keys}
     return _build(columns, kinds, backend, "Comparison.to_dataframe()")
-
-
-# === HTML and repr ===
-
-
-def _fmt(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:.4f}"
-    return str(value)
-
-
-def evaluation_html(evaluation: Evaluation) -> str:
-    """A compact HTML table of the aggregate values, to four places.
-
-    The caption gives the run's name and the number of queries; skipped and
-    missing queries are counted below the table.  Every id and name is
-    HTML-escaped.
-    """
-    import html  # only for notebooks: not imported with irmetrics
-
-    n = len(evaluation._rows)
-    named = evaluation.run_name and evaluation.run_name != DEFAULT_RUN_NAME
-    run = f"run {html.escape(repr(evaluation.run_name))}: " if named else ""
-    caption = f"{run}{n} {'query' if n == 1 else 'queries'}"
-    body = "".join(
-        f"<tr><td>{html.escape(str(name))}</td>"
-        f'<td style="text-align: right">{html.escape(_fmt(value))}</td></tr>'
-        for name, value in evaluation._aggregate.items()
-    )
-    notes = []
-    if evaluation.skipped:
-        k = len(evaluation.skipped)
-        notes.append(f"{k} run quer{'y' if k == 1 else 'ies'} without judgments skipped")
-    if evaluation.missing:
-        k = len(evaluation.missing)
-        scored = "scored as empty rankings" if evaluation.complete else "left out"
-        notes.append(f"{k} judged quer{'y' if k == 1 else 'ies'} missing from the run, {scored}")
-    footer = f"<p><small>{html.escape('; '.join(notes))}.</small></p>" if notes else ""
-    return (
-        f'<table class="irmetrics-evaluation"><caption>{caption}</caption>'
-        f"<thead><tr><th>measure</th><th>value</th></tr></thead>"
-        f"<tbody>{body}</tbody></table>{footer}"
-    )

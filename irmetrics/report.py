@@ -19,6 +19,7 @@ from typing import Any, Dict, List, Optional, Sequence
 # each run of control characters as one space: a name or id from a file must
 # not end a table row (or, in LaTeX, a paragraph), nor reach a terminal
 from ._text import one_line as _one_line
+from .formats import html_table
 
 __all__ = ["text", "markdown", "latex", "html", "TEST_TITLES"]
 
@@ -157,18 +158,12 @@ def html(c: Any) -> str:
     """An HTML table (Jupyter shows it), every name and id escaped."""
     import html as _html  # only for notebooks
 
-    header = "".join(f"<th>{_html.escape(c)}</th>" for c in _columns(c))
-    body = "".join(
-        "<tr>" + "".join(f"<td>{_html.escape(c)}</td>" for c in _cells(c, r)) + "</tr>"
-        for r in c._rows
-    )
     footer = "<br>".join(_html.escape(line) for line in _footer(c))
     return (
         f"<p>{_html.escape(_header(c))}</p>"
-        f"<table><thead><tr>{header}</tr></thead><tbody>{body}</tbody></table>"
-        f"<p><small>{footer}</small></p>"
+        + html_table(_columns(c), [_cells(c, r) for r in c._rows])
+        + f"<p><small>{footer}</small></p>"
     )
-
 
 
 # === Escaping ==================================================================

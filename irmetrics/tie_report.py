@@ -9,12 +9,14 @@ spread (best minus worst), largest first.
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 from typing import Any, Dict, List, NamedTuple, Optional
 
 from ._text import one_line, quoted
 from .data import Run
 from .errors import InvalidArgumentError
 from .evaluate import _as_qrels, _evaluate
+from .evaluation import check_options
 from .measures import check_measure, parse_measure, supports
 from .sources import is_file_source as _is_source
 
@@ -95,6 +97,8 @@ def tie_report(
             f"'measure' must be one measure name (got {quoted(measure)})")
     m = parse_measure(measure)
     check_measure(measure, m, "best")
+    options = check_options(relevance_level=relevance_level, depth=depth,
+                            judged_only=judged_only)
     qrels = _as_qrels(qrels)  # read once, evaluated up to four times
     if _is_source(run):
         run = Run.from_trec(run)
@@ -103,9 +107,7 @@ def tie_report(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for mode in modes:
-            result = _evaluate(qrels, run, [measure], [m], relevance_level=relevance_level,
-                               complete=False, depth=depth, judged_only=judged_only,
-                               ties=mode)
+            result = _evaluate(qrels, run, [measure], [m], replace(options, ties=mode))
             values[mode] = {q: row[0] for q, row in result._rows.items()}
     rows = []
     for q, worst in values["worst"].items():

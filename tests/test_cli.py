@@ -192,6 +192,20 @@ def test_csv_format(files):
     assert int(body[("all", "num_ret")]) == 5  # 3 + 2 documents
 
 
+@pytest.mark.parametrize("fmt", ["trec", "json", "csv"])
+@pytest.mark.parametrize("flags", [["-q"], [], ["-q", "-n"]])
+def test_the_printed_formats_are_the_library_s(files, fmt, flags):
+    # the command line only chooses: irmetrics.formats writes what it prints
+    from irmetrics import formats
+
+    code, out, err = run_cli("--format", fmt, *flags, "-m", "map", "-m", "P.5",
+                             "-m", "num_ret", *files)
+    assert code == 0, err
+    result = evaluate(str(files[0]), str(files[1]), ["num_ret", "map", "P_5"])
+    write = {"trec": formats.trec_text, "json": formats.json_text, "csv": formats.csv_text}[fmt]
+    assert out == write(result, per_query="-q" in flags, summary="-n" not in flags)
+
+
 def test_run_query_without_judgments_warns_and_output_is_unchanged(tmp_path, files):
     qrels, run = files
     extra = write(tmp_path, "run2.txt", RUN + "q9 Q0 d1 1 0.5 myrun\n")

@@ -684,7 +684,7 @@ def test_cli_evaluate_csv_quotes_and_neutralises_formulas(tmp_path):
 
 
 def test_csv_cells_follow_rfc_4180():
-    from irmetrics.cli import _csv_cell
+    from irmetrics.formats import _csv_cell
 
     assert _csv_cell("a,b") == '"a,b"'
     assert _csv_cell('a"b') == '"a""b"'

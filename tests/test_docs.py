@@ -293,7 +293,7 @@ def test_vendoring_guide_blocks_run_against_a_vendored_copy(tmp_path, monkeypatc
     try:
         printed, namespace = run_block(blocks[0])
         assert printed == ""
-        assert type(namespace["result"]).__module__ == "yourpkg._vendor.irmetrics.evaluate"
+        assert type(namespace["result"]).__module__ == "yourpkg._vendor.irmetrics.evaluation"
         assert set(namespace["result"].aggregate) == {"map", "nDCG@10"}
         printed, namespace = run_block(blocks[1])
         tests = [f for name, f in namespace.items() if name.startswith("test_") and callable(f)]

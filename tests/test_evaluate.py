@@ -411,7 +411,7 @@ def test_left_to_right_adds_as_a_plain_loop_on_both_branches(values):
     # (before Python 3.12) and a loop elsewhere: each branch the running
     # interpreter can take must give the loop's double, bit for bit (not
     # fsum's, which trec_eval does not compute).
-    module = sys.modules["irmetrics.evaluate"]  # (irmetrics.evaluate is the function)
+    module = sys.modules["irmetrics.evaluation"]
     expected = 0.0
     for v in values:
         expected += v
@@ -422,3 +422,44 @@ def test_left_to_right_adds_as_a_plain_loop_on_both_branches(values):
             got = module._left_to_right(values)
         assert got == expected
         assert type(got) is float
+
+
+# === One options record ======================================================
+
+
+def test_options_are_checked_once_into_a_frozen_record():
+    import dataclasses
+
+    from irmetrics.evaluation import Options, check_options
+
+    options = check_options(relevance_level=2, depth=0, scores="float32", ties="best")
+    assert options == Options(2, False, 0, False, "float32", "best")
+    assert options.float32
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        options.depth = 5  # type: ignore[misc]
+    for bad, message in [({"relevance_level": 0}, "'relevance_level' must be an int >= 1"),
+                         ({"depth": -1}, "'depth' must be an int >= 0"),
+                         ({"complete": 1}, "'complete' must be a bool"),
+                         ({"scores": "half"}, "'scores' must be 'float64' or 'float32'"),
+                         ({"ties": "random"}, "'ties' must be one of")]:
+        with pytest.raises(InvalidArgumentError, match=message):
+            check_options(**bad)
+
+
+def test_an_evaluation_carries_its_options_and_tie_note_as_fields():
+    import pickle
+
+    from irmetrics.evaluate import _evaluate
+    from irmetrics.evaluation import check_options
+    from irmetrics.measures import parse_measures
+
+    qrels = {"q1": {"a": 1}, "q2": {"c": 1}}
+    run = {"q1": {"a": 1.0, "b": 1.0}, "q2": {"c": 2.0, "d": 1.0}}
+    result = _evaluate(qrels, run, ["recip_rank"], parse_measures(["recip_rank"]),
+                       check_options(depth=10, detect_ties=True))
+    assert result.tie_moved == ("q1",)  # a and b tied: recip_rank 1 or 1/2
+    assert result.options["depth"] == 10 and "detect_ties" not in result.options
+    again = pickle.loads(pickle.dumps(result))
+    assert (again.tie_moved, again.options, again.per_query) == (
+        result.tie_moved, result.options, result.per_query)
+    assert evaluate(qrels, run, "recip_rank").tie_moved == ()  # only when asked for

@@ -6,6 +6,7 @@ import io
 import json
 import math
 import re
+import sys
 import warnings
 
 import pytest
@@ -21,6 +22,7 @@ from irmetrics.errors import (
     IrmetricsWarning,
     UnknownMeasureError,
 )
+from irmetrics.evaluation import check_options
 from irmetrics.explain import _TERMS, MAX_ROWS_SHOWN
 from irmetrics.measures import FAMILIES, parse_measure
 
@@ -512,3 +514,22 @@ def test_a_long_query_id_is_cut_in_the_message():
     with pytest.raises(InvalidArgumentError) as info:
         explain(SEED_QRELS, SEED_RUN, qid, "map")
     assert len(str(info.value)) < 300 and "qqq' (1,000,000 characters)" in str(info.value)
+
+
+def test_explain_scores_only_its_query_with_the_scorer_s_hook(monkeypatch):
+    # explain() reads the run with evaluate()'s own scorer, asking it (its
+    # per-query hook) for one query: the others are never ranked
+    module = sys.modules["irmetrics.evaluate"]  # (irmetrics.evaluate is the function)
+    ranked = []
+    original = module.query_data_from_scores
+
+    def counting(judgments, docids, *args, **kwargs):
+        ranked.append(len(docids))
+        return original(judgments, docids, *args, **kwargs)
+
+    monkeypatch.setattr(module, "query_data_from_scores", counting)
+    qrels = {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 1}}
+    run = {"q1": {"a": 1.0}, "q2": {"b": 1.0, "x": 2.0}, "q3": {"c": 1.0}}
+    assert explain(qrels, run, "q2", "map").value == 0.5
+    assert ranked == [2]
+    assert "_score" not in vars(module._Scorer(Qrels(qrels), [], check_options()))

@@ -588,13 +588,14 @@ NOTE_MEASURES = [
 def tie_note(qrels, run, names, **options):
     """The queries of the command line's note (what _run prints the count of)."""
     from irmetrics.evaluate import _evaluate
+    from irmetrics.evaluation import check_options
     from irmetrics.measures import parse_measures
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        result = _evaluate(qrels, run, names, parse_measures(names), complete=False,
-                           detect_ties=True, **options)
-    return set(result._tie_moved)
+        result = _evaluate(qrels, run, names, parse_measures(names),
+                           check_options(detect_ties=True, **options))
+    return set(result.tie_moved)
 
 
 def moved_by_extremes(qrels, run, names, **options):

@@ -1,0 +1,504 @@
+"""The result of :func:`~irmetrics.evaluate`: :class:`Evaluation`, its options and merge.
+
+Catalogue
+---------
+:class:`Options`, :func:`check_options`: the options of an evaluation,
+checked once where they are given, then carried by the scorer, the
+evaluation, explain, the tie report and the engines.
+
+:class:`Evaluation`: per-query values (one table, ``{qid: row}``), the
+aggregates, the queries skipped or missing, the options; picklable, so that
+worker processes and engines send their parts.
+
+:func:`build` (an evaluation from rows, its aggregates computed),
+:func:`merge` (the whole from parts of disjoint queries),
+:func:`aggregate` (one measure over the queries, in trec_eval's order).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import itertools
+import math
+import sys
+from array import array
+from operator import itemgetter
+from typing import (
+    Any,
+    Dict,
+    FrozenSet,
+    Iterable,
+    List,
+    Mapping,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+    Union,
+)
+
+from . import formats, frames
+from ._checks import check_int
+from ._tie_blocks import check_ties
+from .errors import InvalidArgumentError
+from .measures import MIN_GEO_MEAN, Measure, parse_measures
+
+__all__ = ["Options", "check_options", "Queries", "Evaluation", "build", "merge", "aggregate"]
+
+Value = Union[int, float]
+Rows = Dict[str, Sequence[Value]]
+
+# === Options ===================================================================
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """The options of an evaluation, checked (see :func:`check_options`).
+
+    The first six are :func:`~irmetrics.evaluate`'s keywords;
+    ``detect_ties``: note the queries whose values move with the order of
+    tied scores (the command line's note).
+    """
+
+    relevance_level: int = 1
+    complete: bool = False
+    depth: Optional[int] = None
+    judged_only: bool = False
+    scores: str = "float64"
+    ties: str = "trec_eval"
+    detect_ties: bool = False
+
+    @property
+    def float32(self) -> bool:
+        return self.scores == "float32"
+
+    def public(self) -> Dict[str, Any]:
+        """What :attr:`Evaluation.options` shows (``detect_ties`` aside)."""
+        return {"relevance_level": self.relevance_level, "complete": self.complete,
+                "depth": self.depth, "judged_only": self.judged_only,
+                "scores": self.scores, "ties": self.ties}
+
+
+def check_options(
+    *,
+    relevance_level: Any = 1,
+    complete: Any = False,
+    depth: Any = None,
+    judged_only: Any = False,
+    scores: Any = "float64",
+    ties: Any = "trec_eval",
+    detect_ties: bool = False,
+) -> Options:
+    """:class:`Options` from the keywords of :func:`~irmetrics.evaluate`, each
+    checked (an :class:`~irmetrics.errors.InvalidArgumentError` naming it).
+
+    >>> check_options(depth=100).depth
+    100
+    """
+    level = check_int(relevance_level, "relevance_level", 1)
+    if scores not in ("float64", "float32"):
+        raise InvalidArgumentError(f"'scores' must be 'float64' or 'float32' (got {scores!r})")
+    if depth is not None:
+        depth = check_int(depth, "depth", 0)  # 0: nothing retrieved (trec_eval -M 0)
+    for name, flag in (("complete", complete), ("judged_only", judged_only)):
+        if not isinstance(flag, bool):
+            raise InvalidArgumentError(f"{name!r} must be a bool (got {flag!r})")
+    return Options(level, complete, depth, judged_only, scores, check_ties(ties), detect_ties)
+
+
+# === Evaluation ================================================================
+
+
+class Queries(NamedTuple):
+    """The query ids of an evaluation besides its rows: ``skipped`` (run
+    queries without judgments), ``missing`` (judged queries the run lacks),
+    ``filled`` (those of the rows that are missing queries scored as empty
+    rankings) and ``tie_moved`` (queries whose values tied scores move)."""
+
+    skipped: Tuple[str, ...] = ()
+    missing: Tuple[str, ...] = ()
+    filled: FrozenSet[str] = frozenset()
+    tie_moved: Tuple[str, ...] = ()
+
+
+class Evaluation:
+    """The result of :func:`evaluate`.
+
+    ``per_query``: ``{query id: {measure name: value}}``, query ids in sorted
+    order; ``aggregate``: ``{measure name: value}``.  Measure names are the
+    strings you asked for.  Both are plain dicts, copied from the
+    evaluation's own the first time they are read (so reading them in a loop
+    costs nothing, and changing them leaves :meth:`to_dict` and
+    :func:`~irmetrics.compare` unaffected).
+    ``skipped``: run queries that have no judgments; ``missing``: judged
+    queries the run does not have (scored as empty rankings when
+    ``complete=True``, else left out).  ``options``: the options of
+    :func:`evaluate` it was computed with.
+
+    An evaluation carries everything its aggregates need, so that
+    evaluations of disjoint sets of queries, computed anywhere (another
+    process, another machine, a pickle on disk), combine into exactly the
+    evaluation of the whole with :meth:`merge`.
+    """
+
+    def __init__(
+        self,
+        names: Sequence[str],
+        measures: Sequence[Measure],
+        rows: Rows,
+        aggregate: Dict[str, Value],
+        run_name: str,
+        options: Options,
+        queries: Queries,
+        max_label: int = 0,
+    ) -> None:
+        self.names = tuple(names)
+        self.measures = tuple(measures)
+        self._keys = tuple(dict.fromkeys(self.names))  # a name asked twice counts once
+        self._rows = rows  # {qid: values in the order of _keys}: the one table
+        self._aggregate = aggregate
+        self.run_name = run_name
+        self._options = options
+        self.queries = queries
+        # the largest label (0 unless a measure reads it): merged parts must agree
+        self.max_label = max_label
+
+    @property
+    def skipped(self) -> Tuple[str, ...]:
+        return self.queries.skipped
+
+    @property
+    def missing(self) -> Tuple[str, ...]:
+        return self.queries.missing
+
+    @property
+    def tie_moved(self) -> Tuple[str, ...]:
+        """The queries whose values the order of tied scores moves (the
+        command line's note; empty unless asked for)."""
+        return self.queries.tie_moved
+
+    @property
+    def complete(self) -> bool:
+        return self._options.complete
+
+    @property
+    def _per_query(self) -> Dict[str, Dict[str, Value]]:
+        """The per-query table as dicts, made anew (for the library's readers)."""
+        keys = self._keys
+        return {q: dict(zip(keys, row)) for q, row in self._rows.items()}
+
+    @functools.cached_property
+    def per_query(self) -> Dict[str, Dict[str, Value]]:
+        return self._per_query
+
+    @functools.cached_property
+    def aggregate(self) -> Dict[str, Value]:
+        return dict(self._aggregate)
+
+    @property
+    def options(self) -> Dict[str, Any]:
+        """The options of :func:`evaluate` this evaluation was computed with.
+
+        >>> from irmetrics import evaluate
+        >>> evaluate({"q1": {"d1": 1}}, {"q1": {"d1": 1.0}}, "map", depth=100).options
+        {'relevance_level': 1, 'complete': False, 'depth': 100, 'judged_only': False, \
+'scores': 'float64', 'ties': 'trec_eval'}
+        """
+        return self._options.public()
+
+    def __getitem__(self, name: str) -> Value:
+        return self._aggregate[name]
+
+    def to_dict(self) -> Dict[str, Any]:
+        """Everything as plain data (what ``--format json`` prints)."""
+        return {
+            "run": self.run_name,
+            "measures": list(self.names),
+            "aggregate": dict(self._aggregate),
+            "per_query": self._per_query,
+            "skipped_queries": list(self.skipped),
+            "missing_queries": list(self.missing),
+            "complete": self.complete,
+        }
+
+    def __repr__(self) -> str:
+        items = list(self._aggregate.items())
+        shown = ", ".join(f"{k}={v:.4f}" if isinstance(v, float) else f"{k}={v}"
+                          for k, v in items[:_REPR_MEASURES])
+        hidden = len(items) - _REPR_MEASURES
+        more = f", ... and {hidden} more measure{'s' if hidden > 1 else ''}" if hidden > 0 else ""
+        return f"Evaluation({len(self._rows)} queries: {shown}{more})"
+
+    def to_dataframe(self, *, backend: str = "pandas", aggregate: bool = False) -> Any:
+        """The per-query values as a DataFrame: a ``query_id`` column, one column per measure.
+
+        *backend*: ``"pandas"`` or ``"polars"`` (``pip install 'irmetrics-eval[pandas]'``
+        or ``[polars]``).  ``aggregate=True``: the aggregate instead, one row
+        whose ``query_id`` is ``"all"``.  See
+        :func:`irmetrics.frames.evaluation_frame`.
+        """
+        return frames.evaluation_frame(self, backend=backend, aggregate=aggregate)
+
+    def _repr_html_(self) -> str:
+        """What Jupyter shows: the aggregate values to four places, and the number of queries."""
+        return formats.evaluation_html(self)
+
+    # Pickling: the measures travel as the names they were parsed from
+    # (parsed again on arrival, so that they are the registry's own objects);
+    # the rows by column, a column of floats as the bytes of an array of
+    # doubles (exact, and far smaller than a dict of lists); the copies
+    # handed out stay behind.
+
+    def __getstate__(self) -> Dict[str, Any]:
+        state = {k: v for k, v in self.__dict__.items() if k not in _CACHED}
+        state["measures"] = None
+        state["_rows"] = _pack_rows(self._rows, len(self._keys))
+        return state
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._rows = _unpack_rows(*state["_rows"])
+        self.measures = tuple(parse_measures(list(self.names))) if self.names else ()
+
+    @classmethod
+    def merge(cls, parts: Iterable[Evaluation]) -> Evaluation:
+        """Combine evaluations of disjoint sets of queries into the evaluation of the whole.
+
+        Each part is :func:`evaluate` of one shard of a run (a file of a job
+        array, a partition of a DataFrame), against the same qrels, with the
+        same measures (the same names, in the same order) and the same
+        options.  The result equals the evaluation of the whole run: the
+        same per-query values, and every aggregate (means in trec_eval's
+        order, ``gm_map``, counts such as ``num_q``) recomputed from the
+        merged per-query values, never averaged from the parts' averages.
+        ``skipped`` is every part's skipped queries; ``run_name`` the last
+        part's that has one (a TREC file's is the tag of its last line).
+
+        With ``complete=True``, each part scores as empty rankings the judged
+        queries missing from *its* shard; the merge keeps those that are
+        missing from every shard, and drops the others (another shard has
+        them).
+
+        A query id in the runs of two parts, parts with different measures
+        or different options, and no parts at all are
+        :class:`~irmetrics.errors.InvalidArgumentError`.
+
+        >>> from irmetrics import evaluate
+        >>> qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}, "q3": {"d3": 1}}
+        >>> a = evaluate(qrels, {"q1": {"d1": 1.0}}, ["map", "num_q"], complete=True)
+        >>> b = evaluate(qrels, {"q2": {"d9": 1.0, "d2": 0.5}}, ["map", "num_q"], complete=True)
+        >>> whole = Evaluation.merge([a, b])
+        >>> whole.aggregate     # (1 + 1/2 + 0) / 3 queries, q3 missing from both
+        {'map': 0.5, 'num_q': 3}
+        >>> whole.missing
+        ('q3',)
+        """
+        return merge(parts)
+
+
+_CACHED = ("per_query", "aggregate")  # the cached_property copies handed out
+
+#: How many measures ``repr(Evaluation)`` shows before saying how many more there are.
+_REPR_MEASURES = 8
+
+
+def build(
+    names: Sequence[str],
+    measures: Sequence[Measure],
+    rows: Mapping[str, Sequence[Value]],
+    run_name: str,
+    options: Options,
+    queries: Queries,
+    max_label: int,
+    *,
+    final: bool = True,
+) -> Evaluation:
+    """An evaluation from per-query rows (any order), its aggregates computed here.
+
+    A dict of *rows* becomes the evaluation's own table (when in query-id
+    order): the callers hand over a table they made for it.
+    ``final=False`` makes a part that only :func:`merge` reads: rows in
+    the order given, no aggregates (the merge computes them, over the whole).
+    """
+    ordered: Rows = rows if isinstance(rows, dict) else dict(rows)
+    aggregates: Dict[str, Value] = {}
+    if final:
+        ids = sorted(ordered)
+        if ids != list(ordered):  # rows read in query-id order are kept as they are
+            ordered = {qid: ordered[qid] for qid in ids}
+    if ordered and final:
+        by_name = dict(zip(names, measures))
+        filled = queries.filled
+        scored = [qid not in filled for qid in ordered] if filled else [True] * len(ordered)
+        # one column at a time (less memory than the whole table transposed)
+        aggregates = {key: aggregate(by_name[key], list(map(itemgetter(c), ordered.values())),
+                                     scored, run_name)
+                      for c, key in enumerate(dict.fromkeys(names))}
+    return Evaluation(names, measures, ordered, aggregates, run_name, options, queries,
+                      max_label)
+
+
+# === Merging ===================================================================
+
+
+def _check_parts(parts: List[Evaluation]) -> None:
+    """The parts are evaluations with the same measures, options and largest label."""
+    if not parts:
+        raise InvalidArgumentError("'parts' must hold at least one Evaluation (got none)")
+    for i, part in enumerate(parts):
+        if not isinstance(part, Evaluation):
+            raise InvalidArgumentError(
+                f"'parts' must hold Evaluation objects (got {type(part).__name__} at {i})"
+            )
+    first = parts[0]
+    for i, part in enumerate(parts[1:], 1):
+        if part.names != first.names:
+            raise InvalidArgumentError(
+                f"parts 0 and {i} have different measures: "
+                f"{list(first.names)} and {list(part.names)}"
+            )
+        ours, theirs = first.options, part.options
+        for key in ours:
+            if ours[key] != theirs[key]:
+                raise InvalidArgumentError(
+                    f"parts 0 and {i} were evaluated with different options: "
+                    f"{key}={ours[key]!r} and {key}={theirs[key]!r}"
+                )
+        if part.max_label != first.max_label:
+            raise InvalidArgumentError(
+                f"parts 0 and {i} were scored with different largest relevance labels "
+                f"({first.max_label} and {part.max_label}, read by measures such as "
+                "ERR): evaluate every part against the same qrels"
+            )
+
+
+def _run_rows(parts: List[Evaluation]) -> Tuple[Rows, Dict[str, int]]:
+    """The rows of the queries of each part's run, and the skipped queries
+    (by part); the queries of two parts' runs, scored or skipped, must be
+    disjoint (checked on the merged table itself: no second table of owners)."""
+    rows: Rows = {}
+    skipped_in: Dict[str, int] = {}
+    for i, part in enumerate(parts):
+        mine: Mapping[str, Sequence[Value]] = part._rows
+        filled, skipped = part.queries.filled, part.skipped
+        if filled:
+            mine = {q: r for q, r in part._rows.items() if q not in filled}
+        # (views on both sides: the shorter is the one walked)
+        if not (rows.keys().isdisjoint(mine.keys())
+                and skipped_in.keys().isdisjoint(mine.keys())
+                and rows.keys().isdisjoint(skipped)
+                and skipped_in.keys().isdisjoint(skipped)):
+            qid = next(q for q in itertools.chain(mine, skipped) if q in rows or q in skipped_in)
+            j = next(k for k, other in enumerate(parts)
+                     if qid in other.skipped
+                     or (qid in other._rows and qid not in other.queries.filled))
+            raise InvalidArgumentError(
+                f"query {qid!r} is in parts {j} and {i}: "
+                "merged parts must hold disjoint sets of queries"
+            )
+        rows.update(mine)
+        skipped_in.update(dict.fromkeys(skipped, i))
+    return rows, skipped_in
+
+
+def merge(parts: Iterable[Evaluation]) -> Evaluation:
+    """:meth:`Evaluation.merge`: the evaluation of the whole from its parts."""
+    parts = list(parts)
+    _check_parts(parts)
+    rows, skipped_in = _run_rows(parts)
+    # Judged queries missing from a part's run, scored as empty rankings:
+    # kept if no part's run has them.
+    filled: Rows = {}
+    for part in parts:
+        for qid in part.queries.filled:
+            if qid in part._rows and qid not in rows and qid not in skipped_in:
+                filled.setdefault(qid, part._rows[qid])
+    missing: Set[str] = set()
+    for part in parts:
+        missing.update(q for q in part.missing if q not in rows and q not in skipped_in)
+    rows.update(filled)
+    skipped = sorted(set(itertools.chain.from_iterable(p.skipped for p in parts)))
+    moved = sorted(itertools.chain.from_iterable(p.tie_moved for p in parts))
+    run_name = ""
+    for part in parts:
+        run_name = part.run_name or run_name
+    first = parts[0]
+    queries = Queries(tuple(skipped), tuple(sorted(missing)), frozenset(filled), tuple(moved))
+    return build(first.names, first.measures, rows, run_name, first._options, queries,
+                 first.max_label)
+
+
+# === Aggregates ================================================================
+
+
+def aggregate(m: Measure, vals: List[Value], scored: List[bool], run_name: str) -> Any:
+    """The aggregate of one measure over the queries' values (in query order).
+
+    *scored* tells, for each value, whether its query was in the run (False:
+    a judged query that ``complete=True`` scored as an empty ranking).
+    trec_eval's measures add in trec_eval's order, left to right in doubles,
+    so that the printed values are its own: the arithmetic mean adds the
+    queries in query-id order; the geometric mean adds the logarithms of the
+    queries in the run, then the floor's logarithm once for all the others.
+    The measures trec_eval lacks use ``math.fsum``.
+    """
+    how = m.family.aggregate
+    if how == "name":
+        return run_name
+    if how == "first":
+        return vals[0]
+    if how == "sum":
+        return int(sum(vals))
+    trec = m.family.trec is not None
+    if how == "gm":
+        logs = [math.log(max(v, MIN_GEO_MEAN)) for v, s in zip(vals, scored) if s]
+        total = _left_to_right(logs) if trec else math.fsum(logs)
+        if len(logs) < len(vals):
+            total += (len(vals) - len(logs)) * math.log(MIN_GEO_MEAN)
+        return math.exp(total / len(vals))
+    return (_left_to_right(vals) if trec else math.fsum(vals)) / len(vals)
+
+
+def _left_to_right(vals: Iterable[Value]) -> float:
+    # C's loop: plain double additions in order.  sum() adds so before
+    # Python 3.12 (and faster than this loop); 3.12 and later compensate
+    # (Neumaier) when adding floats.
+    if _PLAIN_SUM:
+        return sum(vals, 0.0)
+    total = 0.0
+    for v in vals:
+        total += v
+    return total
+
+
+_PLAIN_SUM = sys.version_info < (3, 12)
+
+
+# === Pickling ==================================================================
+
+_FLOATS = {float}
+
+
+def _pack_rows(
+    rows: Mapping[str, Sequence[Value]], width: int
+) -> Tuple[List[str], List[Any]]:
+    """``(qids, columns)``: a column of floats as the bytes of an array of
+    doubles, any other column (counts, text) as a list."""
+    columns: List[Any] = []
+    for values in zip(*rows.values()) if rows else [()] * width:
+        if set(map(type, values)) == _FLOATS:
+            columns.append(array("d", values).tobytes())
+        else:
+            columns.append(list(values))
+    return list(rows), columns
+
+
+def _unpack_rows(qids: List[str], columns: List[Any]) -> Rows:
+    """The rows :func:`_pack_rows` packed."""
+    if not columns:
+        return {qid: () for qid in qids}
+    lists = [column if isinstance(column, list) else array("d", column).tolist()
+             for column in columns]
+    return dict(zip(qids, zip(*lists)))  # rows as tuples: read only, and smaller
