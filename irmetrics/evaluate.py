@@ -686,9 +686,10 @@ def _evaluate(
                         for m in unique)
         max_label = _max_label(q) if needs_max else 0
 
-        def new_scorer() -> _Scorer:
-            return _Scorer(q, unique, level, depth, judged_only, float32, ties, detect_ties,
-                           max_label=max_label)
+        # (a partial, not a closure: spawned workers are sent it pickled)
+        new_scorer: Callable[[], _Scorer] = functools.partial(
+            _Scorer, q, unique, level, depth, judged_only, float32, ties, detect_ties,
+            max_label=max_label)
 
         # The one road: a source of query groups, the scorer, an Evaluation
         # part; one process scores one part, parallel workers one part each
