@@ -318,8 +318,9 @@ def _work(
 
 
 def _serve(conn: Any, score: Callable[[Any, Any], Any], path: str, order_keys: bool) -> None:
-    """Score the jobs (byte ranges) the caller sends until it sends None,
-    reporting progress every 64 queries and then the job's reply."""
+    """Score the jobs (byte ranges) the caller sends until it sends None or
+    goes, reporting progress every 64 queries and then the job's reply; an
+    exception is reported (never swallowed) and ends the worker."""
     done = [0, 0]  # queries and lines read in the jobs done
     last = [0, 0]  # in the job under way
 
@@ -328,19 +329,23 @@ def _serve(conn: Any, score: Callable[[Any, Any], Any], path: str, order_keys: b
         if not queries & 63:
             conn.send(("progress", done[0] + queries, done[1] + lines))
 
-    try:
-        while True:
+    while True:
+        try:
             job = conn.recv()
-            if job is None:
-                return
-            last[:] = 0, 0
-            reply = _work(score, path, job[0], job[1], progress, order_keys)
-            done[:] = done[0] + last[0], done[1] + last[1]
-            conn.send(("done", reply))
-    except (EOFError, OSError):  # the caller has gone
-        return
-    except BaseException as exc:  # reported, never swallowed
-        conn.send(("failed", f"{type(exc).__name__}: {exc}"))
+        except EOFError:  # the caller has gone
+            return
+        if job is None:
+            return
+        last[:] = 0, 0
+        try:
+            start, end = job
+            reply: Tuple[Any, ...] = ("done", _work(score, path, start, end, progress, order_keys))
+        except BaseException as exc:
+            reply = ("failed", f"{type(exc).__name__}: {exc}")
+        conn.send(reply)  # OSError (EPIPE) if the caller has gone
+        if reply[0] == "failed":
+            return
+        done[:] = done[0] + last[0], done[1] + last[1]
 
 
 def _spawned() -> None:  # pragma: no cover - runs in a spawned worker
@@ -480,7 +485,10 @@ def _start(
     if spawned:
         setup = pickle.dumps((score, path, order_keys), pickle.HIGHEST_PROTOCOL)
         for w in spawned:
-            w.conn.send_bytes(setup)
+            try:
+                w.conn.send_bytes(setup)
+            except OSError:  # it died starting: its job names it (see _collect)
+                pass
 
 
 def _describe_death(exitcode: Optional[int]) -> str:
@@ -571,7 +579,10 @@ def _collect(
 
     def give(w: _Worker) -> None:
         w.job = next(jobs, None)
-        w.conn.send(None if w.job is None else ranges[w.job])
+        try:
+            w.conn.send(None if w.job is None else ranges[w.job])
+        except OSError:  # it has died: its end of the connection says so
+            pass
 
     for w in procs:
         give(w)
