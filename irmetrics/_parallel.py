@@ -51,6 +51,11 @@ __all__ = [
 #: size on: see docs/benchmarks.md.)
 PARALLEL_FROM = 2 << 20
 
+#: Workers are spawned (the caller runs other threads) only for run files this
+#: large: each starts an interpreter and unpickles the qrels, which a smaller
+#: file does not pay back (see docs/benchmarks.md); one process scores it.
+SPAWN_FROM = 32 << 20
+
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
@@ -466,8 +471,8 @@ def _start(
     """Start up to *count* workers into *started* (fewer when the system gives
     no more processes or descriptors): forked while this process has one
     thread, spawned otherwise (forking a process with other threads copies
-    the locks they hold, and a child waiting for one waits forever); send
-    the spawned ones the scorer."""
+    the locks they hold, and a child waiting for one waits forever) from
+    SPAWN_FROM bytes on; send the spawned ones the scorer."""
     import pickle
 
     spawned = []
@@ -475,7 +480,8 @@ def _start(
         try:
             if _threads() == 1:  # counted just before: only this thread can start another
                 started.append(_fork(score, path, order_keys, term_default, started))
-            elif hasattr(os, "posix_spawn") and sys.executable:
+            elif (hasattr(os, "posix_spawn") and sys.executable
+                  and os.path.getsize(path) >= SPAWN_FROM):
                 started.append(_spawn(term_default))
                 spawned.append(started[-1])
             else:

@@ -603,8 +603,10 @@ def run_lines(qid_count, depth, seed, tag):
 STRESS = """
 import sys, threading, warnings
 warnings.simplefilter("ignore")
-from irmetrics import evaluate
-qrels, runs = sys.argv[1], sys.argv[2:]
+from irmetrics import _parallel, evaluate
+qrels, spawn, runs = sys.argv[1], sys.argv[2], sys.argv[3:]
+if spawn == "spawn":  # the workers spawned (run files of any size)
+    _parallel.SPAWN_FROM = 0
 expected = [evaluate(qrels, r, ["map", "P_10"], workers=1).per_query for r in runs]
 errors = []
 def work(i):
@@ -643,12 +645,15 @@ def marked_processes(marker):
 
 @needs_proc
 @pytest.mark.slow
-def test_threads_calling_with_workers_never_hang_and_leave_no_process(tmp_path):
+@pytest.mark.parametrize("spawn, tries", [("as-is", 20), ("spawn", 3)])
+def test_threads_calling_with_workers_never_hang_and_leave_no_process(tmp_path, spawn, tries):
     # Issue 42: 6 threads x 6 calls of evaluate(..., workers=2) on four runs
     # of 18,000 lines hung in about 1 try in 6: a worker forked while another
     # thread held the import lock waited for it forever (at `import pickle`),
     # outlived its parent and ignored SIGTERM.  Each try runs in a process
-    # bounded by a timeout, so that a hang fails the test.
+    # bounded by a timeout, so that a hang fails the test.  As-is, the calls
+    # (threads alive, small files) run in one process each; "spawn" spawns
+    # their workers (an interpreter each: fewer tries, a longer timeout).
     qrels = {}
     runs = []
     for n in range(4):
@@ -658,14 +663,14 @@ def test_threads_calling_with_workers_never_hang_and_leave_no_process(tmp_path):
         qrels[f"q{q}"] = {f"d{d}": d % 3 for d in range(0, 500, 7)}
     qpath = tmp_path / "qrels.txt"
     Qrels.from_dict(qrels).to_trec(str(qpath))
-    for attempt in range(20):
+    for attempt in range(tries):
         marker = f"IRMETRICS_STRESS_TRY={os.getpid()}-{attempt}"
         name, value = marker.split("=")
         env = dict(os.environ, PYTHONPATH=str(ROOT), **{name: value})
-        proc = subprocess.Popen([sys.executable, "-c", STRESS, str(qpath), *runs],
+        proc = subprocess.Popen([sys.executable, "-c", STRESS, str(qpath), spawn, *runs],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         try:
-            out, err = proc.communicate(timeout=60)
+            out, err = proc.communicate(timeout=60 if spawn == "as-is" else 240)
         except subprocess.TimeoutExpired:
             out, err = b"", b"timed out"
         finally:
@@ -697,6 +702,9 @@ def test_a_process_with_other_threads_spawns_its_workers(tmp_path, monkeypatch):
     qrels, lines = make_data(22, n_queries=30)
     path = write_run(tmp_path / "run.txt", lines)
     expected = evaluate_quietly(qrels, path, MEASURES, workers=1)
+    from irmetrics import _parallel
+
+    monkeypatch.setattr(_parallel, "SPAWN_FROM", 0)  # (spawned for any size)
     forks, spawns = [], []
     fork, spawn = os.fork, os.posix_spawn
     monkeypatch.setattr(os, "fork", lambda: forks.append(1) or fork())
@@ -718,8 +726,11 @@ def test_a_process_with_other_threads_spawns_its_workers(tmp_path, monkeypatch):
 
 
 @pytest.mark.filterwarnings("ignore::irmetrics.errors.IrmetricsWarning")
-def test_spawned_workers_give_warnings_and_errors_with_the_files_lines(tmp_path):
+def test_spawned_workers_give_warnings_and_errors_with_the_files_lines(tmp_path, monkeypatch):
     # What the forked workers report, the spawned ones report (a thread alive).
+    from irmetrics import _parallel
+
+    monkeypatch.setattr(_parallel, "SPAWN_FROM", 0)  # (spawned for any size)
     lines = [f"q{q:03d} Q0 d{i} {i + 1} {1 - i / 100:.2f} run\n"
              for q in range(40) for i in range(20)]
     lines[2] = lines[2].rstrip("\n") + " x y z w v u\n"  # line 3: a warning
@@ -762,16 +773,20 @@ def test_a_script_without_a_main_guard_is_not_run_again_by_the_workers(tmp_path)
     script = tmp_path / "script.py"
     script.write_text(
         "import threading, warnings\n"
-        "from irmetrics import evaluate\n"
+        "from irmetrics import _parallel, evaluate\n"
+        "_parallel.SPAWN_FROM = 0\n"
         f"open({str(log)!r}, 'a').write('top level\\n')\n"
         "threading.Thread(target=threading.Event().wait, daemon=True).start()\n"
         "warnings.simplefilter('ignore')\n"
+        "import os; spawns, spawn = [], os.posix_spawn\n"
+        "os.posix_spawn = lambda *a, **k: spawns.append(1) or spawn(*a, **k)\n"
         f"print(evaluate({str(qpath)!r}, {path!r}, ['map'], workers=2).aggregate['map'])\n"
+        "print(len(spawns))\n"
     )
     done = subprocess.run([sys.executable, str(script)], capture_output=True, timeout=120,
                           env=dict(os.environ, PYTHONPATH=str(ROOT)))
     expected = evaluate_quietly(qrels, path, ["map"], workers=1).aggregate["map"]
-    assert (done.returncode, done.stdout, done.stderr) == (0, f"{expected!r}\n".encode(), b"")
+    assert (done.returncode, done.stdout, done.stderr) == (0, f"{expected!r}\n2\n".encode(), b"")
     assert log.read_text() == "top level\n"
 
 
@@ -824,7 +839,8 @@ def test_no_deprecation_warning_about_fork_with_a_thread_alive(tmp_path):
     # (the warning is recorded: CPython does not raise it, even as an error)
     script = (
         "import os, sys, threading, warnings\n"
-        "from irmetrics import evaluate\n"
+        "from irmetrics import _parallel, evaluate\n"
+        "_parallel.SPAWN_FROM = 0\n"
         "q, r = sys.argv[1:]\n"
         "with warnings.catch_warnings(record=True) as caught:\n"
         "    warnings.simplefilter('always')\n"
