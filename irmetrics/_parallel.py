@@ -107,7 +107,7 @@ def _first_field(line: bytes) -> Optional[bytes]:
     return fields[0]
 
 
-#: Jobs are handed out as one byte each.
+#: At most this many jobs: with more workers than a sixth of it, one job each.
 _MAX_JOBS = 255
 
 

@@ -600,9 +600,10 @@ def evaluate(
     workers:
         With a path to a plain run file, score it in up to this many
         processes (on POSIX systems: forked from a process with one
-        thread, spawned where other threads run).  Results are the same as
-        with one.  ``None`` (the default): two for a plain run file of 2 MB
-        or more when the calling process runs no other threads, else one.
+        thread; spawned where other threads run, for files of 32 MB or
+        more).  Results are the same as with one.  ``None`` (the default):
+        two for a plain run file of 2 MB or more when the calling process
+        runs no other threads, else one.
     scores:
         ``"float64"`` (the default): scores are compared as doubles, as
         trec_eval 9.0.8 (tag ``trec_eval-9.0.8``) stores them.
