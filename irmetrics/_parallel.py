@@ -1,35 +1,34 @@
 """Evaluating one large run file with several processes.
 
 A run file grouped by query is cut into byte ranges at query boundaries, the
-jobs; forked worker processes take the jobs one after another, in file
-order, and score each with the same code as the single-process route (a
+jobs, smaller towards the end of the file, so that workers running at
+different speeds (a core shared with another program) finish together.  The
+caller gives each worker process the next job when it has answered the last;
+a worker scores each with the same code as the single-process route (a
 :class:`~irmetrics.sources.RunSource` and the scorer of
-:mod:`irmetrics.evaluate`), sending back the :class:`~irmetrics.Evaluation`
-of each job's queries, which the caller combines with
-:meth:`~irmetrics.Evaluation.merge`.  The jobs get smaller towards the end of
-the file, so that workers running at different speeds (a core shared with
-another program) finish together.
-Only plain, uncompressed files on platforms with ``fork`` qualify; anything
-else, and any run whose queries turn out not to be grouped, goes the
-single-process way.  The workers are plain forks (``os.fork``) that send their
-reply through a pipe: ``multiprocessing`` would cost more to import than a
-small file takes to score.
+:mod:`irmetrics.evaluate`) and sends back the :class:`~irmetrics.Evaluation`
+of its queries, which the caller combines with
+:meth:`~irmetrics.Evaluation.merge`.  Messages go through
+:mod:`multiprocessing.connection`.
 
-A process is forked only while it has exactly one thread (see
-:func:`_threads`): a fork copies every lock as it is, and a lock that another
-thread held at that moment (the import lock, logging's, the allocator's of a C
-extension) is never released in the child, which then waits forever.  With
-other threads alive the run is scored in the calling process, with the same
-values.
+A worker is forked while the calling process has exactly one thread (it
+inherits the qrels and the scorer).  With other threads alive (Jupyter, a
+thread pool of numpy's) forking could hang: a fork copies every lock as it
+is, and a lock another thread held at that moment is never released in the
+child.  The workers are then spawned (``posix_spawn``: a new interpreter that
+imports irmetrics, never the caller's ``__main__``) and sent the scorer,
+qrels included, once.  Only plain, uncompressed files on POSIX systems
+qualify; anything else, and any run whose queries turn out not to be
+grouped, goes the single-process way.
 """
 
 from __future__ import annotations
 
-import functools
 import io
 import itertools
 import os
-import struct
+import signal
+import sys
 import warnings
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
@@ -48,7 +47,14 @@ __all__ = [
 ]
 
 #: Run files this large (bytes) are scored in parallel by default.
-PARALLEL_FROM = 2 << 20  # measured: two processes 0.73-0.82 of one's time at 3.4 MB, even at 1.7 MB
+#: (Two forked processes take clearly less time than one from about this
+#: size on: see docs/benchmarks.md.)
+PARALLEL_FROM = 2 << 20
+
+#: Workers are spawned (the caller runs other threads) only for run files this
+#: large: each starts an interpreter and unpickles the qrels, which a smaller
+#: file does not pay back (see docs/benchmarks.md); one process scores it.
+SPAWN_FROM = 32 << 20
 
 _GZIP_MAGIC = b"\x1f\x8b"
 
@@ -101,7 +107,7 @@ def _first_field(line: bytes) -> Optional[bytes]:
     return fields[0]
 
 
-#: Jobs are handed out as one byte each.
+#: At most this many jobs: with more workers than a sixth of it, one job each.
 _MAX_JOBS = 255
 
 
@@ -278,7 +284,7 @@ def _work(
     progress: Callable[[int, int], None],
     order_keys: bool = False,
 ) -> Tuple[Any, ...]:
-    """In a forked worker: score the queries of ``path[start:end]``; the reply."""
+    """In a worker: score the queries of ``path[start:end]``; the reply."""
     # the same road as one process: a source (of this slice) and the scorer;
     # a query split between slices is for the parent to notice
     source = open_run(_Slice(path, start, end), keep_duplicates=True, regroup=False,
@@ -306,169 +312,59 @@ def _work(
         return ("error", exc)
 
 
-# The memory the workers share with the parent: a stop flag (byte 0; set by
-# a worker whose job failed or found the run not grouped: later jobs are not
-# needed), then (queries, lines, job) of each worker, for progress and to
-# say which job a worker that died was doing.
-_HEAD = 8
-_SLOT = struct.Struct("qqq")
+# === In a worker ===
+# A worker is forked (from a process with one thread: it inherits the
+# scorer) or spawned (a new interpreter, sent the scorer once).  It starts
+# with SIGINT blocked, and SIGTERM too unless the caller's disposition is the
+# default: Ctrl-C is the caller's to handle (it stops the workers), and a
+# SIGTERM that the application ignores or handles does not end them either.
+# It ends when the caller says so, when its connection closes (the caller has
+# died, when it waits for a job) or when sending fails (when it is scoring).
 
 
-def _jobs(
-    score: Callable[[Any, Any], Any],
-    path: str,
-    ranges: List[Tuple[int, int]],
-    jobs: int,
-    counters: Any,
-    slot: int,
-    parent: int,
-    order_keys: bool,
-    emit: Callable[[Any], None],
-) -> None:
-    """In a forked worker: take jobs (their indexes, a byte each, from the
-    pipe *jobs*) until there are none left; *emit* ``(job, reply)`` for each
-    as soon as it is done (the parent unpickles it while the rest goes on)."""
-    at = _HEAD + _SLOT.size * slot
-    job = -1  # the job under way
-    queries = lines = 0  # read in it so far
-    done_queries = done_lines = 0  # read in the jobs done
+def _serve(conn: Any, score: Callable[[Any, Any], Any], path: str, order_keys: bool) -> None:
+    """Score the jobs (byte ranges) the caller sends until it sends None or
+    goes, reporting progress every 64 queries and then the job's reply; an
+    exception is reported (never swallowed) and ends the worker."""
+    done = [0, 0]  # queries and lines read in the jobs done
+    last = [0, 0]  # in the job under way
 
-    def progress(q: int, n: int) -> None:
-        nonlocal queries, lines
-        queries, lines = q, n
-        # Every 64 queries (measured: writing the counters for each took 1%
-        # of a worker's time): what the parent shows, and whether it is
-        # still there (if not, nobody wants the answer).  Between jobs the
-        # counters are exact.
-        if not q & 63:
-            _SLOT.pack_into(counters, at, done_queries + q, done_lines + n, job)
-            if os.getppid() != parent:
-                os._exit(1)
+    def progress(queries: int, lines: int) -> None:
+        last[:] = queries, lines
+        if not queries & 63:
+            conn.send(("progress", done[0] + queries, done[1] + lines))
 
-    while not counters[0]:
-        # between jobs, -1: one taken now and not yet written here is the
-        # first that nobody answered (see _collect)
-        _SLOT.pack_into(counters, at, done_queries, done_lines, -1)
-        taken = os.read(jobs, 1)
-        if not taken:
-            break
-        job = taken[0]
-        queries = lines = 0
-        _SLOT.pack_into(counters, at, done_queries, done_lines, job)
-        start, end = ranges[job]
-        reply = _work(score, path, start, end, progress, order_keys)
-        if reply[0] != "ok":
-            counters[0] = 1
-        emit((job, reply))
-        done_queries += queries
-        done_lines += lines
-
-
-def _child(
-    work: Callable[[Callable[[Any], None]], None], send: int, mask: Any, term: Any
-) -> None:  # pragma: no cover - runs in the forked process (the tests see its effects)
-    """The body of a forked worker: *work*, which sends its replies with the
-    function it is given (each pickled, in a frame of its own, see
-    :func:`_replies`), then ``("done",)``; exit.
-
-    It starts with SIGINT and SIGTERM blocked (see :func:`score_in_parallel`)
-    and unblocks them (*mask*: the parent's signal mask) once its own
-    handlers are set: the parent's handlers never run here.  Ctrl-C is the
-    parent's to handle; SIGTERM (*term*) ends the worker where it ends the
-    parent, and is ignored where the parent ignores or handles it.
-    """
-    import pickle  # (imported by the parent before the fork: no import here)
-    import signal
-
-    def emit(reply: Any) -> None:
-        data = pickle.dumps(reply, pickle.HIGHEST_PROTOCOL)
-        view = memoryview(_FRAME.pack(len(data)) + data)
-        while view:
-            view = view[os.write(send, view):]
-
-    code = 0
-    try:
-        # The parent handles Ctrl-C and SIGTERM and stops the workers itself.
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, term)
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+    while True:
         try:
-            work(emit)
-            emit(("done",))
-        except BaseException as exc:  # reported, never swallowed
-            emit(("failed", f"{type(exc).__name__}: {exc}"))
-    except BaseException:
-        code = 1
-    finally:
-        # no cleanup of the parent's state (atexit, buffered output): leave now
-        os._exit(code)
+            job = conn.recv()
+        except EOFError:  # the caller has gone
+            return
+        if job is None:
+            return
+        last[:] = 0, 0
+        try:
+            start, end = job
+            reply: Tuple[Any, ...] = ("done", _work(score, path, start, end, progress, order_keys))
+        except BaseException as exc:
+            reply = ("failed", f"{type(exc).__name__}: {exc}")
+        conn.send(reply)  # OSError (EPIPE) if the caller has gone
+        if reply[0] == "failed":
+            return
+        done[:] = done[0] + last[0], done[1] + last[1]
 
 
-#: A frame: the length of the pickle that follows.
-_FRAME = struct.Struct("<Q")
+def _spawned() -> None:  # pragma: no cover - runs in a spawned worker
+    """The body of a spawned worker: its connection is its standard input."""
+    from multiprocessing.connection import Connection
+
+    conn = Connection(0)
+    try:
+        _serve(conn, *conn.recv())
+    except (EOFError, OSError):  # the caller has gone before sending the scorer
+        pass
 
 
-#: How much the parent reads from a worker's pipe at a time: a reply of a
-#: megabyte then never sits in memory twice (the parent's peak is the
-#: benchmark's peak memory).
-_READ = 1 << 16
-
-
-def _replies(buffer: bytearray) -> List[Any]:
-    """The replies of the whole frames at the start of *buffer*, unpickled
-    where they lie (no copy of them), and taken out of it."""
-    import pickle
-
-    replies = []
-    at = 0
-    with memoryview(buffer) as view:
-        while len(view) - at >= _FRAME.size:
-            (size,) = _FRAME.unpack_from(view, at)
-            start = at + _FRAME.size
-            if len(view) - start < size:
-                break
-            replies.append(pickle.loads(view[start:start + size]))
-            at = start + size
-    del buffer[:at]
-    return replies
-
-
-class _Worker:
-    """A forked worker as the parent sees it: its pid, the read end of its
-    pipe, what it sent so far and, once reaped, its exit code."""
-
-    def __init__(self, pid: int, recv: int) -> None:
-        self.pid = pid
-        self.recv = recv
-        self.buffer = bytearray()  # what it sent, up to the end of its last whole frame
-        self.done = False  # it sent its last frame
-        self.exitcode: Optional[int] = None
-        self.died = False  # ended without its last frame
-        self.job: Optional[int] = None  # the job it was doing then
-
-    def reap(self, block: bool) -> bool:
-        """Collect the worker's exit status; False if it is still running."""
-        if self.exitcode is None:
-            try:
-                pid, status = os.waitpid(self.pid, 0 if block else os.WNOHANG)
-            except ChildProcessError:  # pragma: no cover - reaped elsewhere
-                self.exitcode = -1
-                return True
-            if pid == 0:
-                return False
-            self.exitcode = os.waitstatus_to_exitcode(status)
-        return True
-
-
-def _stop_signals() -> Any:
-    import signal
-
-    return {signal.SIGINT, signal.SIGTERM}
-
-
-class _NoFork(Exception):
-    """No worker can be started: os.fork or os.pipe failed (no memory, too
-    many processes or open files) or the process runs other threads."""
+# === In the caller ===
 
 
 class _Terminated(BaseException):
@@ -479,10 +375,130 @@ def _on_sigterm(signum: int, frame: Any) -> None:
     raise _Terminated()
 
 
+class _Worker:
+    """A worker as the caller sees it: its pid, its end of the connection,
+    the job it holds (an index into the jobs, None for none)."""
+
+    def __init__(self, pid: int, conn: Any) -> None:
+        self.pid = pid
+        self.conn = conn
+        self.job: Optional[int] = None
+        self.exitcode: Optional[int] = None
+
+    def stop(self) -> Optional[int]:
+        """End it (SIGKILL: it holds nothing that needs cleaning up) unless
+        it has ended, and reap it; its exit code."""
+        self.conn.close()
+        if self.exitcode is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid == 0:
+                try:
+                    os.kill(self.pid, signal.SIGKILL)
+                except ProcessLookupError:  # pragma: no cover - it just ended
+                    pass
+                pid, status = os.waitpid(self.pid, 0)
+            self.exitcode = os.waitstatus_to_exitcode(status)
+        return self.exitcode
+
+
+def _fork(
+    score: Callable[[Any, Any], Any], path: str, order_keys: bool, term_default: bool,
+    started: List[_Worker],
+) -> _Worker:
+    """A worker forked from this process (which has one thread); the other
+    workers' connections (*started*) are closed in it, so that each
+    connection ends with the caller.  OSError if the system gives none."""
+    from multiprocessing.connection import Pipe
+
+    here, there = Pipe()
+    # signals arriving while the child starts would run the caller's handlers in it
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the worker (the tests see its effects)
+            code = 1
+            try:
+                here.close()
+                for w in started:
+                    w.conn.close()
+                if term_default:
+                    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+                    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+                _serve(there, score, path, order_keys)
+                code = 0
+            finally:  # no cleanup of the caller's state (atexit, buffered output)
+                os._exit(code)
+    except OSError:  # no process to be had (EAGAIN, ENOMEM)
+        here.close()
+        raise
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        there.close()
+    return _Worker(pid, here)
+
+
+def _spawn(term_default: bool) -> _Worker:
+    """A worker in a new interpreter (started without fork, so safe with
+    other threads alive); it waits for the scorer.  OSError if the system
+    gives none."""
+    from multiprocessing.connection import Pipe
+
+    # the package as it is imported here (vendored copies too), from where it is
+    package = __name__.rpartition(".")[0]
+    root = os.path.abspath(__file__)
+    for _ in range(package.count(".") + 2):
+        root = os.path.dirname(root)
+    entry = (f"import sys; sys.path.insert(0, {root!r}); "
+             f"from {__name__} import _spawned; _spawned()")
+    blocked = {signal.SIGINT} if term_default else {signal.SIGINT, signal.SIGTERM}
+    here, there = Pipe()
+    try:
+        pid = os.posix_spawn(sys.executable, [sys.executable, "-c", entry], os.environ,
+                             file_actions=[(os.POSIX_SPAWN_DUP2, there.fileno(), 0)],
+                             setsigmask=blocked)
+    except OSError:
+        here.close()
+        raise
+    finally:
+        there.close()
+    return _Worker(pid, here)
+
+
+def _start(
+    count: int, score: Callable[[Any, Any], Any], path: str, order_keys: bool,
+    term_default: bool, started: List[_Worker],
+) -> None:
+    """Start up to *count* workers into *started* (fewer when the system gives
+    no more processes or descriptors): forked while this process has one
+    thread, spawned otherwise (forking a process with other threads copies
+    the locks they hold, and a child waiting for one waits forever) from
+    SPAWN_FROM bytes on; send the spawned ones the scorer."""
+    import pickle
+
+    spawned = []
+    for _ in range(count):
+        try:
+            if _threads() == 1:  # counted just before: only this thread can start another
+                started.append(_fork(score, path, order_keys, term_default, started))
+            elif (hasattr(os, "posix_spawn") and sys.executable
+                  and os.path.getsize(path) >= SPAWN_FROM):
+                started.append(_spawn(term_default))
+                spawned.append(started[-1])
+            else:
+                break
+        except OSError:  # no process or descriptor left (EAGAIN, ENOMEM, EMFILE)
+            break
+    if spawned:
+        setup = pickle.dumps((score, path, order_keys), pickle.HIGHEST_PROTOCOL)
+        for w in spawned:
+            try:
+                w.conn.send_bytes(setup)
+            except OSError:  # it died starting: its job names it (see _collect)
+                pass
+
+
 def _describe_death(exitcode: Optional[int]) -> str:
     if exitcode is not None and exitcode < 0:
-        import signal
-
         try:
             name = signal.Signals(-exitcode).name
         except ValueError:
@@ -490,20 +506,6 @@ def _describe_death(exitcode: Optional[int]) -> str:
         hint = " (out of memory?)" if -exitcode == signal.SIGKILL else ""
         return f"was killed by {name}{hint}"
     return f"ended with exit code {exitcode} without an answer"
-
-
-def _stop(workers: List[_Worker]) -> None:
-    """End every worker still running, at once (SIGKILL: a worker holds
-    nothing that needs cleaning up); none outlives the call."""
-    import signal
-
-    for w in workers:
-        if not w.reap(block=False):
-            try:
-                os.kill(w.pid, signal.SIGKILL)
-            except ProcessLookupError:  # pragma: no cover - it just ended
-                pass
-            w.reap(block=True)
 
 
 def score_in_parallel(
@@ -520,237 +522,107 @@ def score_in_parallel(
     returns its part (:class:`irmetrics.evaluate._Part`: an Evaluation, the
     duplicates let pass, the queries tied scores move); the workers call it
     on each job, a range of the file (a source with *order_keys*, as
-    :func:`~irmetrics.sources.open_run` takes it).  Returns the parts in
-    file order, or None (the caller then scores the run in this process)
-    when the file makes fewer than two jobs, the run is not grouped by
-    query, a job met an error in the run (one process reports the error,
-    and the warnings before it, as it always does), or the system forks no
-    process.
+    :func:`~irmetrics.sources.open_run` takes it).  It must pickle, for
+    spawned workers.  Returns the parts in file order, or None (the caller
+    then scores the run in this process) when the file makes fewer than two
+    jobs, the run is not grouped by query, a job met an error in the run
+    (one process reports the error, and the warnings before it, as it always
+    does), or the system starts no process.
     Nothing is shared between calls: concurrent calls from threads are
-    independent (and scored in their own process: a process with other
-    threads is never forked).  Fewer workers than asked are started when the
-    system gives no more processes or pipes, none (and None is returned) when
-    it gives none.  Ctrl-C while the workers run stops them before the
+    independent.  Ctrl-C while the workers run stops them before the
     exception goes on; so does SIGTERM when its disposition is the default,
     which then ends the process as it would have; a SIGTERM that the
     application ignores or handles lets the evaluation finish.  A worker that
     dies is a :class:`WorkerError`.
     """
-    import mmap
-    import pickle  # noqa: F401 - for the workers: a fork imports nothing
-    import select  # noqa: F401 - before the pipes take the last descriptors
-    import signal
     import threading
 
-    if _threads() > 1:  # never forked: one process scores the run
-        return None
     ranges = _job_ranges(path, workers)
     if len(ranges) < 2:  # an empty file, or one query: one process says what it is
         return None
-    workers = min(workers, len(ranges))
-    counters = mmap.mmap(-1, _HEAD + _SLOT.size * workers)
-    for slot in range(workers):
-        _SLOT.pack_into(counters, _HEAD + _SLOT.size * slot, 0, 0, -1)
-    # the jobs, in file order, a byte each: every worker takes the next one
-    # when it is done with the last (the pipe's reads do not interleave)
-    try:
-        jobs, jobs_in = os.pipe()
-    except OSError:  # no descriptor left (EMFILE, ENFILE): one process will do
-        counters.close()
-        return None
-    os.write(jobs_in, bytes(range(len(ranges))))
-    os.close(jobs_in)
-    procs: List[_Worker] = []
-    replies: Dict[int, Any] = {}
-    failed: List[str] = []
     # SIGTERM with its default disposition ends the process: the workers are
     # stopped first.  Ignored or handled by the application, it is left to it.
-    on_main = threading.current_thread() is threading.main_thread()
-    default_term = signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
-    term = signal.SIG_DFL if default_term else signal.SIG_IGN
+    term_default = signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
     old_sigterm: Any = None
-    if on_main and default_term:
+    if term_default and threading.current_thread() is threading.main_thread():
         old_sigterm = signal.signal(signal.SIGTERM, _on_sigterm)
-    terminated = no_fork = False
+    procs: List[_Worker] = []
+    replies: Dict[int, Any] = {}
+    terminated = False
     try:
-        parent = os.getpid()
-        for slot in range(workers):
-            work = functools.partial(_jobs, score, path, ranges, jobs, counters, slot, parent,
-                                     order_keys)
-            try:
-                _fork(work, procs, workers, term)
-            except _NoFork:
-                if not procs:
-                    raise
-                break  # fewer workers: those started take every job
-        _collect(procs, counters, len(ranges), replies, failed, progress)
+        _start(min(workers, len(ranges)), score, path, order_keys, term_default, procs)
+        if procs:
+            _collect(procs, path, ranges, replies, progress)
     except _Terminated:
         terminated = True
-    except _NoFork:
-        no_fork = True
     finally:
-        _stop(procs)
         for w in procs:
-            os.close(w.recv)
-        os.close(jobs)
-        counters.close()
+            w.stop()
         if old_sigterm is not None:
             signal.signal(signal.SIGTERM, old_sigterm)
     if terminated:  # die of the signal as the process would have, now that it is alone
         os.kill(os.getpid(), signal.SIGTERM)
         raise KeyboardInterrupt  # pragma: no cover - the process has ended
-    if no_fork:  # no worker could be started: the caller scores the run in one process
-        return None
-    if failed:
-        raise WorkerError(f"a worker process failed: {failed[0]}")
-    return _parts(path, ranges, replies, procs)
-
-
-#: The pipe buffers of all workers' replies together, at most 1 MiB each
-#: (Linux's /proc/sys/fs/pipe-max-size by default): well within the pipe
-#: memory a user may hold (64 MiB by default) beyond which the kernel gives
-#: every new pipe of that user, in any program, a small buffer.
-_PIPE_BUDGET = 16 << 20
-
-
-def _widen(fd: int, workers: int) -> None:
-    """Let a worker write a reply of up to a megabyte (a job of 12,500
-    queries is 0.6 MB) without waiting for the parent to read the pipe's
-    default 64 KiB at a time.  Measured on the wide 50,000 x 100 run: each
-    worker waited 16-34 ms in its writes, 11-23 ms with the wider pipe.
-    Where the call is missing (not Linux, Python 3.9) or refused, the pipe
-    stays as it is."""
-    size = min(1 << 20, _PIPE_BUDGET // workers)
-    if size <= 1 << 16:
-        return
-    try:
-        import fcntl
-
-        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, size)
-    except (ImportError, AttributeError, OSError):
-        pass
-
-
-def _fork(
-    work: Callable[[Callable[[Any], None]], None], procs: List[_Worker], workers: int,
-    term: Any,
-) -> None:
-    """Start a worker doing *work* (see :func:`_child`, which sets SIGTERM to
-    *term*) and add it to *procs*, the workers started before, whose pipe
-    ends the new one closes (added before a signal can interrupt: an
-    exception from a handler finds it there, and it is stopped); *workers*:
-    how many there will be.  :class:`_NoFork` if the system gives no pipe or
-    process, or if this process has other threads."""
-    import signal
-
-    try:
-        recv, send = os.pipe()
-    except OSError:  # no descriptor left (EMFILE, ENFILE)
-        raise _NoFork() from None
-    _widen(send, workers)
-    # Ctrl-C or SIGTERM arriving while the child starts would run the
-    # parent's handlers in it: blocked until it has its own.
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, _stop_signals())
-    try:
-        # Counted last, just before the fork: only this thread could have
-        # started another since.
-        if _threads() > 1:
-            pid = -1
-        else:
-            try:
-                pid = os.fork()
-            except OSError:  # no process to be had (EAGAIN, ENOMEM)
-                pid = -1
-        if pid == 0:  # pragma: no cover - the worker
-            os.close(recv)
-            for w in procs:  # the other workers' pipe ends, inherited by the fork
-                os.close(w.recv)
-            _child(work, send, mask, term)
-        os.close(send)
-        if pid < 0:
-            os.close(recv)
-            raise _NoFork()
-        procs.append(_Worker(pid, recv))
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+    return _parts(ranges, replies) if procs else None
 
 
 def _collect(
     procs: List[_Worker],
-    counters: Any,
-    jobs: int,
+    path: str,
+    ranges: List[Tuple[int, int]],
     replies: Dict[int, Any],
-    failed: List[str],
     progress: Optional[Callable[[int, int], None]],
 ) -> None:
-    """Read the workers' frames until every one has ended: each job's reply
-    into *replies* (by job), a worker's crash into *failed*; a worker that
-    ended without its last frame is marked dead, with the job it held.
-    Returns early (the caller stops the other workers) once the evaluation
-    cannot succeed here: a crash, a death with a job unanswered, or a job
-    that failed or found the run not grouped (one process takes over then)."""
-    import select
+    """Give the jobs to the workers in file order, each its next one when it
+    has answered, and put each job's reply into *replies* (by job).  Returns
+    early (the caller stops the workers) once a job failed or found the run
+    not grouped (one process takes over then); a worker that crashed or died
+    is a :class:`WorkerError`."""
+    from multiprocessing.connection import wait
 
-    poller = select.poll()
-    pending = {}
-    for slot, w in enumerate(procs):
-        poller.register(w.recv, select.POLLIN | select.POLLHUP)
-        pending[w.recv] = slot
-    while pending:
-        for fd, _ in poller.poll(250):
-            w = procs[pending[fd]]
-            chunk = os.read(fd, _READ)
-            if chunk:
-                w.buffer += chunk
-                for reply in _replies(w.buffer):
-                    if reply[0] == "done":
-                        w.done = True
-                    elif reply[0] == "failed":
-                        failed.append(reply[1])
-                        return
-                    else:
-                        replies[reply[0]] = reply[1]
-                        if reply[1][0] != "ok":
-                            return
-                continue
-            poller.unregister(fd)  # the end of its replies: it has exited, or is exiting
-            slot = pending.pop(fd)
-            w.reap(block=True)
-            if not w.done:  # it died; the job it was doing names it in the message
-                job = _SLOT.unpack_from(counters, _HEAD + _SLOT.size * slot)[2]
-                w.died = True
-                if 0 <= job < jobs and job not in replies:
-                    w.job = job
+    jobs = iter(range(len(ranges)))
+    read = {w.conn: (0, 0) for w in procs}  # queries and lines, by worker
+
+    def give(w: _Worker) -> None:
+        w.job = next(jobs, None)
+        try:
+            w.conn.send(None if w.job is None else ranges[w.job])
+        except OSError:  # it has died: its end of the connection says so
+            pass
+
+    for w in procs:
+        give(w)
+    busy: Dict[Any, _Worker] = {w.conn: w for w in procs if w.job is not None}
+    while busy:
+        for ready in wait(list(busy)):
+            w = busy[ready]
+            try:
+                message = w.conn.recv()
+            except (EOFError, OSError):
+                start, end = ranges[w.job]  # type: ignore[index]
+                raise WorkerError(f"the worker process scoring bytes {start}-{end} of {path} "
+                                  f"{_describe_death(w.stop())}") from None
+            if message[0] == "progress":
+                read[w.conn] = (message[1], message[2])
+            elif message[0] == "failed":
+                raise WorkerError(f"a worker process failed: {message[1]}")
+            else:
+                replies[w.job] = message[1]  # type: ignore[index]
+                if message[1][0] != "ok":
                     return
-                # between jobs: any job it took and never wrote down is the
-                # first unanswered one when the others are done (see _parts)
+                give(w)
+                if w.job is None:
+                    del busy[ready]
         if progress is not None:
-            done = [_SLOT.unpack_from(counters, _HEAD + _SLOT.size * slot)
-                    for slot in range(len(procs))]
-            progress(sum(q for q, _, _ in done), sum(n for _, n, _ in done))
+            progress(sum(q for q, _ in read.values()), sum(n for _, n in read.values()))
 
 
-def _parts(
-    path: str, ranges: List[Tuple[int, int]], replies: Dict[int, Any], procs: List[_Worker]
-) -> Optional[List[Any]]:
+def _parts(ranges: List[Tuple[int, int]], replies: Dict[int, Any]) -> Optional[List[Any]]:
     """The jobs' parts in file order; None if a job failed or the run turned
     out not to be grouped by query (one process then reads the run, and
-    gives exactly its errors and warnings, whatever the jobs saw).  A job
-    without a reply names the worker that died with it."""
-    unanswered = [i for i in range(len(ranges)) if i not in replies]
-    dead = [w for w in procs if w.died]
-    if unanswered and dead:
-        holder = next((w for w in dead if w.job is not None), dead[0])
-        job = unanswered[0] if holder.job is None else holder.job
-        raise WorkerError(
-            f"the worker process scoring bytes {ranges[job][0]}-{ranges[job][1]} of {path} "
-            f"{_describe_death(holder.exitcode)}"
-        )
-    if any(reply[0] != "ok" for reply in replies.values()):
+    gives exactly its errors and warnings, whatever the jobs saw)."""
+    if len(replies) < len(ranges) or any(r[0] != "ok" for r in replies.values()):
         return None
-    if unanswered:  # pragma: no cover - every job is answered, or one failed
-        start, end = ranges[unanswered[0]]
-        raise WorkerError(f"no worker process answered for bytes {start}-{end} of {path}")
     parts = [replies[i][1] for i in range(len(ranges))]
     seen: Set[str] = set()
     count = 0

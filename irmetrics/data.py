@@ -111,6 +111,16 @@ class _Table(Mapping[str, Mapping[str, V]], Generic[V]):
         self._views = {}  # made when first asked for
         self._n = sum(map(len, data.values()))
 
+    def __getstate__(self) -> Any:
+        # pickled without the views (a mappingproxy does not pickle): made again
+        slots = (k for c in type(self).__mro__ for k in getattr(c, "__slots__", ()))
+        return None, {k: getattr(self, k) for k in slots if k != "_views" and hasattr(self, k)}
+
+    def __setstate__(self, state: Any) -> None:
+        for key, value in state[1].items():
+            setattr(self, key, value)
+        self._views = {}
+
     def __getitem__(self, qid: str) -> Mapping[str, V]:
         view = self._views.get(qid)
         if view is None:

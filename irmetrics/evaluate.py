@@ -247,11 +247,11 @@ def evaluate(
         Drop unjudged documents from rankings before scoring (``-J``).
     workers:
         With a path to a plain run file, score it in up to this many
-        processes (forked; Linux and other systems with ``fork``; one
-        process while the calling process runs other threads).  Results
-        are the same as with one.  ``None`` (the default): two for a plain
-        run file of 2 MB or more when the calling process runs no other
-        threads, else one.
+        processes (on POSIX systems: forked from a process with one
+        thread; spawned where other threads run, for files of 32 MB or
+        more).  Results are the same as with one.  ``None`` (the default):
+        two for a plain run file of 2 MB or more when the calling process
+        runs no other threads, else one.
     scores:
         ``"float64"`` (the default): scores are compared as doubles, as
         trec_eval 9.0.8 (tag ``trec_eval-9.0.8``) stores them.
@@ -318,8 +318,9 @@ def _evaluate(
         unique = layout.unique
         max_label = _max_label(q, unique)
 
-        def new_scorer() -> _Scorer:
-            return _Scorer(q, unique, options, max_label=max_label)
+        # (a partial, not a closure: spawned workers are sent it pickled)
+        new_scorer: Callable[[], _Scorer] = functools.partial(
+            _Scorer, q, unique, options, max_label=max_label)
 
         # The one road: a source of query groups, the scorer, an Evaluation
         # part; one process scores one part, parallel workers one part each

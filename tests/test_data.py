@@ -407,3 +407,16 @@ def test_run_round_trip_property(data, name):
         assert back.ranking(qid) == run.ranking(qid)
         scores = [run[qid][d] for d in run.ranking(qid)]
         assert scores == sorted(scores, reverse=True)
+
+
+def test_qrels_and_runs_pickle_after_their_queries_were_read():
+    # Reading a query makes a read-only view of it, which does not pickle;
+    # the tables pickle without their views (spawned workers are sent them).
+    import pickle
+
+    qrels = Qrels.from_dict({"q1": {"d1": 1}})
+    run = Run.from_dict({"q1": {"d1": 0.5}}, name="r")
+    assert qrels["q1"]["d1"] == 1 and run["q1"]["d1"] == 0.5
+    again = pickle.loads(pickle.dumps(qrels)), pickle.loads(pickle.dumps(run))
+    assert again == (qrels, run) and again[1].name == "r"
+    assert dict(again[0]["q1"]) == {"d1": 1}

@@ -290,12 +290,19 @@ def busy(pid, seconds=0.1):
     pytest.fail(f"process {pid} did not start working")
 
 
-def start_cli(qrels, run):
+# The command line with a thread alive (its workers are spawned, not forked).
+THREADED_CLI = ("import sys, threading; "
+                "threading.Thread(target=threading.Event().wait, daemon=True).start(); "
+                "from irmetrics.cli import console; console()")
+
+
+def start_cli(qrels, run, threaded=False):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
+    command = ["-c", THREADED_CLI] if threaded else ["-m", "irmetrics"]
     proc = subprocess.Popen(
         # all_trec: long enough to be interrupted, and answers larger than a
         # pipe's buffer (a worker blocks sending them until the parent reads)
-        [sys.executable, "-m", "irmetrics", "--workers", "2", "-m", "all_trec", qrels, run],
+        [sys.executable, *command, "--workers", "2", "-m", "all_trec", qrels, run],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=ROOT,
     )
     deadline = time.monotonic() + 30
@@ -311,11 +318,12 @@ needs_proc = pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="ne
 
 
 @needs_proc
+@pytest.mark.parametrize("threaded", [False, True], ids=["forked", "spawned"])
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, -signal.SIGTERM)])
-def test_a_signal_to_the_parent_alone_ends_the_workers(big_files, sig, code):
+def test_a_signal_to_the_parent_alone_ends_the_workers(big_files, sig, code, threaded):
     # Before: SIGINT to the parent alone (Jupyter's interrupt) hung forever,
     # SIGTERM left the workers blocked forever.
-    proc, workers = start_cli(*big_files)
+    proc, workers = start_cli(*big_files, threaded=threaded)
     os.kill(proc.pid, sig)  # the parent only, not its process group
     sent = time.monotonic()
     try:
@@ -334,8 +342,9 @@ def test_a_signal_to_the_parent_alone_ends_the_workers(big_files, sig, code):
 
 
 @needs_proc
-def test_a_killed_worker_is_a_one_line_error(big_files):
-    proc, workers = start_cli(*big_files)
+@pytest.mark.parametrize("threaded", [False, True], ids=["forked", "spawned"])
+def test_a_killed_worker_is_a_one_line_error(big_files, threaded):
+    proc, workers = start_cli(*big_files, threaded=threaded)
     busy(workers[0])  # it has taken a job (a quarter of the file, seconds of work)
     os.kill(workers[0], signal.SIGKILL)  # as the out-of-memory killer would
     _, err = proc.communicate(timeout=30)
@@ -566,76 +575,6 @@ def test_a_worker_that_dies_stops_the_others_and_names_its_job(tmp_path, monkeyp
     assert len(started) <= 3 < len(ranges)
 
 
-def test_a_worker_that_dies_between_jobs_names_the_first_unanswered_job(tmp_path):
-    # A worker that dies after taking a job from the pipe and before writing
-    # it down (its slot says -1) is named with the first job nobody
-    # answered, not with the job it had already answered.
-    from irmetrics._parallel import _parts, _Worker
-
-    path = write_run(tmp_path / "run.txt", make_data(13, n_queries=30)[1])
-    ranges = _job_ranges(path, 2)
-    replies = {i: ("ok", None, []) for i in range(len(ranges)) if i != 7}
-    dead = _Worker(pid=0, recv=-1)
-    dead.died, dead.job, dead.exitcode = True, None, -signal.SIGKILL
-    with pytest.raises(WorkerError) as info:
-        _parts(path, ranges, replies, [_Worker(pid=0, recv=-1), dead])
-    start, end = ranges[7]
-    assert f"scoring bytes {start}-{end} of" in str(info.value)
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux") or sys.version_info < (3, 10),
-                    reason="pipe sizes are Linux's (fcntl.F_SETPIPE_SZ from Python 3.10)")
-def test_worker_pipes_are_widened_within_the_budget():
-    # A worker's reply (0.6 MB for a job of 12,500 queries) fits its pipe
-    # when there are few workers; many workers share a fixed budget, and a
-    # share no larger than the default buffer leaves the pipe as it is.
-    import fcntl
-
-    from irmetrics._parallel import _PIPE_BUDGET, _widen
-
-    def size_after(workers=None, request=None):
-        recv, send = os.pipe()
-        try:
-            if workers is not None:
-                _widen(send, workers)
-            if request is not None:
-                fcntl.fcntl(send, fcntl.F_SETPIPE_SZ, request)
-            return fcntl.fcntl(send, fcntl.F_GETPIPE_SZ)
-        finally:
-            os.close(recv)
-            os.close(send)
-
-    default = size_after()
-    try:  # what this system grants a new pipe of this user
-        size_after(request=1 << 20)
-    except PermissionError:
-        pytest.skip("this system refuses pipes of 1 MiB to this user")
-    assert size_after(2) == 1 << 20
-    assert size_after(64) == _PIPE_BUDGET // 64  # 256 KiB each
-    assert size_after(1000) == default  # 16 KiB each: not worth a call
-
-
-def test_replies_are_taken_whole_from_the_buffer_and_a_partial_one_waits():
-    # Frames as _child writes them: the length of the pickle, then the pickle.
-    import pickle
-
-    from irmetrics._parallel import _FRAME, _replies
-
-    def frame(obj):
-        data = pickle.dumps(obj, pickle.HIGHEST_PROTOCOL)
-        return _FRAME.pack(len(data)) + data
-
-    third = frame(("done",))
-    buffer = bytearray(frame((0, ("ok", [1.5] * 1000, []))) + frame((1, ("not grouped",)))
-                       + third[:5])
-    assert _replies(buffer) == [(0, ("ok", [1.5] * 1000, [])), (1, ("not grouped",))]
-    assert buffer == third[:5]  # not even its length is whole yet
-    buffer += third[5:-1]
-    assert _replies(buffer) == [] and buffer == third[:-1]
-    buffer += third[-1:]
-    assert _replies(buffer) == [("done",)] and buffer == b""
-
-
 # === Issue 42: no fork of a threaded process, signals, descriptors, BOM ===
 
 def one_thread_only():
@@ -665,8 +604,10 @@ def run_lines(qid_count, depth, seed, tag):
 STRESS = """
 import sys, threading, warnings
 warnings.simplefilter("ignore")
-from irmetrics import evaluate
-qrels, runs = sys.argv[1], sys.argv[2:]
+from irmetrics import _parallel, evaluate
+qrels, spawn, runs = sys.argv[1], sys.argv[2], sys.argv[3:]
+if spawn == "spawn":  # the workers spawned (run files of any size)
+    _parallel.SPAWN_FROM = 0
 expected = [evaluate(qrels, r, ["map", "P_10"], workers=1).per_query for r in runs]
 errors = []
 def work(i):
@@ -705,12 +646,15 @@ def marked_processes(marker):
 
 @needs_proc
 @pytest.mark.slow
-def test_threads_calling_with_workers_never_hang_and_leave_no_process(tmp_path):
+@pytest.mark.parametrize("spawn, tries", [("as-is", 20), ("spawn", 3)])
+def test_threads_calling_with_workers_never_hang_and_leave_no_process(tmp_path, spawn, tries):
     # Issue 42: 6 threads x 6 calls of evaluate(..., workers=2) on four runs
     # of 18,000 lines hung in about 1 try in 6: a worker forked while another
     # thread held the import lock waited for it forever (at `import pickle`),
     # outlived its parent and ignored SIGTERM.  Each try runs in a process
-    # bounded by a timeout, so that a hang fails the test.
+    # bounded by a timeout, so that a hang fails the test.  As-is, the calls
+    # (threads alive, small files) run in one process each; "spawn" spawns
+    # their workers (an interpreter each: fewer tries, a longer timeout).
     qrels = {}
     runs = []
     for n in range(4):
@@ -720,14 +664,14 @@ def test_threads_calling_with_workers_never_hang_and_leave_no_process(tmp_path):
         qrels[f"q{q}"] = {f"d{d}": d % 3 for d in range(0, 500, 7)}
     qpath = tmp_path / "qrels.txt"
     Qrels.from_dict(qrels).to_trec(str(qpath))
-    for attempt in range(20):
+    for attempt in range(tries):
         marker = f"IRMETRICS_STRESS_TRY={os.getpid()}-{attempt}"
         name, value = marker.split("=")
         env = dict(os.environ, PYTHONPATH=str(ROOT), **{name: value})
-        proc = subprocess.Popen([sys.executable, "-c", STRESS, str(qpath), *runs],
+        proc = subprocess.Popen([sys.executable, "-c", STRESS, str(qpath), spawn, *runs],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         try:
-            out, err = proc.communicate(timeout=60)
+            out, err = proc.communicate(timeout=60 if spawn == "as-is" else 240)
         except subprocess.TimeoutExpired:
             out, err = b"", b"timed out"
         finally:
@@ -752,16 +696,20 @@ def test_without_fork_one_process_gives_the_same_numbers(tmp_path, monkeypatch):
     assert got.aggregate == expected.aggregate
 
 
-def test_a_process_with_other_threads_is_not_forked(tmp_path, monkeypatch):
+def test_a_process_with_other_threads_spawns_its_workers(tmp_path, monkeypatch):
     # Forking while another thread holds a lock can hang the child: with a
-    # thread alive, workers=2 scores in this process, with the same values.
+    # thread alive, the workers are spawned (not forked), with the same values.
     one_thread_only()
     qrels, lines = make_data(22, n_queries=30)
     path = write_run(tmp_path / "run.txt", lines)
     expected = evaluate_quietly(qrels, path, MEASURES, workers=1)
-    forks = []
-    fork = os.fork
+    from irmetrics import _parallel
+
+    monkeypatch.setattr(_parallel, "SPAWN_FROM", 0)  # (spawned for any size)
+    forks, spawns = [], []
+    fork, spawn = os.fork, os.posix_spawn
     monkeypatch.setattr(os, "fork", lambda: forks.append(1) or fork())
+    monkeypatch.setattr(os, "posix_spawn", lambda *a, **k: spawns.append(1) or spawn(*a, **k))
     stop = threading.Event()
     other = threading.Thread(target=stop.wait)
     other.start()
@@ -770,11 +718,77 @@ def test_a_process_with_other_threads_is_not_forked(tmp_path, monkeypatch):
     finally:
         stop.set()
         other.join()
-    assert forks == []
+    assert (len(forks), len(spawns)) == (0, 2)  # two workers, spawned
     assert got.per_query == expected.per_query
+    assert got.aggregate == expected.aggregate
     alone = evaluate_quietly(qrels, path, MEASURES, workers=2)  # the thread has ended
-    assert len(forks) == 2  # two workers
+    assert (len(forks), len(spawns)) == (2, 2)  # two workers, forked
     assert alone.per_query == expected.per_query
+
+
+@pytest.mark.filterwarnings("ignore::irmetrics.errors.IrmetricsWarning")
+def test_spawned_workers_give_warnings_and_errors_with_the_files_lines(tmp_path, monkeypatch):
+    # What the forked workers report, the spawned ones report (a thread alive).
+    from irmetrics import _parallel
+
+    monkeypatch.setattr(_parallel, "SPAWN_FROM", 0)  # (spawned for any size)
+    lines = [f"q{q:03d} Q0 d{i} {i + 1} {1 - i / 100:.2f} run\n"
+             for q in range(40) for i in range(20)]
+    lines[2] = lines[2].rstrip("\n") + " x y z w v u\n"  # line 3: a warning
+    path = write_run(tmp_path / "run.txt", lines)
+    lines[700] = "q035 Q0 d0 1 abc run\n"  # line 701: an error
+    bad = write_run(tmp_path / "bad.txt", lines)
+    qrels = {f"q{q:03d}": {"d1": 1} for q in range(40)}
+    seen = {}
+    for threaded in (False, True):
+        stop = threading.Event()
+        other = threading.Thread(target=stop.wait)
+        if threaded:
+            other.start()
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                got = evaluate(qrels, path, ["map"], workers=2)
+                with pytest.raises(TrecFormatError) as info:
+                    evaluate(qrels, bad, ["map"], workers=2)
+        finally:
+            stop.set()
+            if threaded:
+                other.join()
+        seen[threaded] = (got.per_query, str(info.value), [str(w.message) for w in caught])
+    assert seen[True] == seen[False]
+    assert seen[True][1].endswith("line 701: score must be a number (got 'abc')")
+    assert len(seen[True][2]) == 2 and all(", line 3: 12 fields" in m for m in seen[True][2])
+
+
+@pytest.mark.slow
+def test_a_script_without_a_main_guard_is_not_run_again_by_the_workers(tmp_path):
+    # Spawned workers import irmetrics, never the caller's __main__ (as
+    # multiprocessing's spawn and forkserver starts do): a script's top
+    # level runs once.
+    qrels, lines = make_data(25, n_queries=30)
+    path = write_run(tmp_path / "run.txt", lines)
+    qpath = tmp_path / "qrels.txt"
+    Qrels.from_dict(qrels).to_trec(str(qpath))
+    log = tmp_path / "log.txt"
+    script = tmp_path / "script.py"
+    script.write_text(
+        "import threading, warnings\n"
+        "from irmetrics import _parallel, evaluate\n"
+        "_parallel.SPAWN_FROM = 0\n"
+        f"open({str(log)!r}, 'a').write('top level\\n')\n"
+        "threading.Thread(target=threading.Event().wait, daemon=True).start()\n"
+        "warnings.simplefilter('ignore')\n"
+        "import os; spawns, spawn = [], os.posix_spawn\n"
+        "os.posix_spawn = lambda *a, **k: spawns.append(1) or spawn(*a, **k)\n"
+        f"print(evaluate({str(qpath)!r}, {path!r}, ['map'], workers=2).aggregate['map'])\n"
+        "print(len(spawns))\n"
+    )
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, timeout=120,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    expected = evaluate_quietly(qrels, path, ["map"], workers=1).aggregate["map"]
+    assert (done.returncode, done.stdout, done.stderr) == (0, f"{expected!r}\n2\n".encode(), b"")
+    assert log.read_text() == "top level\n"
 
 
 def test_a_bytes_path_is_scored_in_parallel(tmp_path, monkeypatch):
@@ -825,8 +839,9 @@ def test_no_deprecation_warning_about_fork_with_a_thread_alive(tmp_path):
     Qrels.from_dict(qrels).to_trec(str(qpath))
     # (the warning is recorded: CPython does not raise it, even as an error)
     script = (
-        "import sys, threading, warnings\n"
-        "from irmetrics import evaluate\n"
+        "import os, sys, threading, warnings\n"
+        "from irmetrics import _parallel, evaluate\n"
+        "_parallel.SPAWN_FROM = 0\n"
         "q, r = sys.argv[1:]\n"
         "with warnings.catch_warnings(record=True) as caught:\n"
         "    warnings.simplefilter('always')\n"
@@ -834,14 +849,16 @@ def test_no_deprecation_warning_about_fork_with_a_thread_alive(tmp_path):
         "    alone = evaluate(q, r, ['map'], workers=2).per_query\n"
         "    stop = threading.Event()\n"
         "    t = threading.Thread(target=stop.wait, daemon=True); t.start()\n"
+        "    spawns, spawn = [], os.posix_spawn\n"
+        "    os.posix_spawn = lambda *a, **k: spawns.append(1) or spawn(*a, **k)\n"
         "    threaded = evaluate(q, r, ['map'], workers=2).per_query\n"
         "    stop.set(); t.join()\n"
-        "print(one == alone == threaded)\n"
+        "print(one == alone == threaded, len(spawns))\n"
         "print([str(w.message) for w in caught if w.category is DeprecationWarning])\n"
     )
     done = subprocess.run([python, "-c", script, str(qpath), path], capture_output=True,
                           env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=120)
-    assert (done.returncode, done.stdout, done.stderr) == (0, b"True\n[]\n", b"")
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"True 2\n[]\n", b"")
 
 
 # The script of the SIGTERM tests: SIGTERM ignored or handled by a handler
@@ -897,8 +914,9 @@ def test_sigterm_ignored_or_handled_lets_the_evaluation_finish(big_files, how):
 
 @needs_proc
 @pytest.mark.slow
-def test_workers_end_soon_when_the_parent_is_killed(big_files):
-    proc, workers = start_cli(*big_files)
+@pytest.mark.parametrize("threaded", [False, True], ids=["forked", "spawned"])
+def test_workers_end_soon_when_the_parent_is_killed(big_files, threaded):
+    proc, workers = start_cli(*big_files, threaded=threaded)
     busy(workers[0])
     os.kill(proc.pid, signal.SIGKILL)
     proc.communicate()
