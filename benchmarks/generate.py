@@ -1,11 +1,14 @@
 """Seeded generator of benchmark runs and qrels in TREC format.
 
-Two shapes, as in the speed targets:
+Three shapes, as in the speed targets:
 
 * ``msmarco``: 6,980 queries x 1,000 documents (about 7M run lines), binary
   qrels with about 1.07 relevant documents per query, about 5% of scores tied.
 * ``wide``: 50,000 queries x 100 documents (5M run lines), sparse graded
   qrels 0-3 (one to five judged documents a query).
+* ``robust04``: 100 queries x 1,000 documents with dense graded qrels, as
+  Robust04's: about 1,400 judgments a query (a third of them of ranked
+  documents, most of them 0), scores with 4 decimals that tie now and then.
 
 Scaled versions (``--scale 0.1``) give the smaller sizes the runner uses to
 show that cost grows linearly.  The same seed always gives the same files.
@@ -18,16 +21,18 @@ import os
 import random
 from typing import Dict, List, Tuple
 
-SHAPES: Dict[str, Tuple[int, int, bool]] = {
-    # name: (queries, documents per query, graded qrels)
-    "msmarco": (6980, 1000, False),
-    "wide": (50000, 100, True),
+SHAPES: Dict[str, Tuple[int, int, str]] = {
+    # name: (queries, documents per query, kind of qrels)
+    "msmarco": (6980, 1000, "binary"),
+    "wide": (50000, 100, "sparse"),
+    "robust04": (100, 1000, "dense"),
 }
 
 
 def generate(shape: str, out_dir: str, *, scale: float = 1.0, seed: int = 42) -> Tuple[str, str]:
     """Write ``<shape>.qrels`` and ``<shape>.run`` into *out_dir*; return their paths."""
-    n_queries, depth, graded = SHAPES[shape]
+    n_queries, depth, kind = SHAPES[shape]
+    places = 4 if kind == "dense" else 3
     n_queries = max(1, int(n_queries * scale))
     rng = random.Random(seed)
     os.makedirs(out_dir, exist_ok=True)
@@ -39,7 +44,13 @@ def generate(shape: str, out_dir: str, *, scale: float = 1.0, seed: int = 42) ->
         for q in range(n_queries):
             qid = str(1_000_000 + q * 7)
             docs = rng.sample(range(collection), depth)
-            if graded:
+            if kind == "dense":
+                # pooled judgments: a third of them of ranked documents, the
+                # rest of documents other systems retrieved; mostly 0
+                judged = rng.sample(docs, rng.randint(400, 500))
+                judged += [rng.randrange(collection) for _ in range(rng.randint(850, 1000))]
+                rels = {d: rng.choice((0,) * 14 + (1, 1, 2)) for d in judged}
+            elif kind == "sparse":
                 # sparse graded judgments, as large query sets have them: a
                 # few judged passages per query, sometimes one not retrieved
                 judged = rng.sample(docs, rng.randint(1, 4))
@@ -59,10 +70,10 @@ def generate(shape: str, out_dir: str, *, scale: float = 1.0, seed: int = 42) ->
             scores: List[float] = []
             for _ in range(depth):
                 # rounding to 3 decimals ties about 5% of the scores of a query
-                scores.append(round(rng.gauss(20.0, 6.0), 3))
+                scores.append(round(rng.gauss(20.0, 6.0), places))
             scores.sort(reverse=True)
             lines = [
-                f"{qid} Q0 {d} {rank} {s:.3f} bench\n"
+                f"{qid} Q0 {d} {rank} {s:.{places}f} bench\n"
                 for rank, (d, s) in enumerate(zip(docs, scores), 1)
             ]
             rf.write("".join(lines))

@@ -282,13 +282,11 @@ def _work(
     start: int,
     end: int,
     progress: Callable[[int, int], None],
-    order_keys: bool = False,
 ) -> Tuple[Any, ...]:
     """In a worker: score the queries of ``path[start:end]``; the reply."""
     # the same road as one process: a source (of this slice) and the scorer;
     # a query split between slices is for the parent to notice
-    source = open_run(_Slice(path, start, end), keep_duplicates=True, regroup=False,
-                      order_keys=order_keys)
+    source = open_run(_Slice(path, start, end), keep_duplicates=True, regroup=False)
     try:
         with warnings.catch_warnings(record=True) as caught:  # sent to the parent
             warnings.simplefilter("always")
@@ -322,7 +320,7 @@ def _work(
 # died, when it waits for a job) or when sending fails (when it is scoring).
 
 
-def _serve(conn: Any, score: Callable[[Any, Any], Any], path: str, order_keys: bool) -> None:
+def _serve(conn: Any, score: Callable[[Any, Any], Any], path: str) -> None:
     """Score the jobs (byte ranges) the caller sends until it sends None or
     goes, reporting progress every 64 queries and then the job's reply; an
     exception is reported (never swallowed) and ends the worker."""
@@ -344,7 +342,7 @@ def _serve(conn: Any, score: Callable[[Any, Any], Any], path: str, order_keys: b
         last[:] = 0, 0
         try:
             start, end = job
-            reply: Tuple[Any, ...] = ("done", _work(score, path, start, end, progress, order_keys))
+            reply: Tuple[Any, ...] = ("done", _work(score, path, start, end, progress))
         except BaseException as exc:
             reply = ("failed", f"{type(exc).__name__}: {exc}")
         conn.send(reply)  # OSError (EPIPE) if the caller has gone
@@ -402,7 +400,7 @@ class _Worker:
 
 
 def _fork(
-    score: Callable[[Any, Any], Any], path: str, order_keys: bool, term_default: bool,
+    score: Callable[[Any, Any], Any], path: str, term_default: bool,
     started: List[_Worker],
 ) -> _Worker:
     """A worker forked from this process (which has one thread); the other
@@ -424,7 +422,7 @@ def _fork(
                 if term_default:
                     signal.signal(signal.SIGTERM, signal.SIG_DFL)
                     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
-                _serve(there, score, path, order_keys)
+                _serve(there, score, path)
                 code = 0
             finally:  # no cleanup of the caller's state (atexit, buffered output)
                 os._exit(code)
@@ -465,7 +463,7 @@ def _spawn(term_default: bool) -> _Worker:
 
 
 def _start(
-    count: int, score: Callable[[Any, Any], Any], path: str, order_keys: bool,
+    count: int, score: Callable[[Any, Any], Any], path: str,
     term_default: bool, started: List[_Worker],
 ) -> None:
     """Start up to *count* workers into *started* (fewer when the system gives
@@ -479,7 +477,7 @@ def _start(
     for _ in range(count):
         try:
             if _threads() == 1:  # counted just before: only this thread can start another
-                started.append(_fork(score, path, order_keys, term_default, started))
+                started.append(_fork(score, path, term_default, started))
             elif (hasattr(os, "posix_spawn") and sys.executable
                   and os.path.getsize(path) >= SPAWN_FROM):
                 started.append(_spawn(term_default))
@@ -489,7 +487,7 @@ def _start(
         except OSError:  # no process or descriptor left (EAGAIN, ENOMEM, EMFILE)
             break
     if spawned:
-        setup = pickle.dumps((score, path, order_keys), pickle.HIGHEST_PROTOCOL)
+        setup = pickle.dumps((score, path), pickle.HIGHEST_PROTOCOL)
         for w in spawned:
             try:
                 w.conn.send_bytes(setup)
@@ -513,16 +511,14 @@ def score_in_parallel(
     score: Callable[[Any, Any], Any],
     workers: int,
     progress: Optional[Callable[[int, int], None]] = None,
-    *,
-    order_keys: bool = False,
 ) -> Optional[List[Any]]:
     """Score the queries of *path* in up to *workers* processes.
 
     *score* ``(source, progress)`` scores one source of query groups and
     returns its part (:class:`irmetrics.evaluate._Part`: an Evaluation, the
     duplicates let pass, the queries tied scores move); the workers call it
-    on each job, a range of the file (a source with *order_keys*, as
-    :func:`~irmetrics.sources.open_run` takes it).  It must pickle, for
+    on each job, a range of the file (a source, as
+    :func:`~irmetrics.sources.open_run` gives it).  It must pickle, for
     spawned workers.  Returns the parts in file order, or None (the caller
     then scores the run in this process) when the file makes fewer than two
     jobs, the run is not grouped by query, a job met an error in the run
@@ -550,7 +546,7 @@ def score_in_parallel(
     replies: Dict[int, Any] = {}
     terminated = False
     try:
-        _start(min(workers, len(ranges)), score, path, order_keys, term_default, procs)
+        _start(min(workers, len(ranges)), score, path, term_default, procs)
         if procs:
             _collect(procs, path, ranges, replies, progress)
     except _Terminated:

@@ -310,7 +310,6 @@ def _evaluate(
     """:func:`evaluate` of measures already parsed, with options already checked."""
     if workers is not None:
         workers = check_int(workers, "workers", 1)
-    float32 = options.float32
     # The cyclic collector is off while the tables are built (see _gc).
     with paused_gc():
         q, qrels_duplicates = open_qrels(qrels)
@@ -325,17 +324,13 @@ def _evaluate(
         # The one road: a source of query groups, the scorer, an Evaluation
         # part; one process scores one part, parallel workers one part each
         # (of a range of the file), and Evaluation.merge makes the whole.
-        # The scorer only ranks by the scores: a file's may come as exact
-        # integer keys (cheaper to read), except where they are rounded to
-        # single precision first.
         score = functools.partial(_score_part, new_scorer, layout)
-        source = open_run(run, keep_duplicates=True, order_keys=not float32)
+        source = open_run(run, keep_duplicates=True)
         parts: Optional[List[_Part]] = None
         if is_file_source(run):
             processes = _parallel.auto_workers(run) if workers is None else workers
             if processes > 1 and _parallel.parallel_possible(run):
-                parts = _parallel.score_in_parallel(os.fsdecode(run), score, processes, progress,
-                                                    order_keys=not float32)
+                parts = _parallel.score_in_parallel(os.fsdecode(run), score, processes, progress)
         if parts is None:  # one process (or a run not grouped by query)
             parts = [score(source, progress)]
         return _whole(q, qrels_duplicates, parts, layout, new_scorer)

@@ -90,7 +90,6 @@ class RunSource:
         *,
         keep_duplicates: bool = False,
         regroup: bool = True,
-        order_keys: bool = False,
     ) -> None:
         self.members: Container[Any] = ()
         self.duplicates: List[DuplicateEntryError] = []
@@ -101,7 +100,6 @@ class RunSource:
         self._regroup = regroup
         if is_file_source(run):
             self._stream = RunStream(run, keep_duplicates=keep_duplicates)
-            self._stream._order_keys = order_keys
             self.name = ""
             self.encoded = True
         else:
@@ -151,7 +149,7 @@ class RunSource:
 
 
 def open_run(
-    run: Any, *, keep_duplicates: bool = False, regroup: bool = True, order_keys: bool = False
+    run: Any, *, keep_duplicates: bool = False, regroup: bool = True
 ) -> RunSource:
     """The run as a :class:`RunSource`.
 
@@ -160,10 +158,6 @@ def open_run(
     would have looked at it.  Without *regroup*, a run whose queries are not
     grouped raises :class:`~irmetrics.trec.RunNotGrouped` instead of being
     read again (the parallel workers, which see a slice of the file, leave
-    that to the parent).  With *order_keys*, a file's scores may come as
-    integer keys that order and tie the documents exactly as the scores do
-    (for a consumer that only ranks by them; see
-    :func:`irmetrics.trec._decimal_keys`): each group's are of one kind.
+    that to the parent).
     """
-    return RunSource(run, keep_duplicates=keep_duplicates, regroup=regroup,
-                     order_keys=order_keys)
+    return RunSource(run, keep_duplicates=keep_duplicates, regroup=regroup)

@@ -38,13 +38,10 @@ from __future__ import annotations
 import io
 import math
 import os
+from bisect import bisect_right
 from contextlib import contextmanager
-from itertools import compress as _compress
-from itertools import islice
-from itertools import repeat as _repeat
-from operator import itemgetter
-from operator import ne as _ne
-from operator import sub as _sub
+from itertools import compress, islice, repeat
+from operator import itemgetter, ne
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -54,6 +51,7 @@ from typing import (
     Iterator,
     List,
     Mapping,
+    NamedTuple,
     Optional,
     Sequence,
     Set,
@@ -94,11 +92,9 @@ __all__ = [
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _BOM = b"\xef\xbb\xbf"
-# Errors a file object may raise while being read: I/O failures and corrupt
-# or truncated gzip data.
-# I/O failures; zlib.error (corrupt gzip data) joins when gzip is first read
+# Errors a file object may raise while being read: I/O failures, and
+# zlib.error (corrupt gzip data), which joins when gzip is first read.
 _READ_ERRORS: Tuple[Type[BaseException], ...] = (OSError, EOFError)
-_first, _second, _third = itemgetter(0), itemgetter(1), itemgetter(2)
 
 
 # === Opening ===
@@ -233,20 +229,11 @@ def _chunks(stream: Any, size: int) -> Iterator[bytes]:
     return iter(lambda: bytes(read(size)), b"")
 
 
-#: Bytes read at a time by the readers of whole files (the tests make it tiny):
-#: the Python objects made from a block of 128 KiB (about a megabyte) stay in
-#: a core's cache until freed (measured: a 140,000-line qrels file read in
-#: 0.88 of the time 1 MiB blocks took; 32 and 64 KiB within the noise).
-_TABLE_BLOCK = 1 << 17
 
-#: RunStream's default (fixed when the module loads).  A run's objects are
-#: used again as its queries are scored, so smaller blocks pay on a busy
-#: machine: measured (2026-11-27, whole evaluations with two workers,
-#: medians of 6 to 10 rounds), the wide 50,000 x 100 run in 0.80 to 0.88
-#: and the MS MARCO shape in 0.84 to 0.88 of the time of 128 KiB blocks
-#: (0.955 and 0.989 in a benchmark run against the 128 KiB version);
-#: 32 and 48 KiB within the noise of 64, 16 and 8 KiB slower.
-_RUN_BLOCK = 1 << 16
+
+#: Bytes read at a time (the tests make it tiny): the Python objects made
+#: from one block stay in a core's cache while they are used.
+_BLOCK = 1 << 16
 
 #: The longest line the readers take (bytes).  No TREC line comes near it; a
 #: file whose lines end in CR alone, or that has no line ends, would otherwise
@@ -298,7 +285,6 @@ class _Lines:
                 if size + piece.find(b"\n") > MAX_LINE:
                     raise _LineTooLong()
                 # one copy: the line's start joined with a view of the piece
-                # (measured: a run read in 0.985 of the time of two copies)
                 partial.append(memoryview(piece)[:cut])
                 block = b"".join(partial)
             else:
@@ -319,13 +305,7 @@ class _Lines:
             yield last + b"\n", True  # (a BOM alone: one empty line)
 
 
-def _line_blocks(stream: Any, size: int) -> Iterator[bytes]:
-    """Blocks of whole lines, the BOM taken off; the last may lack its line end."""
-    for block, unterminated in _Lines(_chunks(stream, size)):
-        yield block[:-1] if unterminated else block
-
-
-# === Line-level helpers (only called on the slow or failing path) ===
+# === Errors ===
 
 
 def _number(text: Any, kind: Callable[[Any], Any]) -> Any:
@@ -363,36 +343,479 @@ def _empty_error(source: str, kind: str, lineno: int) -> TrecFormatError:
     return TrecFormatError(f"no {kind} entries (only blank lines and comments)", source)
 
 
-def _first_line(
-    docs: Mapping[str, object], blocks: List[Tuple[int, int]], docid: str
-) -> Optional[int]:
-    """The line on which *docid* was first read.
-
-    *blocks* lists ``(line, index)`` for every run of consecutive lines of one
-    query: the entry at position ``index`` of *docs* was read on ``line`` and
-    the following entries of the block on the following lines.  Keeping blocks
-    rather than one line number per entry costs almost nothing per line.
-    """
-    index = list(docs).index(docid)
+def _line_of(blocks: List[Tuple[int, int]], index: int) -> int:
+    """The line of a query's entry *index*, given ``(line, index)`` where each
+    run of the query's consecutive lines begins."""
     for line, start in reversed(blocks):
         if start <= index:
             return line + index - start
-    return None  # pragma: no cover - every entry belongs to a block
+    return blocks[0][0]  # pragma: no cover - every entry belongs to a block
 
 
-def _duplicate(
-    source: str,
-    docs: Mapping[str, object],
-    blocks: List[Tuple[int, int]],
-    lineno: int,
-    qid: str,
-    docid: str,
-) -> DuplicateEntryError:
-    return DuplicateEntryError(source, _first_line(docs, blocks, docid), lineno, qid, docid)
+def _first_line(docs: Mapping[str, object], blocks: List[Tuple[int, int]], docid: str) -> int:
+    """The line on which *docid*, an entry of *docs*, was read (see
+    :func:`_line_of`; or its row, given rows)."""
+    return _line_of(blocks, list(docs).index(docid))
+
+
+# === Lines as columns ===
+#
+# Every reader takes a block of whole lines at a time and makes it columns
+# with a few calls in C: each line end becomes a token of its own (_MARK),
+# the block is split on ASCII white space once (as trec_eval splits), and a
+# block where every line has the format's number of fields is then one
+# check, every (width + 1)-th token being a line end; column c is the slice
+# ``fields[c::width + 1]``.  A block holding anything else (a comment, a
+# blank line, a line of another width, the mark itself) is split line by
+# line into the same layout.  Numbers are parsed a column at a time, once.
+
+_MARK = b"\x01"
+
+
+class _Format(NamedTuple):
+    """What a line of one kind of file holds."""
+
+    kind: str  # the file's kind, for messages ("qrels", "run", "ranked list")
+    width: int  # the fields read from each line
+    exact: bool  # lines must have exactly *width* fields (else at least)
+    columns: Callable[[List[bytes]], str]  # the message for a line of *n* fields
+
+
+def _qrels_width(fields: List[bytes]) -> str:
+    return (f"expected 4 columns (qid iteration docid relevance), got {len(fields)}"
+            + _swapped_hint(fields, "run"))
+
+
+def _run_width(fields: List[bytes]) -> str:
+    return (f"expected at least 6 columns (qid Q0 docid rank score tag), got {len(fields)}"
+            + _swapped_hint(fields, "qrels"))
+
+
+def _list_width(fields: List[bytes]) -> str:
+    return f"expected 2 columns (qid docid) in a ranked list, got {len(fields)}"
+
+
+_QRELS = _Format("qrels", 4, True, _qrels_width)
+_RUN = _Format("run", 6, False, _run_width)
+_RANKED_LIST = _Format("ranked list", 2, True, _list_width)
+
+
+class _Rows(NamedTuple):
+    """The entry lines of a block, as fields: column c is ``fields[c::stride]``.
+
+    *starts* lists ``(row, line)`` where each run of consecutive entry lines
+    begins; *error* is the block's first bad line, raised once the rows
+    before it are taken; *wide* is ``(line, fields)`` of the first line with
+    more than :data:`_MANY_FIELDS` fields (a run's), else None; *end* is the
+    number of the block's last line; *underscore*: the block holds a ``_``
+    (which ``float()`` takes between digits, C's atof not).
+    """
+
+    fields: List[bytes]
+    stride: int
+    starts: List[Tuple[int, int]]
+    error: Optional[TrecFormatError]
+    wide: Optional[Tuple[int, int]]
+    end: int
+    underscore: bool = True
+
+    @property
+    def n(self) -> int:
+        """The number of rows."""
+        return len(self.fields) // self.stride
+
+    def column(self, c: int) -> List[bytes]:
+        return self.fields[c :: self.stride]
+
+    def line(self, row: int) -> int:
+        """The line *row* was read on."""
+        first, line = self.starts[bisect_right(self.starts, (row, MAX_LINE)) - 1]
+        return line + row - first
+
+    def segments(self, a: int, b: int, index: int) -> List[Tuple[int, int]]:
+        """``(line, entry index)`` of each run of lines among rows a to b, the
+        first of which is entry *index* of its query (as :func:`_first_line` reads)."""
+        out = [(self.line(a), index)]
+        at = bisect_right(self.starts, (a, MAX_LINE))
+        for row, line in self.starts[at:]:
+            if row >= b:
+                break
+            out.append((line, index + row - a))
+        return out
+
+    def cut(self, row: int, error: TrecFormatError) -> _Rows:
+        """The rows before *row*, with *error* (on its line) to raise after them."""
+        return self._replace(fields=self.fields[: row * self.stride], error=error)
+
+
+def _rows(block: bytes, lineno: int, form: _Format, source: str, unterminated: bool) -> _Rows:
+    """The entries of *block*, whole lines numbered from ``lineno + 1`` (the
+    last one's line end added by :class:`_Lines` if *unterminated*)."""
+    n = block.count(b"\n")
+    end = lineno + n
+    if not block.isascii():
+        try:
+            block.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            # the lines before the bad one first: an error on them comes first
+            start = block.rfind(b"\n", 0, exc.start) + 1
+            bad = block.count(b"\n", 0, start)
+            head = _rows(block[:start], lineno, form, source, False)
+            if head.error is not None:
+                return head
+            line = block[start : block.index(b"\n", start) + 1]
+            if unterminated and start + len(line) == len(block):
+                line = line[:-1]
+            error = _decode_error(source, lineno + bad + 1, _utf8_error(line))
+            return head._replace(error=error, end=end)
+    stride = form.width + 1
+    if b"#" not in block and _MARK not in block:
+        fields = block.replace(b"\n", b" " + _MARK + b"\n").split()
+        if len(fields) == stride * n and fields[form.width :: stride].count(_MARK) == n:
+            return _Rows(fields, stride, [(0, lineno + 1)], None, None, end, b"_" in block)
+    return _line_by_line(block, lineno, form, source)
+
+
+def _line_by_line(block: bytes, lineno: int, form: _Format, source: str) -> _Rows:
+    """:func:`_rows` for a block of valid UTF-8 holding other lines than entries
+    of the format's width: comments, blank lines, a line of another width."""
+    width = form.width
+    fields: List[bytes] = []
+    starts: List[Tuple[int, int]] = []
+    error: Optional[TrecFormatError] = None
+    wide: Optional[Tuple[int, int]] = None
+    follows = False  # the line before was an entry
+    lines = block.split(b"\n")
+    lines.pop()  # (what follows the last line end)
+    for line, text in enumerate(lines, lineno + 1):
+        got = text.split()
+        if not got or got[0].startswith(b"#"):
+            follows = False
+            continue
+        if len(got) != width and (form.exact or len(got) < width):
+            error = TrecFormatError(form.columns(got), source, line)
+            break
+        if wide is None and len(got) > _MANY_FIELDS:
+            wide = (line, len(got))
+        if not follows:
+            starts.append((len(fields) // (width + 1), line))
+            follows = True
+        fields += got[:width]
+        fields.append(_MARK)
+    return _Rows(fields, width + 1, starts or [(0, lineno + 1)], error, wide, lineno + len(lines))
+
+
+class _BadField(Exception):
+    """A field a column's parser refuses: its row, and why."""
+
+    def __init__(self, row: int, message: str) -> None:
+        super().__init__(message)
+        self.row = row
+
+
+def _parsed(
+    rows: _Rows, c: int, parse: Callable[[List[bytes], bool], List[Any]], source: str
+) -> Tuple[_Rows, List[Any]]:
+    """Column *c* of *rows* parsed, and the rows: cut before a bad field,
+    whose error comes after them unless the block's own is earlier."""
+    try:
+        return rows, parse(rows.column(c), rows.underscore)
+    except _BadField as bad:
+        rows = rows.cut(bad.row, TrecFormatError(str(bad), source, rows.line(bad.row)))
+        return rows, parse(rows.column(c), rows.underscore)
+
+
+#: The labels written most often, as their ints (in range by construction):
+#: a look-up costs less than int().
+_LABELS = {str(v).encode(): v for v in range(-1, 10)}
+
+
+def _labels(texts: List[bytes], underscore: bool = True) -> List[int]:
+    """Relevance labels (see :func:`_relevance`)."""
+    try:
+        return list(map(_LABELS.__getitem__, texts))
+    except KeyError:
+        pass
+    values = []
+    for row, text in enumerate(texts):  # one by one, and why one fails
+        try:
+            value = _relevance(text.decode())
+        except ValueError:
+            raise _BadField(row, f"relevance must be an integer (got {text.decode()!r})") from None
+        if not MIN_LABEL <= value <= MAX_LABEL:
+            raise _BadField(row, f"relevance must be between {MIN_LABEL} and {MAX_LABEL} "
+                                 f"(got {text.decode()!r})")
+        values.append(value)
+    return values
+
+
+def _scores(texts: List[bytes], underscore: bool = True) -> List[float]:
+    """Run scores, read as C's atof reads them (no ``_`` between digits,
+    looked for if *underscore*); not NaN."""
+    try:
+        scores = list(map(float, texts))
+    except ValueError:
+        scores = []
+    if len(scores) == len(texts) and not (underscore and b"_" in b"".join(texts)):
+        total = sum(scores)  # NaN if a score is NaN (or inf - inf): then look closer
+        if total == total or not any(map(math.isnan, scores)):
+            return scores
+    scores = []
+    for row, text in enumerate(texts):  # the one that fails, and why
+        try:
+            score = _number(text, float)
+        except ValueError:
+            raise _BadField(row, f"score must be a number (got {text.decode()!r})") from None
+        if score != score:
+            raise _BadField(row, f"score must not be NaN (got {text.decode()!r})")
+        scores.append(score)
+    return scores
+
+
+def _natural(texts: List[bytes], underscore: bool = True) -> List[bytes]:
+    """Ranks (ndeval's): natural numbers, kept as written."""
+    if b"".join(texts).isdigit():
+        return texts
+    for row, text in enumerate(texts):
+        if not text.isdigit():
+            raise _BadField(row, f"rank must be a natural number (got {text.decode()!r})")
+    return texts  # pragma: no cover - an empty column is all digits
+
+
+def _decoded(texts: List[bytes]) -> List[str]:
+    """A column of valid UTF-8 fields (no white space in them) as ``str``, in one call."""
+    return b"\n".join(texts).decode("utf-8").split("\n") if texts else []
+
+
+def _runs(qids: List[bytes]) -> Iterator[Tuple[int, int]]:
+    """``(start, end)`` of each run of equal query ids (found in C)."""
+    n = len(qids)
+    starts = [0, *compress(range(1, n), map(ne, qids[1:], qids))] if n else []
+    return zip(starts, [*starts[1:], n])
 
 
 # === Readers ===
-#
+
+
+class _Table:
+    """``{qid: {key: value}}`` in file order, built a block at a time.
+
+    A key given twice for a query raises :class:`DuplicateEntryError`
+    naming both lines; with a *duplicates* list, the first repeat of each
+    query is appended there instead and the first entry kept.  Entry lines
+    are counted as rows (``lines`` maps them to lines); each query keeps the
+    row of its first entry, and ``(row, entry index)`` of each later run of
+    its lines, what :func:`_first_line` reads: a query's entries are walked
+    once, at its first repeat, so that a file of repeats is read in linear
+    time.
+    """
+
+    def __init__(self, source: str, duplicates: Optional[List[DuplicateEntryError]] = None):
+        self.source = source
+        self.out: Dict[str, Dict[str, Any]] = {}
+        self.duplicates = duplicates
+        self.listed: Set[str] = set()  # queries with a repeat listed
+        self.first_row: Dict[str, int] = {}
+        self.more: Dict[str, List[Tuple[int, int]]] = {}
+        self.lines: List[Tuple[int, int]] = []  # (row, line) where lines stop following
+        self.rows = 0  # rows so far
+        self.base = 0  # the rows before the block being added
+
+    def add(self, rows: _Rows, qids: List[bytes], keys: List[str],
+            values: Optional[List[Any]]) -> None:
+        """Add *rows*, given their columns; *values* None: minus the rank
+        within the query (a ranked list)."""
+        base = self.base = self.rows
+        self.rows += rows.n
+        self.lines += [(base + r, line) for r, line in rows.starts]
+        runs = list(_runs(qids))
+        # (a block usually begins with the rest of the last one's last query)
+        going_on = runs[:1] if runs and qids[0].decode() in self.out else []
+        if values is not None and len(runs) > 1:
+            # the block's new queries at once, each table made in C
+            heads = [a for a, _ in runs[len(going_on):]]
+            names = _decoded([qids[a] for a in heads])
+            sizes = [b - a for a, b in runs[len(going_on):]]
+            a = heads[0]
+            tables = list(map(dict, map(islice, repeat(zip(keys[a:], values[a:])), sizes)))
+            if (list(map(len, tables)) == sizes and len(set(names)) == len(names)
+                    and self.out.keys().isdisjoint(names)):
+                self.out.update(zip(names, tables))
+                self.first_row.update(zip(names, [base + a for a in heads]))
+                runs = going_on
+        for a, b in runs:
+            self._add_run(rows, qids[a].decode(), a, b, keys, values)
+
+    def _add_run(self, rows: _Rows, qid: str, a: int, b: int, keys: List[str],
+                 values: Optional[List[Any]]) -> None:
+        got = self.out.get(qid)
+        size = 0 if got is None else len(got)
+        vals = (values[a:b] if values is not None
+                else [-float(i) for i in range(size + 1, size + 1 + b - a)])
+        new = dict(zip(keys[a:b], vals))
+        if len(new) != b - a or (got and not got.keys().isdisjoint(new)):
+            self._repeat(rows, qid, a, keys[a:b], vals)
+        elif got is None:
+            self.out[qid] = new
+            self.first_row[qid] = self.base + a
+        else:
+            self.more.setdefault(qid, []).append((self.base + a, size))
+            got.update(new)
+
+    def _repeat(self, rows: _Rows, qid: str, a: int, keys: List[str], values: List[Any]) -> None:
+        # a run of lines repeating a key: entry by entry
+        got = self.out.get(qid)
+        if got is None:
+            got = self.out[qid] = {}
+            self.first_row[qid] = self.base + a
+        else:
+            self.more.setdefault(qid, []).append((self.base + a, len(got)))
+        for row, key, value in zip(range(a, a + len(keys)), keys, values):
+            if key not in got:
+                got[key] = value
+            elif qid not in self.listed:
+                where = [(self.first_row[qid], 0), *self.more.get(qid, ())]
+                first = self.line(_first_line(got, where, key))
+                error = DuplicateEntryError(self.source, first, rows.line(row), qid, key)
+                if self.duplicates is None:
+                    raise error
+                self.listed.add(qid)
+                self.duplicates.append(error)
+
+    def line(self, row: int) -> int:
+        """The line of a row (counted from 0 over the whole file)."""
+        first, line = self.lines[bisect_right(self.lines, (row, MAX_LINE)) - 1]
+        return line + row - first
+
+
+def _read_table(
+    source: PathOrFile,
+    form: _Format,
+    add: Callable[[_Table, _Rows], None],
+    duplicates: Optional[List[DuplicateEntryError]] = None,
+) -> Dict[str, Dict[str, Any]]:
+    """The loop of the readers of whole files: each block's rows, given to
+    *add* with the table; blocks of blank lines are counted, not split."""
+    with _open_lines(source) as (stream, name), paused_gc():
+        table = _Table(name, duplicates)
+        lineno = 0
+        try:
+            for block, unterminated in _Lines(_chunks(stream, _BLOCK)):
+                if block.isspace():  # blank lines only (ASCII white space, as split())
+                    lineno += block.count(b"\n")
+                    continue
+                rows = _rows(block, lineno, form, name, unterminated)
+                add(table, rows)  # which may cut the rows before a bad field
+                lineno = rows.end
+        except _READ_ERRORS + (UnicodeDecodeError,) as exc:
+            raise _read_error(name, lineno, exc) from exc
+        except _LineTooLong:
+            raise _too_long(name, lineno + 1) from None
+    if not table.out:
+        raise _empty_error(name, form.kind, lineno)
+    return table.out
+
+
+def _raise(rows: _Rows) -> None:
+    if rows.error is not None:
+        raise rows.error
+
+
+def read_run(source: PathOrFile) -> Tuple[Dict[str, Dict[str, float]], str]:
+    """Read a run file: ``qid Q0 docid rank score tag`` per line.
+
+    Returns ``({qid: {docid: score}}, tag)`` where *tag* is the sixth column
+    of the last entry line (trec_eval's run id).  Columns after the sixth are
+    ignored, and so is the rank column: like trec_eval, the ranking comes from
+    the scores (see :func:`trec_ranking`).  Scores may be infinite, not NaN.
+
+    >>> import io
+    >>> read_run(io.StringIO("q1 Q0 d1 1 2.5 bm25\\nq1 Q0 d2 2 1.0 bm25\\n"))
+    ({'q1': {'d1': 2.5, 'd2': 1.0}}, 'bm25')
+    >>> read_run(io.StringIO("q1 Q0 d1 1 high bm25\\n"))
+    Traceback (most recent call last):
+    ...
+    irmetrics.errors.TrecFormatError: <file>, line 1: score must be a number (got 'high')
+    """
+    tag: List[bytes] = []
+    warned: List[int] = []
+
+    def add(table: _Table, rows: _Rows) -> None:
+        rows, scores = _parsed(rows, 4, _scores, table.source)
+        if rows.wide is not None and not warned and rows.wide[0] < _error_line(rows):
+            warned.append(rows.wide[0])
+            _many_fields_warning(table.source, *rows.wide)
+        if rows.n:
+            tag[:] = [rows.fields[-2]]
+        table.add(rows, rows.column(0), _decoded(rows.column(2)), scores)
+        _raise(rows)
+
+    out = _read_table(source, _RUN, add)
+    return out, tag[0].decode()
+
+
+def _error_line(rows: _Rows) -> int:
+    return rows.end + 1 if rows.error is None else cast(int, rows.error.line)
+
+
+def read_ranked_list(source: PathOrFile) -> Dict[str, Dict[str, float]]:
+    """Read a ranked list: ``qid docid`` per line, best document first.
+
+    Returns ``{qid: {docid: score}}`` with score ``-rank`` (rank counted from
+    1 within each query, in file order), so that :func:`trec_ranking` gives
+    back the file order.  Exactly two columns are required.
+
+    >>> import io
+    >>> read_ranked_list(io.StringIO("q1 d7\\nq1 d3\\nq2 d3\\n"))
+    {'q1': {'d7': -1.0, 'd3': -2.0}, 'q2': {'d3': -1.0}}
+    """
+
+    def add(table: _Table, rows: _Rows) -> None:
+        table.add(rows, rows.column(0), _decoded(rows.column(1)), None)
+        _raise(rows)
+
+    return _read_table(source, _RANKED_LIST, add)
+
+
+def _read_run_ranks(
+    source: PathOrFile, *, traditional: bool = False
+) -> Tuple[Dict[str, Dict[str, float]], str]:
+    """A run as ndeval reads it, for ``irmetrics --ndeval``: ``({qid:
+    {docid: score}}, tag of the first line)``, where a document's score is
+    minus its rank, so that the ranking follows the rank column (a natural
+    number given once per query), or, with *traditional*, its score."""
+    first: List[bytes] = []
+
+    def add(table: _Table, rows: _Rows) -> None:
+        rows, scores = _parsed(rows, 4, _scores, table.source)
+        rows, ranks = _parsed(rows, 3, _natural, table.source)
+        if not first and rows.n:
+            first.append(rows.fields[5])
+        table.add(rows, rows.column(0), _decoded(rows.column(2)),
+                  scores[: rows.n] if traditional else _decoded(ranks))
+        _raise(rows)
+
+    out = _read_table(source, _RUN, add)
+    name = _source_name(source)
+    if not traditional:
+        # The ranks as the file writes them, compared as integers (exactly: a
+        # float would take 10**23 and 10**23 - 1 for one rank); a document's
+        # score is then minus its place in the rank order.
+        for qid, docs in out.items():
+            seen: Dict[int, str] = {}
+            for text in docs.values():
+                rank = int(text)
+                if rank in seen:  # ndeval: "duplicate rank"
+                    # (digits only: shown as they are)
+                    twice = (f"rank {text} appears twice" if seen[rank] == text
+                             else f"ranks {seen[rank]} and {text} are one rank")
+                    raise TrecFormatError(f"{twice} for query {quoted(qid)}", name)
+                seen[rank] = text
+            order = sorted(docs, key=lambda d: int(docs[d]))
+            out[qid] = {d: -float(i) for i, d in enumerate(order, 1)}
+    return out, first[0].decode()
+
+
 def read_qrels(source: PathOrFile) -> Dict[str, Dict[str, int]]:
     """Read a qrels file: ``qid iteration docid relevance`` per line.
 
@@ -413,8 +836,7 @@ def read_qrels(source: PathOrFile) -> Dict[str, Dict[str, int]]:
     irmetrics.errors.TrecFormatError: <file>, line 1: expected 4 columns
     (qid iteration docid relevance), got 3
     """
-    with _open_lines(source) as (lines, name), paused_gc():
-        return _parse_qrels(lines, name)[0]
+    return _read_qrels_tables(source)[0]
 
 
 def read_subtopic_qrels(source: PathOrFile) -> Dict[str, Dict[str, Dict[str, int]]]:
@@ -442,473 +864,124 @@ def read_subtopic_qrels(source: PathOrFile) -> Dict[str, Dict[str, Dict[str, int
     return {qid: table[qid] if qid in table else {"0": docs} for qid, docs in flat.items()}
 
 
+Subtopics = Dict[str, Dict[str, Dict[str, int]]]
+
+
 def _read_qrels_tables(
-    source: PathOrFile,
-) -> Tuple[Dict[str, Dict[str, int]], Optional[Dict[str, Dict[str, Dict[str, int]]]]]:
-    # both tables of _parse_qrels, for Qrels.from_trec
-    with _open_lines(source) as (lines, name), paused_gc():
-        return _parse_qrels(lines, name)
-
-
-def _read_qrels_keeping_duplicates(
-    source: PathOrFile,
-) -> Tuple[
-    Dict[str, Dict[str, int]],
-    Optional[Dict[str, Dict[str, Dict[str, int]]]],
-    List[DuplicateEntryError],
-]:
-    """:func:`_read_qrels_tables`, but a repeated document is listed, not
-    raised (its first judgment kept): evaluate() raises it only for a query it
-    evaluates, as trec_eval looks only at those.  Only a query's first
-    repeat is listed: one is enough to refuse or to warn about the query."""
-    duplicates: List[DuplicateEntryError] = []
-    with _open_lines(source) as (lines, name), paused_gc():
-        flat, subtopics = _parse_qrels(lines, name, duplicates)
-    return flat, subtopics, duplicates
-
-
-def _read_run_ranks(
-    source: PathOrFile, *, traditional: bool = False
-) -> Tuple[Dict[str, Dict[str, float]], str]:
-    """A run as ndeval reads it, for ``irmetrics --ndeval``: ``({qid:
-    {docid: score}}, tag of the first line)``, where a document's score is
-    minus its rank, so that the ranking follows the rank column (a natural
-    number given once per query), or, with *traditional*, its score."""
-    first: List[str] = []
-
-    def entry(fields: List[str], lineno: int, _: int) -> Tuple[str, Union[float, str]]:
-        # name: the source's, bound by the with statement below
-        score = _run_score(fields, name, lineno)
-        if not (fields[3].isascii() and fields[3].isdigit()):
-            raise TrecFormatError(
-                f"rank must be a natural number (got {fields[3]!r})", name, lineno
-            )
-        if not first:
-            first.append(fields[5])
-        return fields[2], score if traditional else fields[3]
-
-    def fast(block: bytes) -> Optional[Tuple[List[str], List[str], List[Any]]]:
-        columns = _rank_columns(block, traditional)
-        if columns is None:
-            return None
-        if not first:
-            first.append(columns[3])
-        return columns[0], columns[1], columns[2]
-
-    with _open_lines(source) as (lines, name), paused_gc():
-        out = _parse_table(lines, name, "run", entry, fast)[0]
-    if not traditional:
-        # The ranks as the file writes them, compared as integers (exactly: a
-        # float would take 10**23 and 10**23 - 1 for one rank); a document's
-        # score is then minus its place in the rank order.
-        for qid, docs in out.items():
-            seen: Dict[int, str] = {}
-            for text in docs.values():
-                rank = int(text)
-                if rank in seen:  # ndeval: "duplicate rank"
-                    # (digits only: shown as they are)
-                    twice = (f"rank {text} appears twice" if seen[rank] == text
-                             else f"ranks {seen[rank]} and {text} are one rank")
-                    raise TrecFormatError(f"{twice} for query {quoted(qid)}", name)
-                seen[rank] = text
-            order = sorted(docs, key=lambda d: int(docs[d]))
-            out[qid] = {d: -float(i) for i, d in enumerate(order, 1)}
-    return out, first[0]
-
-
-def _rank_columns(
-    block: bytes, traditional: bool
-) -> Optional[Tuple[List[str], List[str], Union[List[float], List[str]], str]]:
-    # (qids, docids, scores or ranks as written, first tag) of a block of plain
-    # six-column run lines with natural ranks and plain scores, or None
-    if not block.isascii() or b"#" in block or _MARK in block or b"_" in block:
-        return None
-    if b"\x1c" in block or b"\x1d" in block or b"\x1e" in block or b"\x1f" in block:
-        return None
-    n = block.count(b"\n") + (not block.endswith(b"\n"))
-    text = (block if block.endswith(b"\n") else block + b"\n").decode("ascii")
-    toks = text.replace("\n", " \x01\n").split()
-    if len(toks) != 7 * n or toks[6::7].count("\x01") != n:
-        return None
-    ranks = toks[3::7]
-    if not "".join(ranks).isdigit():
-        return None
-    try:
-        scores = list(map(float, toks[4::7]))
-    except ValueError:
-        return None
-    if any(map(math.isnan, scores)):
-        return None
-    keys = scores if traditional else ranks
-    return toks[0::7], toks[2::7], keys, toks[5]
-
-
-def read_run(source: PathOrFile) -> Tuple[Dict[str, Dict[str, float]], str]:
-    """Read a run file: ``qid Q0 docid rank score tag`` per line.
-
-    Returns ``({qid: {docid: score}}, tag)`` where *tag* is the sixth column
-    of the last entry line (trec_eval's run id).  Columns after the sixth are
-    ignored, and so is the rank column: like trec_eval, the ranking comes from
-    the scores (see :func:`trec_ranking`).  Scores may be infinite, not NaN.
-
-    >>> import io
-    >>> read_run(io.StringIO("q1 Q0 d1 1 2.5 bm25\\nq1 Q0 d2 2 1.0 bm25\\n"))
-    ({'q1': {'d1': 2.5, 'd2': 1.0}}, 'bm25')
-    >>> read_run(io.StringIO("q1 Q0 d1 1 high bm25\\n"))
-    Traceback (most recent call last):
-    ...
-    irmetrics.errors.TrecFormatError: <file>, line 1: score must be a number (got 'high')
-    """
-    with _open_lines(source) as (lines, name), paused_gc():
-        return _parse_run(lines, name)
-
-
-def read_ranked_list(source: PathOrFile) -> Dict[str, Dict[str, float]]:
-    """Read a ranked list: ``qid docid`` per line, best document first.
-
-    Returns ``{qid: {docid: score}}`` with score ``-rank`` (rank counted from
-    1 within each query, in file order), so that :func:`trec_ranking` gives
-    back the file order.  Exactly two columns are required.
-
-    >>> import io
-    >>> read_ranked_list(io.StringIO("q1 d7\\nq1 d3\\nq2 d3\\n"))
-    {'q1': {'d7': -1.0, 'd3': -2.0}, 'q2': {'d3': -1.0}}
-    """
-    with _open_lines(source) as (lines, name), paused_gc():
-        return _parse_ranked_list(lines, name)
-
-
-def _parse_table(
-    lines: Any,
-    source: str,
-    kind: str,
-    entry: Callable[[List[str], int, int], Tuple[str, Any]],
-    fast: Optional[Callable[[bytes], Optional[Tuple[List[str], List[str], List[Any]]]]] = None,
-    duplicates: Optional[List[DuplicateEntryError]] = None,
-) -> Tuple[Dict[str, Dict[str, Any]], List[str]]:
-    """The loop the three readers share.
-
-    A document given twice for a query is an error; with a *duplicates*
-    list, the first such repeat of each query is appended there instead, and
-    the first entry kept (so that finding where a repeated document was
-    first read, which walks the query's entries, happens once a query).
-    Blocks of blank lines are counted, not split.
-
-    *entry* checks one line's fields and returns ``(docid, value)``; it gets
-    the fields, the line number and how many entries the query has so far.
-    Returns ``{qid: {docid: value}}`` and the fields of the last entry line.
-    The query of the previous line is remembered, so that consecutive lines of
-    one query (the usual layout) cost one string comparison instead of a dict
-    lookup, and a "#" (a comment, never a valid query id) is only looked for
-    when the query changes.
-
-    *fast*, given a block of whole lines, returns its ``(qids, docids,
-    values)`` columns when every line is a plain, valid entry, or None; the
-    block's entries are then added a query at a time (:func:`_add_columns`),
-    and any block it declines goes line by line.
-    """
-    out: Dict[str, Dict[str, Any]] = {}
-    repeated: Set[str] = set()  # queries with a listed repeat
-    blocks = _Segments()
-    # where _add_columns lists a repeat of an earlier block's entry
-    repeats = None if duplicates is None else (source, duplicates, repeated)
-    docs: Dict[str, Any] = {}
-    prev: Optional[str] = None
-    last_fields: List[str] = []
-    lineno = 0
-    try:
-        for block in _line_blocks(lines, _TABLE_BLOCK):
-            if not block.strip():  # blank lines only (ASCII white space, as split())
-                lineno += block.count(b"\n") + (not block.endswith(b"\n"))
-                prev = None
-                continue
-            columns = None if fast is None else fast(block)
-            if columns is not None and _add_columns(out, blocks, columns, lineno, repeats):
-                last_line = block.rstrip(b"\n").rsplit(b"\n", 1)[-1]
-                last_fields = last_line.decode("ascii").split()
-                lineno += len(columns[0])
-                prev = None
-                continue
-            block_lines = block.split(b"\n")
-            # the last piece: empty after a final line end, else the file's
-            # last line, without one
-            last = block_lines.pop()
-            unterminated = not block.endswith(b"\n")
-            if unterminated:
-                block_lines.append(last)
-            for i, line in enumerate(block_lines):
-                lineno += 1
-                try:
-                    line.decode("utf-8")
-                except UnicodeDecodeError:
-                    # reported as the line with its line end reads
-                    if not (unterminated and i == len(block_lines) - 1):
-                        line += b"\n"
-                    raise _decode_error(source, lineno, _utf8_error(line)) from None
-                # trec_eval's fields: split on ASCII white space only
-                fields = [f.decode("utf-8") for f in line.split()]
-                if not fields:
-                    prev = None
-                    continue
-                qid = fields[0]
-                if qid != prev:
-                    if qid[0] == "#":
-                        prev = None
-                        continue
-                    got = out.get(qid)
-                    if got is None:
-                        got = out[qid] = {}
-                        blocks.begin(qid)
-                    docs = got
-                    blocks.of(qid).append((lineno, len(docs)))
-                    prev = qid
-                docid, value = entry(fields, lineno, len(docs))
-                if docid in docs:
-                    if duplicates is None:
-                        raise _duplicate(source, docs, blocks.of(qid), lineno, qid, docid)
-                    if qid not in repeated:
-                        repeated.add(qid)
-                        duplicates.append(
-                            _duplicate(source, docs, blocks.of(qid), lineno, qid, docid))
-                    # (the query's entries after it need no segment: no other
-                    # repeat of the query is looked up)
-                    continue
-                docs[docid] = value
-                last_fields = fields
-    except _READ_ERRORS + (UnicodeDecodeError,) as exc:
-        raise _read_error(source, lineno, exc) from exc
-    except _LineTooLong:
-        raise _too_long(source, lineno + 1) from None
-    if not out:
-        raise _empty_error(source, kind, lineno)
-    return out, last_fields
-
-
-def _add_columns(
-    out: Dict[str, Dict[str, Any]],
-    blocks: _Segments,
-    columns: Tuple[List[str], List[str], List[Any]],
-    lineno: int,
-    repeats: Optional[Tuple[str, List[DuplicateEntryError], Set[str]]] = None,
-) -> bool:
-    """Add a block's entries (lines ``lineno + 1`` on) to *out*, a query at a
-    time; False, with *out* untouched, if a docid repeats within a query or a
-    query comes back within the block (the line-by-line loop then reports
-    the first, and takes the second); *blocks* gets the block's queries and
-    where each begins (see :class:`_Segments`).  A docid an earlier block
-    gave the query is listed as :func:`_parse_table` lists it, given
-    *repeats* ``(source, duplicates, queries listed)``; else False too."""
-    qids, docids, values = columns
-    n = len(qids)
-    # the lines where the query changes, found in C (measured: 13% faster
-    # than a comparison loop, 30,000 lines of 3 a query), and each query's
-    # table made in C loops too, from the next *size* pairs of one iterator
-    # (measured: 17% less time than a loop over the queries, 50,000 queries
-    # of 3.3 lines; the whole read 19% less than slicing both columns)
-    starts = [0, *_compress(range(1, n), map(_ne, qids[1:], qids))]
-    sizes = list(map(_sub, [*starts[1:], n], starts))
-    tables = list(map(dict, map(islice, _repeat(zip(docids, values)), sizes)))
-    if list(map(len, tables)) != sizes:
-        return False
-    new = dict(zip(map(qids.__getitem__, starts), tables))
-    if len(new) != len(starts):
-        return False
-    # (the queries in both, found in C and in the block's order, in which
-    # their tables lie: a block usually begins with the rest of the last
-    # one's final query)
-    again = [] if out.keys().isdisjoint(new) else list(filter(out.__contains__, new))
-    clash = [q for q in again if not out[q].keys().isdisjoint(new[q])]
-    if clash and repeats is None:
-        return False
-    order = list(new)
-    if again:  # queries earlier lines began: one more segment each
-        # (usually only the block's first; else where each one begins, once)
-        where = ({order[0]: starts[0]} if again == [order[0]]
-                 else dict(zip(order, starts)))
-        for q in clash:  # (in the block's order, which is the lines')
-            source, duplicates, listed = cast(Any, repeats)
-            old, got = out[q], new[q]
-            if q not in listed:
-                listed.add(q)
-                at, docid = next((i, d) for i, d in enumerate(got) if d in old)
-                line = lineno + 1 + where[q] + at
-                duplicates.append(_duplicate(source, old, blocks.of(q), line, q, docid))
-            fresh = got.keys() - old.keys()  # (the first judgment is kept)
-            new[q] = {d: v for d, v in got.items() if d in fresh} if fresh else {}
-        for q in again:
-            blocks.of(q).append((lineno + 1 + where[q], len(out[q])))
-            out[q].update(new.pop(q))
-    out.update(new)
-    blocks.read_whole(lineno + 1, order, starts)
-    return True
-
-
-class _Segments:
-    """Each query's segments: ``(first line, number of entries before it)``
-    of each run of its lines, what :func:`_first_line` reads to find the
-    line of a document's first entry.
-
-    A block read in one piece by :func:`_add_columns` is kept as its first
-    line, its queries and the index of each one's first entry; a query's
-    first line is worked out from them only when asked for (a repeated
-    entry, or the query going on later).  Measured: a qrels file of 140,000
-    lines and 50,000 queries read in 66 against 79 ms with a table of every
-    query's first line (medians of seven).
-    """
-
-    __slots__ = ("_table", "_whole", "_indexed")
-
-    def __init__(self) -> None:
-        # {query: its segments, or its first line (an int) until asked for}
-        self._table: Dict[str, Union[int, List[Tuple[int, int]]]] = {}
-        # (first line, queries, starts) of each block read in one piece; the
-        # first _indexed ones have their queries' first lines in the table
-        self._whole: List[Tuple[int, List[str], List[int]]] = []
-        self._indexed = 0
-
-    def begin(self, qid: str) -> None:
-        """A query whose first line is read line by line (its segments follow)."""
-        self._table[qid] = []
-
-    def read_whole(self, line: int, qids: List[str], starts: List[int]) -> None:
-        """A block whose queries *qids* begin at entries *starts*, counted from *line*."""
-        self._whole.append((line, qids, starts))
-
-    def of(self, qid: str) -> List[Tuple[int, int]]:
-        """*qid*'s segments, a list the caller may extend."""
-        got = self._table.get(qid)
-        if got is None:
-            # Read in one piece, in one block (a query whose lines go on in a
-            # later block has its list before that block is kept): usually
-            # the last block's last query, which the next block goes on with;
-            # else the blocks not yet in the table go in, once each.
-            line, qids, starts = self._whole[-1]
-            if qids[-1] == qid:
-                got = line + starts[-1]
-            else:
-                self._index()
-                got = self._table[qid]
-        if isinstance(got, int):
-            got = self._table[qid] = [(got, 0)]
-        return got
-
-    def _index(self) -> None:
-        table = self._table
-        for line, qids, starts in self._whole[self._indexed:]:
-            for qid, at in zip(qids, starts):
-                table.setdefault(qid, line + at)  # a query's list stays
-        self._indexed = len(self._whole)
-
-
-def _parse_qrels(
-    lines: Any, source: str, duplicates: Optional[List[DuplicateEntryError]] = None
-) -> Tuple[Dict[str, Dict[str, int]], Optional[Dict[str, Dict[str, Dict[str, int]]]]]:
+    source: PathOrFile, duplicates: Optional[List[DuplicateEntryError]] = None
+) -> Tuple[Dict[str, Dict[str, int]], Optional[Subtopics]]:
     """``({qid: {docid: relevance}}, subtopics)``: *subtopics* is None for a
     plain file, else ``{qid: {subtopic: {docid: relevance}}}`` for the queries
     judged under two subtopics or under one other than ``0``, whose documents
-    get their highest relevance in the first table.
+    get their highest relevance in the first table.  With a *duplicates*
+    list, a repeated entry is appended there instead of raised.
 
     The second column names subtopics only in a file where it takes two
     different values within one query (docs/data.md): a constant column
     (``0``, ``Q0``, an iteration number) is ignored, as trec_eval ignores
     it.  An entry whose second column differs from that of its query's first
-    line is read under the key ``"docid subtopic"`` (white space never
-    occurs in a field), so that the one duplicate check covers (query,
-    subtopic, document); the keys of the queries that had one are split
-    afterwards.  A block read whole holds plain keys only: one value in its
-    second column, every query's first.  With a *duplicates* list, a
-    repeated entry is appended there instead of raised.
+    line is keyed ``"docid subtopic"`` (white space never occurs in a
+    field), so that the one duplicate check covers (query, subtopic,
+    document); the keys of the queries that had one are split afterwards.
     """
-    usual: Optional[str] = None  # the file's first second column, ...
-    firsts: Dict[str, str] = {}  # ... and each query's first where it differs
-    mixed: Dict[str, None] = {}  # the queries with two values (in file order)
+    topics = _Topics()
 
-    def entry(fields: List[str], lineno: int, seen: int) -> Tuple[str, int]:
-        nonlocal usual
-        if len(fields) != 4:
-            raise TrecFormatError(
-                f"expected 4 columns (qid iteration docid relevance), got {len(fields)}"
-                + _swapped_hint(fields, "run"),
-                source,
-                lineno,
-            )
-        try:
-            value = _relevance(fields[3])
-        except ValueError:
-            raise TrecFormatError(
-                f"relevance must be an integer (got {fields[3]!r})", source, lineno
-            ) from None
-        if not MIN_LABEL <= value <= MAX_LABEL:
-            raise TrecFormatError(
-                f"relevance must be between {MIN_LABEL} and {MAX_LABEL} (got {fields[3]!r})",
-                source,
-                lineno,
-            )
-        qid, topic = fields[0], fields[1]
-        if usual is None:
-            usual = topic
-        if seen == 0:  # the query's first line
-            if topic != usual:
-                firsts[qid] = topic
-            return fields[2], value
-        if topic == firsts.get(qid, usual):
-            return fields[2], value
-        mixed[qid] = None
-        return f"{fields[2]} {topic}", value
-
-    def fast(block: bytes) -> Optional[Tuple[List[str], List[str], List[int]]]:
-        nonlocal usual
-        columns = _qrels_columns(block)
-        if columns is None:
-            return None
-        qids, docids, values, topics = columns
-        if usual is None:
-            usual = topics[0]
-        if topics.count(usual) != len(topics) or not firsts.keys().isdisjoint(qids):
-            return None  # (another value: line by line)
-        return qids, docids, values
-
-    def named(exc: DuplicateEntryError) -> DuplicateEntryError:
-        # a repeat in a query read with subtopics names its subtopic
-        docid, sep, topic = exc.docid.partition(" ")
-        if not sep and exc.qid not in mixed:
-            return exc
-        return DuplicateEntryError(exc.source, exc.first_line, exc.line, exc.qid, docid,
-                                   topic or firsts.get(exc.qid, usual))
+    def add(table: _Table, rows: _Rows) -> None:
+        rows, labels = _parsed(rows, 3, _labels, table.source)
+        qids = rows.column(0)
+        keys = topics.keys(qids, rows.column(1), _decoded(rows.column(2)), table.out)
+        table.add(rows, qids, keys, labels)
+        _raise(rows)
 
     try:
-        out = _parse_table(lines, source, "qrels", entry, fast, duplicates)[0]
+        out = _read_table(source, _QRELS, add, duplicates)
     except DuplicateEntryError as exc:
-        raise named(exc) from None
+        raise topics.named(exc) from None
     if duplicates:
-        duplicates[:] = map(named, duplicates)
-    if not mixed:
-        return out, None
-    table: Dict[str, Dict[str, Dict[str, int]]] = {}
-    for qid, docs in out.items():
-        first = firsts.get(qid, cast(str, usual))
-        if qid not in mixed:
-            if first != "0":  # one subtopic, named as in the file
-                table[qid] = {first: docs}
-            continue
-        # split the keys, group runs of one subtopic, and take each
-        # document's highest relevance, a query at a time in C loops
-        keys = list(docs)
-        values = list(docs.values())
-        parts = list(map(str.partition, keys, _repeat(" ")))
-        docids = list(map(_first, parts))
-        subtopics = list(map(_third, parts))
-        n = len(keys)
-        starts = [0, *_compress(range(1, n), map(_ne, subtopics[1:], subtopics))]
-        by_topic: Dict[str, Dict[str, int]] = {}
-        for a, b in zip(starts, [*starts[1:], n]):
-            by_topic.setdefault(subtopics[a] or first, {}).update(zip(docids[a:b], values[a:b]))
-        # sorted by relevance, the highest is written last; then file order
-        best = dict(sorted(zip(docids, values), key=_second))
-        order = dict.fromkeys(docids)
-        table[qid] = by_topic
-        out[qid] = dict(zip(order, map(best.__getitem__, order)))
-    return out, table
+        duplicates[:] = map(topics.named, duplicates)
+    return out, topics.split(out)
+
+
+def _read_qrels_keeping_duplicates(
+    source: PathOrFile,
+) -> Tuple[Dict[str, Dict[str, int]], Optional[Subtopics], List[DuplicateEntryError]]:
+    """:func:`_read_qrels_tables`, but a repeated document is listed, not
+    raised (its first judgment kept): evaluate() raises it only for a query it
+    evaluates, as trec_eval looks only at those.  Only a query's first
+    repeat is listed: one is enough to refuse or to warn about the query."""
+    duplicates: List[DuplicateEntryError] = []
+    flat, subtopics = _read_qrels_tables(source, duplicates)
+    return flat, subtopics, duplicates
+
+
+class _Topics:
+    """The second column of a qrels file, as :func:`_read_qrels_tables` reads it."""
+
+    def __init__(self) -> None:
+        self.usual: Optional[bytes] = None  # the file's first second column, ...
+        self.firsts: Dict[bytes, bytes] = {}  # ... each query's first where it differs
+        self.mixed: Dict[str, None] = {}  # the queries with two values (in file order)
+
+    def keys(self, qids: List[bytes], topics: List[bytes], docids: List[str],
+             known: Mapping[str, Any]) -> List[str]:
+        """The keys of a block's entries: the docid, or ``"docid subtopic"``."""
+        if not qids:
+            return docids
+        usual = self.usual = topics[0] if self.usual is None else self.usual
+        firsts = self.firsts
+        if topics.count(usual) == len(topics) and firsts.keys().isdisjoint(qids):
+            return docids  # (the usual file: one value throughout)
+        keys = []
+        begun: Set[bytes] = set()  # the queries the block begins
+        for q, t, d in zip(qids, topics, docids):
+            first = firsts.get(q)
+            if first is None:
+                if q in begun or q.decode() in known:
+                    first = usual
+                else:
+                    begun.add(q)
+                    first = t
+                    if t != usual:
+                        firsts[q] = t
+            if t == first:
+                keys.append(d)
+            else:
+                self.mixed[q.decode()] = None
+                keys.append(f"{d} {t.decode()}")
+        return keys
+
+    def first(self, qid: str) -> str:
+        return self.firsts.get(qid.encode(), cast(bytes, self.usual)).decode()
+
+    def named(self, exc: DuplicateEntryError) -> DuplicateEntryError:
+        """A repeat in a query read with subtopics, naming its subtopic."""
+        docid, sep, topic = exc.docid.partition(" ")
+        if not sep and exc.qid not in self.mixed:
+            return exc
+        return DuplicateEntryError(exc.source, exc.first_line, exc.line, exc.qid, docid,
+                                   topic or self.first(exc.qid))
+
+    def split(self, out: Dict[str, Dict[str, int]]) -> Optional[Subtopics]:
+        """The subtopics' table, *out* made ``{qid: {docid: highest relevance}}``."""
+        if not self.mixed:
+            return None
+        table: Subtopics = {}
+        for qid, docs in out.items():
+            first = self.first(qid)
+            if qid not in self.mixed:
+                if first != "0":  # one subtopic, named as in the file
+                    table[qid] = {first: docs}
+                continue
+            by_topic: Dict[str, Dict[str, int]] = {}
+            best: Dict[str, int] = {}
+            for key, value in docs.items():
+                docid, _, topic = key.partition(" ")
+                by_topic.setdefault(topic or first, {})[docid] = value
+                if best.get(docid, value) <= value:
+                    best[docid] = value
+            table[qid] = by_topic
+            out[qid] = best
+        return table
 
 
 def _swapped_hint(fields: Sequence[Any], other: str) -> str:
@@ -947,95 +1020,6 @@ def _relevance(text: str) -> int:
         if point and whole.lstrip("+-").isdigit() and zeros.strip("0") == "":
             return int(_number(whole, int))
         raise
-
-
-#: The labels written most often, as their ints, in range by construction
-#: (measured: a qrels file of 140,000 lines and 50,000 queries read in 79
-#: against 87 ms with ``int()`` and the range check, medians of seven, with
-#: the queries two blocks share found in C, in :func:`_add_columns`).
-_LABELS = {str(v): v for v in range(-1, 10)}
-
-
-def _qrels_columns(block: bytes) -> Optional[Tuple[List[Any], ...]]:
-    """(qids, docids, relevance, second columns) of a block of plain qrels
-    lines, or None.
-
-    Plain: ASCII, no comment, exactly four fields a line and integer
-    relevance; each line end is made a token of its own, so that the field
-    count is one check (every fifth token a line end).
-    """
-    if not block.isascii() or b"#" in block or _MARK in block:
-        return None
-    if b"\x1c" in block or b"\x1d" in block or b"\x1e" in block or b"\x1f" in block:
-        return None  # str.split() takes these for white space, trec_eval does not
-    n = block.count(b"\n") + (not block.endswith(b"\n"))
-    text = (block if block.endswith(b"\n") else block + b"\n").decode("ascii")
-    toks = text.replace("\n", " \x01\n").split()
-    if len(toks) != 5 * n or toks[4::5].count("\x01") != n:
-        return None
-    column = toks[3::5]
-    if b"_" in block and "_" in "".join(column):
-        return None  # int() reads "1_0" as 10, C's atol as 1: the slow path says so
-    try:  # the usual labels looked up
-        values = list(map(_LABELS.__getitem__, column))
-    except KeyError:
-        try:
-            values = list(map(int, column))
-        except ValueError:
-            return None
-        if values and (max(values) > MAX_LABEL or min(values) < MIN_LABEL):
-            return None  # the slow path names the line
-    return toks[0::5], toks[2::5], values, toks[1::5]
-
-
-def _run_score(fields: Sequence[Any], source: str, lineno: int) -> float:
-    """Check a run line's fields (``str`` or ``bytes``) and return its score.
-
-    The one place for the run format's rules, used by :func:`read_run` and by
-    the slow path of :class:`RunStream`, so that both report the same errors.
-    """
-    if len(fields) < 6:
-        raise TrecFormatError(
-            f"expected at least 6 columns (qid Q0 docid rank score tag), got {len(fields)}"
-            + _swapped_hint(fields, "qrels"),
-            source,
-            lineno,
-        )
-    text = fields[4] if isinstance(fields[4], str) else fields[4].decode("utf-8")
-    try:
-        score: float = _number(text, float)
-    except ValueError:
-        raise TrecFormatError(f"score must be a number (got {text!r})", source, lineno) from None
-    if score != score:
-        raise TrecFormatError(f"score must not be NaN (got {text!r})", source, lineno)
-    return score
-
-
-def _parse_run(lines: Any, source: str) -> Tuple[Dict[str, Dict[str, float]], str]:
-    wide: List[int] = []
-
-    def entry(fields: List[str], lineno: int, _: int) -> Tuple[str, float]:
-        score = _run_score(fields, source, lineno)  # checks the columns first
-        if len(fields) > _MANY_FIELDS and not wide:
-            wide.append(lineno)
-            _many_fields_warning(source, lineno, len(fields))
-        return fields[2], score
-
-    out, last = _parse_table(lines, source, "run", entry)
-    return out, last[5]
-
-
-def _parse_ranked_list(lines: Any, source: str) -> Dict[str, Dict[str, float]]:
-    def entry(fields: List[str], lineno: int, seen: int) -> Tuple[str, float]:
-        if len(fields) != 2:
-            raise TrecFormatError(
-                f"expected 2 columns (qid docid) in a ranked list, got {len(fields)}",
-                source,
-                lineno,
-            )
-        return fields[1], -float(seen + 1)
-
-    return _parse_table(lines, source, "ranked list", entry)[0]
 
 
 # === Streaming a run, one query at a time ===
@@ -1129,6 +1113,8 @@ def _many_fields_warning(source: str, lineno: int, n: int) -> None:
     )
 
 
+
+
 class RunStream:
     r"""Read a TREC run one query at a time, in constant memory.
 
@@ -1157,7 +1143,7 @@ class RunStream:
         self,
         source: PathOrFile,
         *,
-        chunk_size: int = _RUN_BLOCK,
+        chunk_size: int = _BLOCK,
         grouped: bool = True,
         keep_duplicates: bool = False,
     ) -> None:
@@ -1172,7 +1158,6 @@ class RunStream:
         self.lines = 0
         self.members: Set[bytes] = set()
         self._docs: List[bytes] = []
-        self._group_size = 1
         self.chunk_size = chunk_size
         self.grouped = grouped
         self._source: Any = source
@@ -1181,14 +1166,10 @@ class RunStream:
         # what the stream opened itself and closes: a copy (a _Tee), a
         # non-regular file given by path
         self._owned: List[Any] = []
-        self._wide = False  # a line with many fields was warned about
-        # Scores may be yielded as exact order keys (see _decimal_keys) for a
-        # consumer that only ranks by them (evaluate's scorer sets this).
-        self._order_keys = False
-        self._unpointed = False  # a block's decimals differed in length (see _block)
+        self._open_path = False
         if isinstance(source, (str, bytes, os.PathLike)):
-            if not _is_regular_file(source):
-                self._open_path = True  # opened (and copied) when first read
+            # a FIFO or a device: opened (and copied) when first read
+            self._open_path = not _is_regular_file(source)
         else:
             seekable = getattr(source, "seekable", None)
             if seekable is not None and seekable():
@@ -1201,8 +1182,6 @@ class RunStream:
                 self._tee = _Tee(raw)
                 self._owned.append(self._tee)
                 self._source = self._tee
-
-    _open_path = False
 
     @property
     def positions(self) -> Dict[bytes, int]:
@@ -1224,7 +1203,6 @@ class RunStream:
             keep_duplicates=self.keep_duplicates,
         )
         again.name = self.name
-        again._order_keys = self._order_keys
         again._owned += self._owned
         self._owned = []
         return again
@@ -1251,7 +1229,7 @@ class RunStream:
             self._source = self._tee
         try:
             with _open_lines(self._source) as (stream, _):
-                yield from self._groups(_chunks(stream, self.chunk_size), self.name)
+                yield from self._groups(_Lines(_chunks(stream, self.chunk_size)))
         except RunNotGrouped:
             raise
         except BaseException:
@@ -1259,84 +1237,58 @@ class RunStream:
             raise
         self.close()
 
-    # The state of the query being read: its id, the docids and scores so far,
-    # and (first index, first line) of every run of consecutive lines, so that
-    # a duplicate can be reported with both line numbers.
-    def _groups(
-        self, chunks: Iterator[bytes], name: str
-    ) -> Iterator[Tuple[str, List[bytes], List[Any]]]:
-        done: Dict[bytes, int] = {}
-        # queries held back when the run is read ungrouped: {qid: (docids,
-        # scores, segments, scale)}, yielded at the end in order of first appearance
-        held: Dict[bytes, Tuple[List[bytes], List[Any], List[Tuple[int, int]], Optional[int]]] = {}
-        cur_q: Optional[bytes] = None
-        cur_docs: List[bytes] = []
-        cur_scores: List[Any] = []
-        cur_segments: List[Tuple[int, int]] = []
-        cur_scale: Optional[int] = None
-        lines = _Lines(chunks)
+    def _groups(self, lines: _Lines) -> Iterator[Tuple[str, List[bytes], List[float]]]:
+        # Each query is gathered as a _Group; grouped, it is yielded when
+        # the next one begins, else all are yielded at the end.
+        name = self.name
+        held: Dict[bytes, _Group] = {}  # ungrouped: every query, in file order
+        done: Set[bytes] = set()
+        cur: Optional[_Group] = None
+        warned = False
         try:
-            for data, unterminated in lines:
-                # the query the block may go on with, and its lines so far
-                carry = (cur_q, len(cur_docs)) if self.grouped else (None, 0)
-                for q, docs, scores, segments, scale in self._block(
-                    data, name, unterminated, carry
-                ):
-                    if q is None:  # an error in the block: report a duplicate first
-                        if cur_q is not None and self.grouped:
-                            self._finish(cur_q, cur_docs, cur_scores, cur_segments, name)
-                        raise cast(TrecFormatError, docs)
-                    if not self.grouped:
-                        got = held.get(q)
-                        if got is None:
-                            held[q] = (docs, scores, list(segments), scale)
-                        else:
-                            base = len(got[0])
-                            got[0].extend(docs)
-                            if scale != got[3]:  # keys of two scales: floats for both
-                                got[1][:] = _as_floats(got[1], got[3])
-                                held[q] = got = got[:3] + (None,)
-                                scores = _as_floats(scores, scale)
-                            got[1].extend(scores)
-                            got[2].extend((base + i, ln) for i, ln in segments)
+            for block, unterminated in lines:
+                if block.isspace():  # blank lines only: counted, not split
+                    self.lines += block.count(b"\n")
+                    continue
+                rows = _rows(block, self.lines, _RUN, name, unterminated)
+                rows, scores = _parsed(rows, 4, _scores, name)
+                if rows.wide is not None and not warned and rows.wide[0] < _error_line(rows):
+                    warned = True
+                    _many_fields_warning(name, *rows.wide)
+                qids, docids = rows.column(0), rows.column(2)
+                if qids:
+                    self.tag = rows.fields[-2].decode()
+                for a, b in _runs(qids):
+                    q = qids[a]
+                    if not self.grouped or (cur is not None and cur.qid == q):
+                        group = cur if self.grouped else held.get(q)
+                        if group is None:
+                            group = held[q] = _Group(q)
+                        group.add(rows, a, docids[a:b], scores[a:b])
                         continue
-                    if q == cur_q:
-                        base = len(cur_docs)
-                        cur_docs.extend(docs)
-                        if scale != cur_scale:  # keys of two scales: floats for both
-                            cur_scores = _as_floats(cur_scores, cur_scale)
-                            scores = _as_floats(scores, scale)
-                            cur_scale = None
-                        cur_scores.extend(scores)
-                        cur_segments.extend((base + i, ln) for i, ln in segments)
-                        continue
-                    if cur_q is not None:
-                        yield self._finish(cur_q, cur_docs, cur_scores, cur_segments, name)
-                        done[cur_q] = cur_segments[0][1]
+                    if cur is not None:
+                        yield self._finish(cur)
+                        done.add(cur.qid)
                     if q in done:
-                        raise RunNotGrouped(q.decode("utf-8"), segments[0][1])
-                    cur_q, cur_docs, cur_scores, cur_segments = q, docs, scores, list(segments)
-                    cur_scale = scale
+                        raise RunNotGrouped(q.decode(), rows.line(a))
+                    cur = _Group(q)
+                    cur.add(rows, a, docids[a:b], scores[a:b])
+                if rows.error is not None:
+                    if cur is not None and self.grouped:
+                        self._finish(cur)  # a repeated document first
+                    raise rows.error
+                self.lines = rows.end
         except _READ_ERRORS + (UnicodeDecodeError,) as exc:  # (a text-mode file's)
             raise _read_error(name, self.lines, exc) from exc
         except _LineTooLong:
             raise _too_long(name, self.lines + 1) from None
-        if cur_q is not None:
-            yield self._finish(cur_q, cur_docs, cur_scores, cur_segments, name)
-        for q, (docs, scores, segments, _) in held.items():
-            yield self._finish(q, docs, scores, segments, name)
+        for group in [cur] if cur is not None else held.values():
+            yield self._finish(group)
         if self.tag is None:
             raise _empty_error(name, "run", max(self.lines, int(lines.bom)))
 
-    def _finish(
-        self,
-        q: bytes,
-        docs: List[bytes],
-        scores: List[float],
-        segments: List[Tuple[int, int]],
-        name: str,
-    ) -> Tuple[str, List[bytes], List[float]]:
-        qid = q.decode()
+    def _finish(self, group: _Group) -> Tuple[str, List[bytes], List[float]]:
+        qid, docs = group.qid.decode(), group.docids
         # the duplicate check; the set is kept for the caller, who can look
         # judged documents up in it without hashing every docid again
         self.members = set(docs)
@@ -1346,295 +1298,37 @@ class RunStream:
         if len(self.members) != len(docs):
             seen: Dict[bytes, int] = {}
             for i, d in enumerate(docs):
-                if d in seen:
-                    first_line = _segment_line(segments, seen[d])
-                    line = _segment_line(segments, i)
-                    error = DuplicateEntryError(name, first_line, line, qid, d.decode("utf-8"))
-                    if not self.keep_duplicates:
-                        raise error
-                    self.duplicates.append(error)
-                else:
+                if d not in seen:
                     seen[d] = i
-        return qid, docs, scores
-
-    def _block(
-        self,
-        block: bytes,
-        name: str,
-        unterminated: bool = False,
-        carry: Tuple[Optional[bytes], int] = (None, 0),
-    ) -> Iterator[Tuple[Any, Any, Any, Any, Optional[int]]]:
-        """Split a block of whole lines into runs of one query.
-
-        Yields ``(qid, docids, scores, [(index, line), ...], scale)`` per run,
-        and ``(None, error, None, None, None)`` when a line is malformed.
-        *scale* is None for float scores, else the number of decimals of the
-        block's integer order keys (see :func:`_decimal_keys`).  The fast path
-        (:func:`_columns`) takes blocks of plain ASCII where every line has
-        exactly six fields; anything else (comments, blank lines, extra
-        columns, other bytes, a bad score) goes line by line, as
-        :func:`read_run` reads.  *carry*: the query the last block ended with
-        and its lines there (a block usually begins with the rest of a query).
-        """
-        base = self.lines
-        if not block.strip():  # blank lines only: counted, not split
-            self.lines = base + block.count(b"\n")
-            return
-        columns = _columns(block, self._order_keys and not self._unpointed)
-        scores: List[Any] = []
-        scale: Optional[int] = None
-        if columns is not None:
-            texts, pointed = columns[3], columns[5]
-            keys = _decimal_keys(texts, pointed) if self._order_keys else None
-            if keys is not None:
-                scores, scale = keys
-            else:
-                if pointed:  # decimals of different lengths: points again, and
-                    # no more "_" for them in this stream (floats it will be)
-                    self._unpointed = True
-                    texts = [t.replace(b"_", b".") for t in texts]
-                if not _float_scores(texts, block, scores):
-                    columns = None
-        if columns is None:
-            yield from self._slow_block(block, name, unterminated)
-            return
-        n, qids, docids, _, tag, _ = columns
-        self.tag = tag.decode("ascii")
-        self.lines = base + n
-        start = 0
-        size = self._group_size
-        carry_q, carried = carry
-        while start < n:
-            q = qids[start]
-            # Runs usually give every query as many lines as the last one:
-            # try that first (the rest of it for the query the last block
-            # ended with, the rest of the block for the last), checked in C;
-            # else walk to the next query (measured: walking at both ends of
-            # every block took 2.5% of the time of the MS MARCO shape).
-            going_on = start == 0 and q == carry_q
-            end = min(start + (size - carried if going_on and carried < size else size), n)
-            if not (
-                qids[end - 1] == q
-                and (end == n or qids[end] != q)
-                and qids[start:end].count(q) == end - start
-            ):
-                end = start + 1
-                while end < n and qids[end] == q:
-                    end += 1
-                if end < n and not going_on:  # a whole query: its size is the next guess
-                    size = end - start
-            yield q, docids[start:end], scores[start:end], [(0, base + start + 1)], scale
-            start = end
-        self._group_size = size
-
-    def _slow_block(
-        self, block: bytes, name: str, unterminated: bool
-    ) -> Iterator[Tuple[Any, Any, Any, Any, Optional[int]]]:
-        lineno = self.lines
-        cur_q: Optional[bytes] = None
-        docs: List[bytes] = []
-        scores: List[float] = []
-        segments: List[Tuple[int, int]] = []
-        prev_line = -1
-        try:
-            lines = block.split(b"\n")[:-1]
-            last = len(lines) - 1
-            for i, line in enumerate(lines):
-                lineno += 1
-                parsed = _parse_run_line(line, name, lineno, unterminated and i == last)
-                if parsed is None:
                     continue
-                q, docid, score, tag, n_fields = parsed
-                if n_fields > _MANY_FIELDS and not self._wide:
-                    self._wide = True
-                    _many_fields_warning(name, lineno, n_fields)
-                self.tag = tag.decode("utf-8")
-                if q != cur_q:
-                    if cur_q is not None:
-                        yield cur_q, docs, scores, segments, None
-                    cur_q, docs, scores, segments = q, [], [], []
-                    prev_line = -1
-                if lineno != prev_line + 1:
-                    segments.append((len(docs), lineno))
-                prev_line = lineno
-                docs.append(docid)
-                scores.append(score)
-        except TrecFormatError as exc:
-            if cur_q is not None:
-                yield cur_q, docs, scores, segments, None
-            yield None, exc, None, None, None
-            return
-        self.lines = lineno
-        if cur_q is not None:
-            yield cur_q, docs, scores, segments, None
+                first_line = _line_of(group.where, seen[d])
+                error = DuplicateEntryError(self.name, first_line, _line_of(group.where, i),
+                                            qid, d.decode("utf-8"))
+                if not self.keep_duplicates:
+                    raise error
+                self.duplicates.append(error)
+        return qid, docs, group.scores
 
 
-_MARK = b"\x01"  # a line-end token for the second layout, which takes no block holding it
-# What is left of a block of six-field lines with single spaces once every
-# byte but the space and the line end is deleted: five spaces a line.
-_NOT_SPACE_POINT_OR_LINE_END = bytes(b for b in range(256) if b not in b" .\n")
-_SIX_FIELDS = b"     \n"
-# ... and the same with a point in the fifth field, the score, and nowhere else
-_SIX_FIELDS_POINTED = b"    . \n"
+class _Group:
+    """One query's lines as :class:`RunStream` gathers them: its docids and
+    scores, and ``(line, index)`` where each run of its lines begins."""
 
+    __slots__ = ("qid", "docids", "scores", "where")
 
-def _columns(
-    block: bytes, points: bool = False
-) -> Optional[Tuple[int, List[bytes], List[bytes], List[bytes], bytes, bool]]:
-    """The columns of a block of plain run lines, or None for the slow path.
+    def __init__(self, qid: bytes) -> None:
+        self.qid = qid
+        self.docids: List[bytes] = []
+        self.scores: List[float] = []
+        self.where: List[Tuple[int, int]] = []
 
-    Returns ``(lines, qids, docids, score texts, tag of the last line,
-    pointed)``.  Two layouts qualify, both plain ASCII with no comment and
-    exactly six fields a line: single spaces between fields and LF or CRLF
-    line ends (the usual layout, checked in C without finding the line ends
-    one by one), or any ASCII white space, each line end then made a token of
-    its own.  With *points*, in the usual layout, where every line has one
-    point and it is in the score (``38.133``), the points are read as ``_``
-    (``38_133``, which ``int()`` reads as 38133: see :func:`_decimal_keys`)
-    and *pointed* is true; such a block holds no ``_`` of its own.
-    """
-    if not block.isascii() or b"#" in block:
-        return None
-    if (
-        b"\t" not in block
-        and b"\x0b" not in block
-        and b"\x0c" not in block
-        and (b"\r" not in block or block.count(b"\r") == block.count(b"\r\n"))
-    ):
-        # one pass over the block: its spaces, points and line ends
-        marks = block.translate(None, _NOT_SPACE_POINT_OR_LINE_END)
-        pointed = False
-        if b"." in marks:
-            n = len(marks) // len(_SIX_FIELDS_POINTED)
-            pointed = points and marks == _SIX_FIELDS_POINTED * n and b"_" not in block
-            if not pointed:
-                marks = marks.replace(b".", b"")
-        if not pointed:
-            n = len(marks) // len(_SIX_FIELDS)
-        if pointed or marks == _SIX_FIELDS * n:
-            # Five spaces a line: six fields, unless one is empty (a double,
-            # leading or trailing space), which the number of tokens shows.
-            toks = (block.replace(b".", b"_") if pointed else block).split()
-            if len(toks) != 6 * n:
-                return None
-            return n, toks[0::6], toks[2::6], toks[4::6], toks[-1], pointed
-    if _MARK in block:
-        return None
-    # Any other white space: each line end becomes a token of its own, so
-    # that every line having exactly six fields is one check, every seventh
-    # token being a line end.
-    n = block.count(b"\n")
-    toks = block.replace(b"\n", b" " + _MARK + b"\n").split()
-    if len(toks) != 7 * n or toks[6::7].count(_MARK) != n:
-        return None
-    return n, toks[0::7], toks[2::7], toks[4::7], toks[-2], False
-
-
-def _float_scores(texts: List[bytes], block: bytes, out: List[float]) -> bool:
-    """Fill *out* with the scores of the fast path as floats; False when a
-    score needs the slow path (which reads it, or says what is wrong)."""
-    try:
-        out.extend(map(float, texts))
-    except ValueError:
-        return False
-    if b"_" in block and b"_" in b"".join(texts):
-        return False  # float() reads "1_0" as 10, C's atof as 1: the slow path says so
-    total = sum(out)  # NaN if a score is NaN (or inf - inf): then look closer
-    return not (total != total and any(map(math.isnan, out)))
-
-
-# digits to "0", to see the shape of a column of decimals
-_DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
-
-
-def _decimal_keys(texts: List[bytes], pointed: bool = False) -> Optional[Tuple[List[int], int]]:
-    """Exact integer order keys for a column of scores written as decimals
-    with the same number of digits after the point, or None.
-
-    ``(keys, k)``: each score times ``10**k`` as an int, where every score is
-    an optional ``-``, digits, and (for ``k > 0``) a point and exactly *k*
-    digits, at most 15 digits in all.  Decimals of at most 15 digits are
-    distinct as doubles exactly when they are distinct numbers, and rounding
-    keeps their order, so the keys order and tie the documents as the
-    doubles trec_eval reads do; ``key / 10**k`` is that double (Python's
-    integer division rounds correctly).  *pointed*: the texts have ``_``
-    for their point, one each (see :func:`_columns`), which ``int()`` reads
-    as a separator of digits.  Parsing a decimal as an int costs about two
-    fifths of parsing it as a float (measured: 66 against 168 ns a score, on
-    7,500 scores of three decimals; 129 ns with these checks and the point
-    taken out here, 90 ns when :func:`_columns` made it ``_``).
-    """
-    n = len(texts)
-    point = b"_" if pointed else b"."
-    joined = b" ".join(texts)
-    dots = n if pointed else joined.count(b".")
-    if dots == 0:
-        k = 0
-    elif dots == n:
-        first = texts[0]
-        k = len(first) - 1 - first.find(point)
-    else:
-        return None
-    shape = b" " + joined.translate(_DIGITS_TO_ZERO) + b" "
-    # each point followed by exactly k digits and the end of its score
-    if dots and shape.count(point + b"0" * k + b" ") != n:
-        return None
-    # nothing but digits, points and leading signs (no exponent, no "+", no
-    # "_", which int() takes between digits); pointed texts are left to
-    # int() (their one "_" is the point; it takes nothing else but digits
-    # and a sign; measured: 10% of the time of these keys)
-    if not pointed and (
-        shape.translate(None, b"0- " + point) or shape.count(b"-") != shape.count(b" -")
-    ):
-        return None
-    # at most 15 digits a score: the integer part has at most 15 - k
-    if k > 15 or (b"0" * (16 - k) + (point if k else b" ")) in shape:
-        return None
-    try:  # "_5" or "5_" (".5", "5.") are not ints: then floats
-        keys = list(map(int, texts if pointed else joined.replace(b".", b"").split()))
-    except ValueError:  # a lone sign or point
-        return None
-    return (keys, k) if len(keys) == n else None
-
-
-def _as_floats(scores: List[Any], scale: Optional[int]) -> List[Any]:
-    """Order keys of *scale* decimals as the floats they stand for (floats as they are)."""
-    if scale is None:
-        return scores
-    unit = 10**scale
-    return [key / unit for key in scores]
-
-
-def _with_end(chunks: Iterator[bytes]) -> Iterator[Optional[bytes]]:
-    yield from chunks
-    yield None
-
-
-def _parse_run_line(
-    line: bytes, name: str, lineno: int, unterminated: bool = False
-) -> Optional[Tuple[bytes, bytes, float, bytes, int]]:
-    """One run line: (qid, docid, score, tag, number of fields), or None for a
-    blank or comment line.
-
-    The line is checked as UTF-8 with its line end, as :func:`read_run` reads
-    it, unless it was the file's last and had none.
-    """
-    try:
-        (line if unterminated else line + b"\n").decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise _decode_error(name, lineno, exc) from None
-    fields = line.split()
-    if not fields or fields[0].startswith(b"#"):
-        return None
-    score = _run_score(fields, name, lineno)  # checks the number of fields first
-    return fields[0], fields[2], score, fields[5], len(fields)
-
-
-def _segment_line(segments: List[Tuple[int, int]], index: int) -> int:
-    for first, line in reversed(segments):
-        if first <= index:
-            return line + index - first
-    return segments[0][1]  # pragma: no cover - every index is in a segment
+    def add(self, rows: _Rows, a: int, docids: List[bytes], scores: List[float]) -> None:
+        self.where += rows.segments(a, a + len(docids), len(self.docids))
+        if self.docids:
+            self.docids += docids
+            self.scores += scores
+        else:  # (the usual case, a query within one block: no copy)
+            self.docids, self.scores = docids, scores
 
 
 def rank_documents(docids: List[bytes], scores: List[float]) -> List[bytes]:

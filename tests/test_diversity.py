@@ -425,23 +425,21 @@ def test_plain_qrels_have_one_subtopic() -> None:
     assert repr(qrels) == "Qrels(1 query, 2 judgments)"
 
 
-@pytest.mark.parametrize("fast", [True, False])
-def test_duplicate_subtopic_entry_names_both_lines(fast: bool) -> None:
+@pytest.mark.parametrize("block", [1 << 16, 1])
+def test_duplicate_subtopic_entry_names_both_lines(block: int) -> None:
     from unittest import mock
 
     from irmetrics import trec
 
     text = "1 1 a 1\n1 2 a 1\n1 1 a 0\n"
-    patch = mock.patch.object(trec, "_qrels_columns", lambda block: None) if not fast \
-        else mock.patch.object(trec, "_MARK", b"\x01")
-    with patch, pytest.raises(DuplicateEntryError) as info:
+    with mock.patch.object(trec, "_BLOCK", block), pytest.raises(DuplicateEntryError) as info:
         Qrels.from_trec(io.StringIO(text))
     assert str(info.value) == ("<file>, line 3: document 'a' appears twice for query '1', "
                                "subtopic '1' (lines 1 and 3)")
     assert info.value.subtopic == "1"
 
 
-def test_fast_and_slow_paths_agree() -> None:
+def test_subtopics_read_the_same_in_blocks_of_any_size() -> None:
     from unittest import mock
 
     from irmetrics import trec
@@ -449,7 +447,7 @@ def test_fast_and_slow_paths_agree() -> None:
     text = "".join(f"{q} {s} d{d} {(q + s + d) % 3}\n" for q in range(3) for s in range(3)
                    for d in range(5))
     fast = Qrels.from_trec(io.StringIO(text))
-    with mock.patch.object(trec, "_qrels_columns", lambda block: None):
+    with mock.patch.object(trec, "_BLOCK", 1):  # each line a block of its own
         slow = Qrels.from_trec(io.StringIO(text))
     assert fast == slow and fast.has_subtopics
     assert fast.subtopics("0") == slow.subtopics("0")

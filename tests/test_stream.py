@@ -25,7 +25,7 @@ from strategies_runs import qrels_and_runs
 from irmetrics import Run, evaluate
 from irmetrics.errors import DuplicateEntryError, IrmetricsWarning, TrecFormatError
 from irmetrics.evaluate import query_data, query_data_from_scores
-from irmetrics.trec import RunNotGrouped, RunStream, _decimal_keys, rank_documents, read_run
+from irmetrics.trec import RunNotGrouped, RunStream, rank_documents, read_run
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).parent / "data" / "trec_eval"
@@ -303,14 +303,13 @@ def test_grouped_run_never_raises_and_keeps_file_order(case, chunk_size):
 @given(st.lists(st.tuples(st.sampled_from(["q1", "q2", "q10"]),
                           st.one_of(st.integers(1, 4), st.integers(5, 40))),
                 min_size=1, max_size=12),
-       st.integers(16, 400), st.booleans())
-@example([("q1", 3), ("q2", 1), ("q10", 1), ("q2", 1), ("q1", 1)], 400, False)  # q2 q10 q2 in 3
-@example([("q1", 30), ("q2", 30), ("q10", 5), ("q2", 1)], 600, True)  # groups across blocks
+       st.integers(16, 400))
+@example([("q1", 3), ("q2", 1), ("q10", 1), ("q2", 1), ("q1", 1)], 400)  # q2 q10 q2 in 3
+@example([("q1", 30), ("q2", 30), ("q10", 5), ("q2", 1)], 600)  # groups across blocks
 @settings(max_examples=300)
-def test_queries_of_any_sizes_across_block_boundaries(runs, chunk_size, order_keys):
+def test_queries_of_any_sizes_across_block_boundaries(runs, chunk_size):
     # Runs of lines of one query, of any lengths, read in blocks that cut
-    # them anywhere: each block's first query may go on from the last block,
-    # and the stream guesses a query's length from the one before.  The
+    # them anywhere: each block's first query may go on from the last block.  The
     # expectation is built line by line here: consecutive lines of one
     # query are one group, and a query coming back after another one is
     # RunNotGrouped at the line where it comes back.
@@ -329,7 +328,6 @@ def test_queries_of_any_sizes_across_block_boundaries(runs, chunk_size, order_ke
         else:
             expected.append((q, [lineno]))
     stream = RunStream(io.BytesIO("".join(lines).encode()), chunk_size=chunk_size)
-    stream._order_keys = order_keys  # as evaluate() reads: integer keys for "N.5"
     got = []
     try:
         for qid, docids, scores in stream:
@@ -547,151 +545,11 @@ def test_query_data_from_scores_by_hand():
                                   judged_only=True).labels == [0]
 
 
-# === 4b. Order keys: integers that rank and tie as the scores do ===
-# evaluate() asks the stream for exact integer keys where a block's scores
-# are decimals with the same number of places (see trec._decimal_keys); a
-# key must order and tie documents exactly as the double trec_eval reads.
-
-
-def _cmp(a, b):
-    return (a > b) - (a < b)
-
-
-@pytest.mark.parametrize("texts, expected", [
-    # k = 2: value times 100; "-0.00" ties with "0.00", as -0.0 with 0.0
-    ([b"1.50", b"-2.25", b"0.00", b"-0.00", b".50", b"-.25", b"007.10"],
-     ([150, -225, 0, 0, 50, -25, 710], 2)),
-    ([b"3", b"-7", b"0"], ([3, -7, 0], 0)),
-    ([b"5.", b"6."], ([5, 6], 0)),  # a point and no decimals: k = 0
-    ([b"123456789012345"], ([123456789012345], 0)),  # 15 digits: exact as a double
-    ([b"1234567890.12345"], ([123456789012345], 5)),
-    ([b"1234567890123456"], None),  # 16 digits: two may be one double
-    ([b"1234567890.123456"], None),
-    ([b"1.5", b"-2.25"], None),  # different places
-    ([b"1.5", b"2"], None),
-    ([b"1e3"], None), ([b"1_0"], None), ([b"+1"], None), ([b"nan"], None),
-    ([b"inf"], None), ([b"1.5.0"], None), ([b"-"], None), ([b"."], None),
-    ([b"-.", b"1."], None), ([b"1-2"], None), ([b"--1"], None), ([b"0x1"], None),
-])
-def test_decimal_keys_by_hand(texts, expected):
-    assert _decimal_keys(texts) == expected
-    if expected is not None:  # each key stands for the score's double exactly
-        keys, k = expected
-        assert [key / 10**k for key in keys] == [float(t) for t in texts]
-
-
-@pytest.mark.parametrize("texts, expected", [
-    # the point read as "_" (see trec._columns), which int() takes between digits
-    ([b"1_50", b"-2_25", b"0_00", b"-0_00", b"007_10"], ([150, -225, 0, 0, 710], 2)),
-    ([b"+1_50", b"2_25"], ([150, 225], 2)),  # C's atof reads "+1.50" as 1.5 too
-    ([b"1-2_5"], None), ([b"--1_5"], None), ([b"1_5-"], None), ([b"0x1_5"], None),
-    ([b"_5", b"1_5"], None),  # ".5": no int; floats then
-    ([b"5_", b"6_"], None),  # "5."
-    ([b"1_5", b"2_25"], None),
-    ([b"1_5e3"], None),
-    ([b"1234567890_123456"], None),
-])
-def test_decimal_keys_of_pointed_texts_by_hand(texts, expected):
-    assert _decimal_keys(texts, pointed=True) == expected
-
-
-@given(st.integers(0, 8), st.lists(st.integers(-(10**7), 10**7), min_size=1, max_size=40),
-       st.booleans())
-def test_decimal_keys_order_and_tie_as_the_doubles(k, values, padded):
-    texts = []
-    for v in values:
-        digits = f"{abs(v):0{k + 1}d}"
-        whole, frac = digits[: len(digits) - k], digits[len(digits) - k:]
-        text = f"{'-' if v < 0 else ''}{'00' if padded else ''}{whole}{'.' + frac if k else ''}"
-        texts.append(text.encode())
-    got = _decimal_keys(texts)
-    if max(len(t.lstrip(b"-").replace(b".", b"")) for t in texts) > 15:
-        assert got is None
-        return
-    assert got is not None
-    keys, scale = got
-    assert scale == k
-    doubles = [float(t) for t in texts]
-    assert [key / 10**k for key in keys] == doubles
-    for a, x in zip(keys, doubles):
-        for b, y in zip(keys, doubles):
-            assert _cmp(a, b) == _cmp(x, y)
-
-
-KEY_TEXTS = st.one_of(
-    st.sampled_from(["1", "-1", "0", "-0", "1.0", "1.00", "0.5", "2.50", ".5", "-.5", "5.",
-                     "+1.5", "1.-5", "-1.5-", "1.5e1", "0x1.5", "1.5_0", "--1.5",
-                     "1e2", "+1", "1_0", "12345678901234567", "0.1234567890123456"]),
-    st.decimals(-1000, 1000, places=2, allow_nan=False, allow_infinity=False).map(str),
-    st.integers(-1000, 1000).map(str),
-)
-
-
-@given(st.lists(KEY_TEXTS, min_size=1, max_size=30))
-def test_decimal_keys_never_reorder_any_column(texts):
-    raw = [t.encode() for t in texts]
-    got = _decimal_keys(raw)
-    if got is None:
-        return
-    keys, k = got
-    doubles = [float(t) for t in texts]
-    assert [key / 10**k for key in keys] == doubles
-    for a, x in zip(keys, doubles):
-        for b, y in zip(keys, doubles):
-            assert _cmp(a, b) == _cmp(x, y)
-
-
-@given(st.lists(KEY_TEXTS.filter(lambda t: t.count(".") == 1 and "_" not in t),
-                min_size=1, max_size=30))
-def test_decimal_keys_of_pointed_texts_never_reorder_any_column(texts):
-    # As _columns gives them: the one point of each score read as "_" (and
-    # no "_" of their own: _columns never points a block holding one); what
-    # int() takes there (digits, a sign) is left to it.
-    raw = [t.replace(".", "_").encode() for t in texts]
-    got = _decimal_keys(raw, pointed=True)
-    if got is None:
-        return
-    keys, k = got
-    doubles = [float(t) for t in texts]
-    assert [key / 10**k for key in keys] == doubles
-    for a, x in zip(keys, doubles):
-        for b, y in zip(keys, doubles):
-            assert _cmp(a, b) == _cmp(x, y)
+# === 4b. Scores written with a fixed number of places ===
 
 
 def _format_score(value, places):
     return f"{value:.{places}f}"
-
-
-@given(
-    st.lists(st.tuples(st.sampled_from(["q1", "q2", "q3"]), st.integers(-500, 500),
-                       st.sampled_from([0, 1, 2, 3]), st.sampled_from(["d", "d", "d.", "d_"])),
-             min_size=1, max_size=60),
-    st.sampled_from(CHUNKS),
-)
-def test_stream_keys_rank_as_its_floats(lines, chunk_size):
-    # Each line's score has its own number of places, so blocks of small
-    # chunks differ in scale, and a query across two blocks has keys of two
-    # scales: they become floats.  Some document ids hold a point or a "_"
-    # (then the block's points are not all in its scores).  Grouped by
-    # query, one document a line.
-    lines = sorted(lines, key=lambda x: x[0])
-    text = "".join(f"{q} Q0 {d}{i} {i} {_format_score(v / 8, p)} t\n"
-                   for i, (q, v, p, d) in enumerate(lines))
-    plain = list(RunStream(io.BytesIO(text.encode()), chunk_size=chunk_size))
-    keyed_stream = RunStream(io.BytesIO(text.encode()), chunk_size=chunk_size)
-    keyed_stream._order_keys = True
-    keyed = list(keyed_stream)
-    assert [(q, d) for q, d, _ in keyed] == [(q, d) for q, d, _ in plain]
-    for (_, _, keys), (_, _, floats) in zip(keyed, plain):
-        assert len(keys) == len(floats)
-        if all(type(x) is float for x in keys):
-            assert keys == floats
-            continue
-        assert all(type(x) is int for x in keys)  # one scale for the whole group
-        for a, x in zip(keys, floats):
-            for b, y in zip(keys, floats):
-                assert _cmp(a, b) == _cmp(x, y)
 
 
 @pytest.mark.slow
@@ -699,8 +557,8 @@ def test_stream_keys_rank_as_its_floats(lines, chunk_size):
 @settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
 def test_evaluate_file_of_fixed_decimals_equals_in_memory(qr, places, data):
     # Scores written with a fixed number of places (as most retrieval
-    # systems write them): read as order keys, they must give what the
-    # floats of the same text give, ties (equal texts) included.
+    # systems write them) must give what the floats of the same text give,
+    # ties (equal texts) included.
     qrels, run = qr
     lines = [f"{q} Q0 {d} {i} {_format_score(s, places)} tag\n"
              for q, docs in run.items() for i, (d, s) in enumerate(docs.items(), 1)]
@@ -872,16 +730,16 @@ def test_blank_lines_are_skipped_in_bulk():
     import irmetrics.trec as trec
 
     calls = [0]
-    plain = trec._parse_run_line
+    plain = trec._line_by_line
 
-    def counted(*args, **kwargs):
-        calls[0] += 1
-        return plain(*args, **kwargs)
+    def counted(block, *args):
+        calls[0] += block.count(b"\n")
+        return plain(block, *args)
 
     data = b"q1 Q0 d1 1 1 t\n" + b"\n" * 50_000 + b" \t\r\n" * 50_000 + b"q1 Q0 d2 2 x t\n"
     for chunk_size in (1 << 16, 1000):
         calls[0] = 0
-        with mock.patch.object(trec, "_parse_run_line", counted), \
+        with mock.patch.object(trec, "_line_by_line", counted), \
                 pytest.raises(TrecFormatError) as info:
             list(RunStream(io.BytesIO(data), chunk_size=chunk_size))
         assert info.value.line == 100_002

@@ -509,12 +509,12 @@ def test_os_fspath_of_pathlike_is_used_as_source(tmp_path):
     assert info.value.source == str(tmp_path / "missing")
 
 
-# === The block path of the qrels reader against the line-by-line loop =========
+# === Blocks: wherever they end, the same reading =============================
 #
-# read_qrels reads blocks of whole lines and takes a block of plain lines
-# (ASCII, four fields, integer relevance, no comment) a query at a time; any
-# other block goes line by line.  Both must give the same dict, in the same
-# order, and the same error (class, message, line), wherever the blocks end.
+# read_qrels reads blocks of whole lines and splits a block of plain lines
+# (four fields each, no comment) in one call, any other block line by line.
+# Both must give the same dict, in the same order, and the same error
+# (class, message, line), wherever the blocks end.
 
 QRELS_LINE_IDS = st.sampled_from(["q1", "q2", "q3", "301"])
 DOC_IDS = st.sampled_from(["d1", "d2", "d3", "d4", "D1"])
@@ -522,7 +522,7 @@ RELEVANCE = st.sampled_from(["0", "1", "2", "-1", "+3", "10", "00"])
 # the second column: mostly 0, sometimes a subtopic (keys "docid subtopic")
 SUBTOPICS = st.sampled_from(["0", "0", "0", "1", "2"])
 # What sends a block line by line (or is an error), given to one line in ten,
-# so that most blocks take the block path.
+# so that most blocks are split whole.
 ODD_LINES = st.sampled_from([
     "", "  ", "# a comment", "#q1 0 d1 1", "q1 0 d1", "q1", "q1 0 d1 1 extra",
     "q1\t0 d2 1", "q1  0 d2 1", " q2 0 d1 1", "q\u00e9 0 d1 1", "q1 0 \u00e9 2",
@@ -569,17 +569,17 @@ def assert_blocks_read_as_lines(outcome, data, block):
 
     import irmetrics.trec as trec
 
-    with mock.patch.object(trec, "_qrels_columns", lambda block: None):
-        slow = outcome(data)
-    with mock.patch.object(trec, "_TABLE_BLOCK", block):
-        assert outcome(data) == slow
+    with mock.patch.object(trec, "_BLOCK", 1):  # (each line a block of its own)
+        by_line = outcome(data)
+    with mock.patch.object(trec, "_BLOCK", block):
+        assert outcome(data) == by_line
 
 
 BLOCK_SIZES = st.sampled_from([1, 5, 16, 40, 1 << 20])
 
 
 @given(qrels_texts(), BLOCK_SIZES)
-def test_qrels_blocks_equal_the_line_by_line_reading(data, block):
+def test_qrels_blocks_of_any_size_read_the_same(data, block):
     assert_blocks_read_as_lines(qrels_outcome, data, block)
 
 
@@ -603,14 +603,14 @@ def first_repeats(data):
 # repeats, and repeats after repeats within one query, are common.
 @given(qrels_texts(st.sampled_from(["q1", "q2"]), st.sampled_from(["d1", "d2", "d3"])),
        BLOCK_SIZES)
-def test_qrels_blocks_list_the_repeats_the_line_by_line_reading_lists(data, block):
+def test_qrels_blocks_list_each_querys_first_repeat(data, block):
     from unittest import mock
 
     import irmetrics.trec as trec
 
     assert_blocks_read_as_lines(qrels_kept_outcome, data, block)
     try:
-        with mock.patch.object(trec, "_TABLE_BLOCK", block):
+        with mock.patch.object(trec, "_BLOCK", block):
             _, _, repeats = trec._read_qrels_keeping_duplicates(io.BytesIO(data))
     except TrecFormatError:
         return  # a malformed line: the other tests say which
@@ -634,7 +634,7 @@ def test_a_listed_repeat_names_the_first_repeat_of_each_query():
         ("q1", "d1", 1, 2), ("q2", "d1", 5, 7)]
 
 
-def test_qrels_block_path_by_hand():
+def test_qrels_blocks_by_hand():
     # Hand-derived: q1's lines come in two blocks (block size 16 bytes cuts
     # after line 1: "q1 0 d1 1\nq1 0 d2 0\n" is 20 bytes), q2 between them
     # in the file order, and a duplicate across blocks names both lines.
@@ -643,29 +643,23 @@ def test_qrels_block_path_by_hand():
     import irmetrics.trec as trec
 
     text = b"q1 0 d1 1\nq1 0 d2 0\nq2 0 d1 2\nq1 0 d3 3\n"
-    with mock.patch.object(trec, "_TABLE_BLOCK", 16):
+    with mock.patch.object(trec, "_BLOCK", 16):
         assert read_qrels(io.BytesIO(text)) == {"q1": {"d1": 1, "d2": 0, "d3": 3},
                                                 "q2": {"d1": 2}}
         with pytest.raises(DuplicateEntryError) as info:
             read_qrels(io.BytesIO(text + b"q1 0 d2 1\n"))
     assert (info.value.first_line, info.value.line) == (2, 5)
-    # Blocks of 32 bytes cut after line 3: q1, read whole as the first of the
-    # first block's three queries, is repeated on line 4, in the next block;
-    # its first line is found through the table of the blocks' queries
-    with mock.patch.object(trec, "_TABLE_BLOCK", 32):
+    # Blocks of 32 bytes cut after line 3: q1, the first of the first
+    # block's three queries, is repeated on line 4, in the next block
+    with mock.patch.object(trec, "_BLOCK", 32):
         with pytest.raises(DuplicateEntryError) as info:
             read_qrels(io.BytesIO(b"q1 0 d1 1\nq2 0 d1 2\nq3 0 d1 1\nq1 0 d1 0\n"))
     assert (info.value.first_line, info.value.line) == (1, 4)
 
 
-def test_qrels_block_path_is_taken_for_plain_blocks_only():
-    from irmetrics.trec import _qrels_columns
-
-    assert _qrels_columns(b"q1 0 d1 1\nq2\t0  d2 -1\r\nq2 0 d3 +2") == (
-        ["q1", "q2", "q2"], ["d1", "d2", "d3"], [1, -1, 2], ["0", "0", "0"])
-    for odd in (b"q1 0 d1\x1c 1\n", b"q1 0 d1 1\n# c\n", b"q1 0 d\xc3\xa9 1\n",
-                b"q1 0 d1\n", b"q1 0 d1 1_0\n", b"q1 0 d1 x\n", b"q1 0 d1 1\n\n"):
-        assert _qrels_columns(odd) is None, odd
+def test_qrels_fields_are_split_on_ascii_white_space_only():
+    assert read_qrels(io.BytesIO(b"q1 0 d1 1\nq2\t0  d2 -1\r\nq2 0 d3 +2")) == {
+        "q1": {"d1": 1}, "q2": {"d2": -1, "d3": 2}}
     # \x1c-\x1f are not white space to trec_eval: part of the docid, or no field break
     assert read_qrels(io.BytesIO(b"q1 0 d1\x1c 1\n")) == {"q1": {"d1\x1c": 1}}
     with pytest.raises(TrecFormatError, match="expected 4 columns"):
@@ -715,7 +709,7 @@ def test_a_repeated_qrels_file_is_read_in_linear_work(block):
     many = "".join(f"q{q} 0 d{d} 1\n" for q in range(50) for d in range(40))
     for text in ((one + one).encode(), (many + many).encode()):
         lines = text.count(b"\n")
-        with mock.patch.object(trec, "_TABLE_BLOCK", block):
+        with mock.patch.object(trec, "_BLOCK", block):
             for read in (trec._read_qrels_keeping_duplicates, read_qrels):
                 assert first_line_work(text, read) <= 2 * lines
 
@@ -754,7 +748,7 @@ def test_lines_after_a_long_blank_stretch_are_numbered_right(block, packed):
              (read_ranked_list, b"q1 d1\n", b"q1 d2 x\n", "expected 2 columns")]
     for read, good, bad, reason in cases:
         data = good + BLANKS + bad
-        with mock.patch.object(trec, "_TABLE_BLOCK", block), \
+        with mock.patch.object(trec, "_BLOCK", block), \
                 pytest.raises(TrecFormatError, match=reason) as info:
             read(io.BytesIO(gzip.compress(data) if packed else data))
         assert info.value.line == 100_003, read
@@ -800,7 +794,7 @@ def test_a_second_column_with_two_values_in_a_query_names_subtopics(block):
     from irmetrics import Qrels
 
     text = b"q1 1 a 1\nq1 1 b 0\nq1 2 a 0\nq1 2 c 2\nq2 3 a 1\nq3 0 d 1\nq1 2 e 1\n"
-    with mock.patch.object(trec, "_TABLE_BLOCK", block):
+    with mock.patch.object(trec, "_BLOCK", block):
         got = Qrels.from_trec(io.BytesIO(text))
         with pytest.raises(DuplicateEntryError) as info:  # a repeat under q1's first subtopic
             read_qrels(io.BytesIO(text + b"q1 1 b 1\n"))
