@@ -365,6 +365,11 @@ class Family:
     def __repr__(self) -> str:
         return f"<measure family {self.key}>"
 
+    def __reduce__(self) -> Tuple[Any, Tuple[str]]:
+        # A family travels (to a spawned worker) as its key and is the
+        # registry's own on arrival: its formulas need not pickle.
+        return (_registered, (self.key,))
+
     def trec_name(self, param: Param, options: Options) -> Optional[str]:
         """trec_eval's name for this measure, or None if trec_eval lacks it.
 
@@ -1336,6 +1341,14 @@ FAMILIES: Tuple[Family, ...] = (
            names=Names("StRecall", False, ("strec",), "subtopic_recall"),
            takes=Takes("optional-cutoff", options=_REL)),
 )
+
+
+def _registered(key: str) -> Family:
+    """The family of the registry whose key is *key* (how a family unpickles)."""
+    for family in FAMILIES:
+        if family.key == key:
+            return family
+    raise InvalidArgumentError(f"no measure family {key!r} in this version of irmetrics")
 
 _BY_TREC: Dict[str, Family] = {f.key: f for f in FAMILIES if f.trec}
 # ir_measures-style name -> (family without a cutoff, family with a cutoff)

@@ -164,7 +164,8 @@ NEEDS = re.compile(r"^<!--\s*needs:\s*([\w.]+(?:\s*,\s*[\w.]+)*)\s*-->$")
 # block that needs one of them must run there.
 ON_CI_FROM_EXTRAS = {"pandas": "pandas", "numpy": "numpy", "scipy": "scipy",
                      "pytrec_eval": "pytrec-eval-terrier", "polars": "polars",
-                     "matplotlib": "matplotlib"}
+                     "matplotlib": "matplotlib", "ir_measures": "ir-measures",
+                     "sklearn": "scikit-learn"}
 
 
 class PythonBlock(NamedTuple):
