@@ -20,7 +20,7 @@ engine runs in a fresh process.
     python benchmarks/engines.py --scale 0.25 --data /tmp/bench
 
 Needs ``pip install irmetrics[dask,spark]`` and Java.  Absolute times on a
-shared machine are noise at the 10% level; the ratios are what to read.
+shared machine are noise; the ratios are what to read.
 """
 
 import argparse

@@ -16,10 +16,10 @@ byte-identical.
 irmetrics runs as ``python -m irmetrics`` from this checkout, with the
 interpreter of a new virtual environment that holds nothing else, as an
 installed or vendored copy runs: a development environment's editable
-install adds its own import hook to every interpreter start (about 15 ms
-here), which is not irmetrics' cost.  trec_eval is built with its own
-Makefile, as NIST ships it (``-g``, no optimisation flags); ``--cflags``
-builds it with other flags (``--cflags=-O2``: about 20% faster here).
+install adds its own import hook to every interpreter start, which is
+not irmetrics' cost.  trec_eval is built with its own Makefile, as NIST
+ships it (``-g``, no optimisation flags); ``--cflags`` builds it with other
+flags (``--cflags=-O2`` for an optimised trec_eval).
 
 trec_eval is built in a temporary directory and deleted afterwards; its
 source is never copied into this repository.  The pytrec-eval-terrier source

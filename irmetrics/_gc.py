@@ -3,8 +3,8 @@
 Reading a run or qrels file and scoring it create hundreds of thousands of
 small dicts and lists, none of them in a reference cycle.  Each allocation
 counts toward the collector's next pass, and each pass walks every container
-still alive (the tables being built): a tenth of the time of a large
-evaluation, for nothing to collect.  Reference counting still frees
+still alive (the tables being built): a sizeable part of a large
+evaluation's time, for nothing to collect.  Reference counting still frees
 everything at once; only cycles wait until the collector is back on.
 """
 

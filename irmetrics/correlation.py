@@ -381,8 +381,8 @@ def _groups(keys: Iterable[Any], w: Sequence[float]) -> List[Tuple[float, float]
 # b[j] > b[k]: then a[j] < a[k], since within equal a the walk has b in
 # increasing order.  Each quantity below has a plain O(n log n) Fenwick
 # version and a bisect version.  C-level bisect and list.insert make the
-# latter several times faster for small n, but each insert moves O(n)
-# pointers, so it loses for large n; the thresholds were measured.  The tests
+# latter the faster for small n, but each insert moves O(n) pointers, so it
+# loses for large n; the thresholds are where the two cross.  The tests
 # check each pair of versions against each other and against brute force.
 
 _BISECT_COUNTS_MAX = 30_000
