@@ -637,7 +637,7 @@ def test_replies_are_taken_whole_from_the_buffer_and_a_partial_one_waits():
     assert _replies(buffer) == [("done",)] and buffer == b""
 
 
-# === Issue 42: no fork of a threaded process, signals, descriptors, BOM ===
+# === No fork of a threaded process; signals, descriptors, a BOM (issue 42) ===
 
 def one_thread_only():
     """Fail where this process runs other threads: it is never forked then,
