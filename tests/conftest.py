@@ -1,7 +1,9 @@
-"""Shared test configuration: the hypothesis profiles.
+"""Shared test configuration: the hypothesis profiles, the markers, the quick run.
 
 ``HYPOTHESIS_PROFILE`` picks the profile; without it, CI runs (``CI=true``)
 use "ci" (derandomised, so a red build is reproducible) and local runs "dev".
+The quick run (``-m "not slow"``) runs fewer examples of each property test:
+see "The quick run" below.
 """
 
 import os
@@ -37,11 +39,14 @@ def pytest_configure(config):  # type: ignore[no-untyped-def]
         "then), these tests run together in a fresh pytest process",
     )
     # slow: the tests that start a process (a subprocess, a forked worker, a
-    # Dask cluster), a JVM or a Jupyter kernel. `pytest -m "not slow"` runs the
-    # others: what .ci/run runs on the oldest and newest supported Python.
+    # Dask cluster), a JVM or a Jupyter kernel, and the long tail of a sweep
+    # whose sample stays quick (test_conformance's random pairs). `pytest -m
+    # "not slow"` runs the others: what .ci/run runs on the oldest and newest
+    # supported Python (see "The quick run" below).
     config.addinivalue_line(
         "markers",
-        "slow: starts a process, a JVM or a Jupyter kernel (deselect with -m 'not slow')",
+        "slow: starts a process, a JVM or a Jupyter kernel, or is the long tail of a "
+        "sweep (deselect with -m 'not slow')",
     )
 
 
@@ -54,6 +59,57 @@ def pytest_collection_modifyitems(config, items):  # type: ignore[no-untyped-def
     for item in items:
         if type(item).__name__ == "DoctestItem" and item.path.name in SLOW_PAGES:
             item.add_marker(pytest.mark.slow)
+    if _quick_run(config):
+        for item in items:
+            _fewer_examples(getattr(item, "obj", None))
+
+
+# === The quick run: `pytest -m "not slow"` ======================================
+# The quick selection (what .ci/run runs on the oldest and newest Python, and a
+# developer's check while working) must take under a minute on two cores. Most
+# of its time is spent in property tests, so there each property test runs
+# 1/QUICK_DIVISOR of its examples (at least QUICK_MIN): the profile's count
+# ("dev" 100 -> 20, "ci" 200 -> 40) and a test's own @settings(max_examples=N)
+# alike, so a test that asked for more examples still gets more. The full suite
+# (no -m, as CI runs it first) runs every property test at the count written.
+#
+# The one other large cost was test_conformance's 35 random pairs x 14 option
+# sets, run through the command line: every 7th pair stays in the quick run,
+# the others are marked slow there.
+#
+# (Profiled with `-p no:randomly -m "not slow" --durations=40`: property tests
+# took most of the time, the largest in test_stream, test_merge, test_explain,
+# test_differential, test_ties, test_correlation and test_stats; the rest,
+# reading, in-process CLI runs and doc pages, take well under a second each.
+# Figures go in the issue, not here: the machine's load changes them.)
+
+QUICK_DIVISOR = 5
+QUICK_MIN = 10
+
+
+def _quick_run(config):  # type: ignore[no-untyped-def]
+    markexpr = " ".join((config.getoption("markexpr", "") or "").split())
+    return "not slow" in markexpr
+
+
+def _fewer_examples(test):  # type: ignore[no-untyped-def]
+    """Give the property test *test* 1/QUICK_DIVISOR of its examples.
+
+    A test's settings are the object @given stores on it (the profile's, or
+    its own @settings' with the profile as parent); hypothesis reads that
+    object when the test runs. Without it (not a property test, or another
+    hypothesis) the test is left as it is.
+    """
+    test = getattr(test, "__func__", test)  # (a method: its function)
+    current = getattr(test, "_hypothesis_internal_use_settings", None)
+    if not getattr(test, "is_hypothesis_test", False) or current is None:
+        return
+    if getattr(test, "_quick_examples", False):  # a parametrised test: once
+        return
+    count = max(QUICK_MIN, current.max_examples // QUICK_DIVISOR)
+    test._hypothesis_internal_use_settings = settings(
+        current, max_examples=min(count, current.max_examples))
+    test._quick_examples = True
 
 
 @pytest.hookimpl(hookwrapper=True)
