@@ -67,11 +67,12 @@ def pytest_collection_modifyitems(config, items):  # type: ignore[no-untyped-def
 # === The quick run: `pytest -m "not slow"` ======================================
 # The quick selection (what .ci/run runs on the oldest and newest Python, and a
 # developer's check while working) must take under a minute on two cores. Most
-# of its time is spent in property tests, so there each property test runs
-# 1/QUICK_DIVISOR of its examples (at least QUICK_MIN): the profile's count
-# ("dev" 100 -> 20, "ci" 200 -> 40) and a test's own @settings(max_examples=N)
-# alike, so a test that asked for more examples still gets more. The full suite
-# (no -m, as CI runs it first) runs every property test at the count written.
+# of its time is spent in property tests, so there a property test runs
+# QUICK_EXAMPLES examples where the profile runs its count ("dev" 100, "ci"
+# 200), and a test with its own @settings(max_examples=N) as many in proportion
+# (at least QUICK_MIN): a test that asked for more examples still gets more,
+# and the quick run costs the same on CI as locally. The full suite (no -m, as
+# CI runs it first) runs every property test at the count written.
 #
 # The one other large cost was test_conformance's 35 random pairs x 14 option
 # sets, run through the command line: every 7th pair stays in the quick run,
@@ -83,8 +84,8 @@ def pytest_collection_modifyitems(config, items):  # type: ignore[no-untyped-def
 # reading, in-process CLI runs and doc pages, take well under a second each.
 # Figures go in the issue, not here: the machine's load changes them.)
 
-QUICK_DIVISOR = 5
-QUICK_MIN = 10
+QUICK_EXAMPLES = 10
+QUICK_MIN = 5
 
 
 def _quick_run(config):  # type: ignore[no-untyped-def]
@@ -93,7 +94,7 @@ def _quick_run(config):  # type: ignore[no-untyped-def]
 
 
 def _fewer_examples(test):  # type: ignore[no-untyped-def]
-    """Give the property test *test* 1/QUICK_DIVISOR of its examples.
+    """Give the property test *test* its quick share of examples.
 
     A test's settings are the object @given stores on it (the profile's, or
     its own @settings' with the profile as parent); hypothesis reads that
@@ -106,7 +107,8 @@ def _fewer_examples(test):  # type: ignore[no-untyped-def]
         return
     if getattr(test, "_quick_examples", False):  # a parametrised test: once
         return
-    count = max(QUICK_MIN, current.max_examples // QUICK_DIVISOR)
+    share = QUICK_EXAMPLES / settings.default.max_examples  # (the profile's count)
+    count = max(QUICK_MIN, round(current.max_examples * share))
     test._hypothesis_internal_use_settings = settings(
         current, max_examples=min(count, current.max_examples))
     test._quick_examples = True
