@@ -97,9 +97,10 @@ def _fewer_examples(test):  # type: ignore[no-untyped-def]
     """Give the property test *test* its quick share of examples.
 
     A test's settings are the object @given stores on it (the profile's, or
-    its own @settings' with the profile as parent); hypothesis reads that
-    object when the test runs. Without it (not a property test, or another
-    hypothesis) the test is left as it is.
+    its own @settings' with the profile as parent), in an attribute private to
+    hypothesis, which reads it when the test runs; hypothesis has no public
+    way to change a decorated test's count. Without that attribute (not a
+    property test, or a hypothesis that moved it) the test is left as it is.
     """
     test = getattr(test, "__func__", test)  # (a method: its function)
     current = getattr(test, "_hypothesis_internal_use_settings", None)
