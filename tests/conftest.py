@@ -1,7 +1,9 @@
-"""Shared test configuration: the hypothesis profiles.
+"""Shared test configuration: the hypothesis profiles, the markers, the quick run.
 
 ``HYPOTHESIS_PROFILE`` picks the profile; without it, CI runs (``CI=true``)
 use "ci" (derandomised, so a red build is reproducible) and local runs "dev".
+The quick run (``-m "not slow"``) runs fewer examples of each property test:
+see "The quick run" below.
 """
 
 import os
@@ -37,11 +39,14 @@ def pytest_configure(config):  # type: ignore[no-untyped-def]
         "then), these tests run together in a fresh pytest process",
     )
     # slow: the tests that start a process (a subprocess, a forked worker, a
-    # Dask cluster), a JVM or a Jupyter kernel. `pytest -m "not slow"` runs the
-    # others: what .ci/run runs on the oldest and newest supported Python.
+    # Dask cluster), a JVM or a Jupyter kernel, and the long tail of a sweep
+    # whose sample stays quick (test_conformance's random pairs). `pytest -m
+    # "not slow"` runs the others: what .ci/run runs on the oldest and newest
+    # supported Python (see "The quick run" below).
     config.addinivalue_line(
         "markers",
-        "slow: starts a process, a JVM or a Jupyter kernel (deselect with -m 'not slow')",
+        "slow: starts a process, a JVM or a Jupyter kernel, or is the long tail of a "
+        "sweep (deselect with -m 'not slow')",
     )
 
 
@@ -54,6 +59,60 @@ def pytest_collection_modifyitems(config, items):  # type: ignore[no-untyped-def
     for item in items:
         if type(item).__name__ == "DoctestItem" and item.path.name in SLOW_PAGES:
             item.add_marker(pytest.mark.slow)
+    if _quick_run(config):
+        for item in items:
+            _fewer_examples(getattr(item, "obj", None))
+
+
+# === The quick run: `pytest -m "not slow"` ======================================
+# The quick selection (what .ci/run runs on the oldest and newest Python, and a
+# developer's check while working) must take under a minute on two cores. Most
+# of its time is spent in property tests, so there a property test runs
+# QUICK_EXAMPLES examples where the profile runs its count ("dev" 100, "ci"
+# 200), and a test with its own @settings(max_examples=N) as many in proportion
+# (at least QUICK_MIN): a test that asked for more examples still gets more,
+# and the quick run costs the same on CI as locally. The full suite (no -m, as
+# CI runs it first) runs every property test at the count written.
+#
+# The one other large cost was test_conformance's 35 random pairs x 14 option
+# sets, run through the command line: every 7th pair stays in the quick run,
+# the others are marked slow there.
+#
+# (Profiled with `-p no:randomly -m "not slow" --durations=40`: property tests
+# took most of the time, the largest in test_stream, test_merge, test_explain,
+# test_differential, test_ties, test_correlation and test_stats; the rest,
+# reading, in-process CLI runs and doc pages, take well under a second each.
+# Figures go in the issue, not here: the machine's load changes them.)
+
+QUICK_EXAMPLES = 10
+QUICK_MIN = 5
+
+
+def _quick_run(config):  # type: ignore[no-untyped-def]
+    markexpr = " ".join((config.getoption("markexpr", "") or "").split())
+    return "not slow" in markexpr
+
+
+def _fewer_examples(test):  # type: ignore[no-untyped-def]
+    """Give the property test *test* its quick share of examples.
+
+    A test's settings are the object @given stores on it (the profile's, or
+    its own @settings' with the profile as parent), in an attribute private to
+    hypothesis, which reads it when the test runs; hypothesis has no public
+    way to change a decorated test's count. Without that attribute (not a
+    property test, or a hypothesis that moved it) the test is left as it is.
+    """
+    test = getattr(test, "__func__", test)  # (a method: its function)
+    current = getattr(test, "_hypothesis_internal_use_settings", None)
+    if not getattr(test, "is_hypothesis_test", False) or current is None:
+        return
+    if getattr(test, "_quick_examples", False):  # a parametrised test: once
+        return
+    share = QUICK_EXAMPLES / settings.default.max_examples  # (the profile's count)
+    count = max(QUICK_MIN, round(current.max_examples * share))
+    test._hypothesis_internal_use_settings = settings(
+        current, max_examples=min(count, current.max_examples))
+    test._quick_examples = True
 
 
 @pytest.hookimpl(hookwrapper=True)

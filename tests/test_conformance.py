@@ -291,11 +291,17 @@ def _random_case_names():
         return sorted(json.load(f)["cases"])
 
 
+def _random_cases():
+    """The pairs, every 7th in the quick run (`-m "not slow"`), all in the full one."""
+    return [pytest.param(name, marks=[] if i % 7 == 0 else [pytest.mark.slow])
+            for i, name in enumerate(_random_case_names())]
+
+
 def _is_nan(value):
     return value.strip() in ("nan", "-nan")
 
 
-@pytest.mark.parametrize("case", _random_case_names())
+@pytest.mark.parametrize("case", _random_cases())
 def test_random_pair_prints_what_trec_eval_printed(random_pairs, case, tmp_path):
     # Each pair under each of the 14 option sets: the same lines, byte for
     # byte, except the differences docs/trec_eval.md documents that these

@@ -420,3 +420,16 @@ def test_qrels_and_runs_pickle_after_their_queries_were_read():
     again = pickle.loads(pickle.dumps(qrels)), pickle.loads(pickle.dumps(run))
     assert again == (qrels, run) and again[1].name == "r"
     assert dict(again[0]["q1"]) == {"d1": 1}
+
+
+# === Labels from dicts: integers in trec_eval's range ===========================
+
+
+def test_labels_from_dicts_beyond_trec_eval_s_int_range_are_errors():
+    # Guards the label range of Qrels from dicts (as of files and frames).
+    # Before (issue 18, finding 8): 10**30 with -m all_trec gave "math domain
+    # error" (G), 10**400 with ndcg an OverflowError.
+    for label in (2**31, 10**30, 10**400, -(2**31) - 1):
+        with pytest.raises(InvalidArgumentError, match=r"qrels\['q'\]\['a'\] must be between"):
+            Qrels({"q": {"a": label}})
+    assert Qrels({"q": {"a": 2**31 - 1}})["q"]["a"] == 2**31 - 1

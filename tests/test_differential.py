@@ -28,11 +28,13 @@ derives them: added left to right in query-id order.
 """
 
 import math
+import random
 import warnings
 from typing import Any, Dict, List, Mapping, Tuple
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from oracles import require
 from strategies_runs import qrels_and_runs
 
@@ -481,3 +483,28 @@ def test_gain_maps_agree_with_trec_eval_on_relabelled_qrels(
                 assert mine[qid][name] == 0.0
             else:
                 assert mine[qid][name] == values[family], (qid, name)
+
+
+# === Scores as single-precision floats: pytrec_eval's own ranking ===
+
+
+@given(st.data())
+@settings(max_examples=40)
+def test_float32_scores_reproduce_pytrec_eval(pytrec_eval: Any, data: st.DataObject) -> None:
+    # Guards scores="float32" (issue 12, item 7): scores that differ beyond
+    # single precision tie as pytrec_eval (trec_eval's float build) ties them.
+    rng = random.Random(data.draw(st.integers(0, 10**6)))
+    qrels: Qrels = {}
+    run: RunDict = {}
+    for q in range(4):
+        qrels[f"q{q}"] = {f"d{d}": rng.choice((0, 1, 2)) for d in rng.sample(range(30), 12)}
+        # scores that differ beyond float precision, so that float32 merges some
+        base = [rng.choice((0.1, 0.2, 0.3, 0.7)) for _ in range(20)]
+        run[f"q{q}"] = {f"d{d}": b + rng.choice((0.0, 1e-9, 3e-9)) for d, b in
+                        zip(rng.sample(range(30), 20), base)}
+    measures = {"map", "P_5", "ndcg_cut_10", "recip_rank", "bpref", "Rprec"}
+    expected = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+    got = evaluate(qrels, run, sorted(measures), scores="float32").per_query
+    for q, values in expected.items():
+        for m, v in values.items():
+            assert got[q][m] == pytest.approx(v, abs=1e-12), (q, m)

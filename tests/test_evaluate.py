@@ -4,8 +4,10 @@ Every expected value is derived by hand in a comment; log2(3) = 1.5849625.
 """
 
 import copy
+import io
 import math
 import sys
+import warnings
 
 import pytest
 from hypothesis import given
@@ -13,7 +15,13 @@ from hypothesis import strategies as st
 from oracles import require
 
 from irmetrics import Qrels, Run, evaluate
-from irmetrics.errors import InvalidArgumentError, IrmetricsWarning, UnknownMeasureError
+from irmetrics.cli import _run
+from irmetrics.errors import (
+    DuplicateEntryError,
+    InvalidArgumentError,
+    IrmetricsWarning,
+    UnknownMeasureError,
+)
 
 LOG2_3 = math.log2(3)
 
@@ -424,7 +432,9 @@ def test_left_to_right_adds_as_a_plain_loop_on_both_branches(values):
         assert type(got) is float
 
 
-# === One options record ======================================================
+# === One options record ===============================================
+
+
 
 
 def test_options_are_checked_once_into_a_frozen_record():
@@ -463,3 +473,90 @@ def test_an_evaluation_carries_its_options_and_tie_note_as_fields():
     assert (again.tie_moved, again.options, again.per_query) == (
         result.tie_moved, result.options, result.per_query)
     assert evaluate(qrels, run, "recip_rank").tie_moved == ()  # only when asked for
+
+
+# === Duplicates trec_eval never looks at: warnings, not errors =================
+# (issue 12, item 5) A document twice in a query is an error where it would
+# change a value, and a warning where trec_eval never looks at it.
+
+
+def _cli(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    code = _run([str(a) for a in argv], out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_a_duplicate_below_the_depth_cut_is_evaluated_with_a_warning(tmp_path):
+    qrels = tmp_path / "qrels"
+    qrels.write_text("q1 0 a 1\nq1 0 b 1\n")
+    run = tmp_path / "run"
+    run.write_text("q1 Q0 a 1 3 r\nq1 Q0 x 2 2 r\nq1 Q0 b 3 1 r\nq1 Q0 x 4 0.5 r\n")
+    # -M 3: trec_eval keeps a, x, b and never sees the second x
+    code, out, err = _cli("-M", "3", "-m", "map", "-m", "num_ret", qrels, run)
+    assert code == 0
+    assert out == "num_ret               \tall\t3\nmap                   \tall\t0.8333\n"
+    assert err == (f"irmetrics: warning: {run}, line 4: document 'x' appears twice for query "
+                   "'q1' (lines 2 and 4); trec_eval does not look at it, and neither does "
+                   "irmetrics: below the depth cut (3)\n")
+    # within the cut the value would change: still an error naming both lines
+    code, out, err = _cli("-M", "4", "-m", "map", qrels, run)
+    assert (code, out) == (2, "")
+    assert "line 4: document 'x' appears twice for query 'q1' (lines 2 and 4)" in err
+    with pytest.raises(DuplicateEntryError):
+        evaluate(str(qrels), str(run), ["map"])
+
+
+def test_a_run_duplicate_in_a_query_without_judgments_is_a_warning(tmp_path):
+    qrels = tmp_path / "qrels"
+    qrels.write_text("q1 0 a 1\n")
+    run = tmp_path / "run"
+    run.write_text("q1 Q0 a 1 3 r\nq2 Q0 y 1 2 r\nq2 Q0 y 2 1 r\n")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = evaluate(str(qrels), str(run), ["map"])
+    assert result.aggregate == {"map": 1.0}
+    messages = [str(w.message) for w in caught]
+    assert any("document 'y' appears twice for query 'q2'" in m
+               and m.endswith("its query has no judgments") for m in messages)
+    assert all(w.filename == __file__ for w in caught)
+
+
+def test_a_qrels_duplicate_in_a_query_not_evaluated_is_a_warning(tmp_path):
+    # trec_eval checks the judgments of the queries it evaluates only
+    qrels = tmp_path / "qrels"
+    qrels.write_text("q1 0 a 1\nq2 0 b 1\nq2 0 b 0\n")
+    run = tmp_path / "run"
+    run.write_text("q1 Q0 a 1 3 r\n")
+    code, out, err = _cli("-m", "map", qrels, run)
+    assert (code, out) == (0, "map                   \tall\t1.0000\n")
+    assert err == (f"irmetrics: warning: {qrels}, line 3: document 'b' appears twice for query "
+                   "'q2' (lines 2 and 3); trec_eval does not look at it, and neither does "
+                   "irmetrics: its query is not evaluated\n")
+    # evaluated (in the run, or scored as missing with -c): an error
+    code, out, err = _cli("-c", "-m", "map", qrels, run)
+    assert (code, out) == (2, "")
+    assert "line 3: document 'b' appears twice for query 'q2' (lines 2 and 3)" in err
+    run.write_text("q1 Q0 a 1 3 r\nq2 Q0 b 1 3 r\n")
+    with pytest.raises(DuplicateEntryError):
+        evaluate(str(qrels), str(run), ["map"])
+    with pytest.raises(DuplicateEntryError):  # a Qrels object holds no duplicates
+        Qrels.from_trec(str(qrels))
+
+
+# === Scores as single-precision floats (scores="float32") =======================
+# (issue 12, item 7; the comparison with pytrec_eval is in test_differential.py)
+
+
+def test_float32_scores_tie_where_trec_eval_s_float_build_ties(tmp_path):
+    # a 0.30000001 and b 0.3 are the same float32: tied, b (greater id) first,
+    # so the relevant a is at rank 2 (AP 0.5); as doubles a is first (AP 1.0).
+    qrels = {"q": {"a": 1}}
+    run = {"q": {"a": 0.30000001, "b": 0.3}}
+    assert evaluate(qrels, run, ["map"]).aggregate["map"] == 1.0
+    assert evaluate(qrels, run, ["map"], scores="float32").aggregate["map"] == 0.5
+    (tmp_path / "q").write_text("q 0 a 1\n")
+    (tmp_path / "r").write_text("q Q0 a 1 0.30000001 x\nq Q0 b 2 0.3 x\n")
+    code, out, _ = _cli("--float32-scores", "-m", "map", tmp_path / "q", tmp_path / "r")
+    assert (code, out) == (0, "map                   \tall\t0.5000\n")
+    with pytest.raises(InvalidArgumentError, match="'scores' must be 'float64' or 'float32'"):
+        evaluate(qrels, run, ["map"], scores="double")

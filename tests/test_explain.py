@@ -440,7 +440,7 @@ def test_cli_explain_reads_standard_input(tmp_path, monkeypatch, capsys):
     assert capsys.readouterr().out.rstrip().endswith("P_2 = 1.0000")
 
 
-# === issue 42: strict JSON, ids without control characters, swapped arguments
+# === Strict JSON, ids without control characters, swapped arguments (issue 42)
 
 
 def _strict(text):

@@ -742,3 +742,17 @@ def test_command_line_groups_in_evaluate_list_their_measures(group):
     assert message.endswith(", ".join(names))
     if group == "official":
         assert "map, gm_map, Rprec" in message and "P_1000" in message
+
+
+# === The largest labels give finite values =====================================
+
+
+def test_the_largest_labels_give_values_in_range():
+    # Guards the gain arithmetic at label 2**31 - 1 (issue 18, finding 8):
+    # every graded measure stays finite and within [0, 1].
+    top = 2**31 - 1
+    result = irmetrics.evaluate({"q": {"a": top, "b": 1, "c": 0}},
+                                {"q": {"b": 3, "a": 2, "c": 1}},
+                                ["ndcg", "G", "Rndcg", "ndcg_rel", "ERR@10", "map"])
+    for name, value in result.aggregate.items():
+        assert 0.0 <= value <= 1.0, name

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from irmetrics import Qrels, Run, evaluate
 from irmetrics._parallel import WorkerError, _job_ranges, parallel_possible
 from irmetrics.errors import DuplicateEntryError, TrecFormatError
+from irmetrics.trec import MAX_LINE
 
 pytestmark = [
     pytest.mark.skipif(not parallel_possible(__file__),
@@ -575,7 +576,8 @@ def test_a_worker_that_dies_stops_the_others_and_names_its_job(tmp_path, monkeyp
     assert len(started) <= 3 < len(ranges)
 
 
-# === Issue 42: no fork of a threaded process, signals, descriptors, BOM ===
+# === No fork of a threaded process; signals, descriptors, a BOM (issue 42) ===
+
 
 def one_thread_only():
     """Fail where this process runs other threads: it is never forked then,
@@ -991,3 +993,16 @@ def test_a_bom_in_mid_file_is_part_of_its_line_whatever_the_workers(tmp_path):
     # q9's lines without the mark: d2, d3 (d1 was on the marked line), d1 judged
     assert per_query["q9"] == {"map": 0.0, "num_ret": 2}
     assert len(shown) == 1 and "'\\ufeffq9'" in shown[0]
+
+
+# === A long line with workers ===
+
+
+def test_a_long_line_is_an_error_with_workers_too(tmp_path):
+    # Guards the cutting of the file for the workers: it reads lines in
+    # bounded memory, and a line over MAX_LINE is the reader's error.
+    run = tmp_path / "run"
+    run.write_bytes(b"q1 Q0 d1 1 0.5 r\n" + b"x" * (MAX_LINE + 10))
+    assert _job_ranges(str(run), 2) == [(0, run.stat().st_size)]
+    with pytest.raises(TrecFormatError, match="line 2: line is longer than 16 MiB"):
+        evaluate({"q1": {"d1": 1}}, str(run), ["map"], workers=2)

@@ -5,6 +5,7 @@ import gc
 import gzip
 import io
 import os
+import random
 import subprocess
 import sys
 import threading
@@ -230,3 +231,37 @@ def test_an_ungrouped_run_from_standard_input(tmp_path, stdin):
                           env={**os.environ, "PYTHONPATH": os.pathsep.join(
                               [str(ROOT), os.environ.get("PYTHONPATH", "")])})
     assert (done.returncode, done.stdout, done.stderr) == (0, b"0.75 2\n", b"")
+
+
+# === An ungrouped run from a file object that reads once =======================
+
+
+class _ReadOnce(io.RawIOBase):
+    """Readable once, in pieces of 1,000 bytes, with no seek and no peek."""
+
+    def __init__(self, data):
+        self._data = io.BytesIO(data)
+
+    def readable(self):
+        return True
+
+    def readinto(self, buf):
+        chunk = self._data.read(min(len(buf), 1000))
+        buf[: len(chunk)] = chunk
+        return len(chunk)
+
+
+def test_an_ungrouped_run_from_a_non_seekable_file_object(tmp_path):
+    # Guards the re-reading of an ungrouped run from the copy of what was
+    # read (issue 18, finding 1): the file's numbers, not the unread rest's.
+    rng = random.Random(1)
+    lines = [f"q{q} Q0 d{d} {d} {rng.random():.6f} run\n" for q in range(8) for d in range(50)]
+    rng.shuffle(lines)
+    run = tmp_path / "ungrouped.run"
+    run.write_text("".join(lines))
+    qrels = tmp_path / "qrels"
+    qrels.write_text("".join(f"q{q} 0 d{d} {rng.randint(0, 2)}\n"
+                             for q in range(8) for d in range(0, 50, 7)))
+    expected = evaluate(str(qrels), Run.from_trec(str(run)), ["map", "num_ret"])
+    got = evaluate(str(qrels), _ReadOnce(run.read_bytes()), ["map", "num_ret"])
+    assert got.per_query == expected.per_query and got.aggregate == expected.aggregate

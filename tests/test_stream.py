@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from strategies_runs import qrels_and_runs
 
 from irmetrics import Run, evaluate
-from irmetrics.errors import DuplicateEntryError, IrmetricsWarning, TrecFormatError
+from irmetrics.errors import DuplicateEntryError, IrmetricsError, IrmetricsWarning, TrecFormatError
 from irmetrics.evaluate import query_data, query_data_from_scores
 from irmetrics.trec import RunNotGrouped, RunStream, rank_documents, read_run
 
@@ -757,3 +757,22 @@ def test_a_text_mode_file_that_is_not_valid_text_is_a_format_error(tmp_path):
     assert str(info.value).startswith(f"{path}: file is not valid text after line ")
     with open(path, encoding="utf-8") as f, pytest.raises(TrecFormatError):
         evaluate({"q1": {"d1": 1}}, f, ["map"])
+
+
+# === RunStream on a long last line and an ungrouped run ===
+
+
+def test_a_long_but_legal_last_line_is_read():
+    # Guards the joining of a line cut into many small chunks: joined once.
+    line = "q1 Q0 " + "d" * 100_000 + " 1 0.5 r"
+    stream = RunStream(io.BytesIO(line.encode()), chunk_size=7)
+    assert [(q, len(d[0])) for q, d, _ in stream] == [("q1", 100_000)]
+
+
+def test_a_stream_of_an_ungrouped_run_raises_a_library_error():
+    # Guards RunNotGrouped being an IrmetricsError.  Found by the readers'
+    # fuzz test (test_trec.py): iterating RunStream directly over a run whose
+    # query comes back after another raised RunNotGrouped, a bare Exception.
+    data = b"0 q1 q1 q1 0 q1\nq1 q1 q1 q1 0 q1\n0 q1 q1 q1 0 q1"
+    with pytest.raises(IrmetricsError, match="query '0' appears again on line 3"):
+        list(RunStream(io.BytesIO(data), chunk_size=5))

@@ -4,19 +4,25 @@ import gzip
 import io
 import math
 import os
+import time
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from irmetrics import evaluate
+from irmetrics.cli import _run
 from irmetrics.errors import (
     DuplicateEntryError,
     InvalidArgumentError,
     IrmetricsError,
+    IrmetricsWarning,
     TrecFormatError,
 )
 from irmetrics.trec import (
+    MAX_LINE,
+    RunStream,
     read_qrels,
     read_ranked_list,
     read_run,
@@ -234,7 +240,7 @@ def test_run_too_few_columns(tmp_path, n):
     )
 
 
-# "1.0" is read as 1 (pandas writes integer labels so); see test_hardening.py
+# "1.0" is read as 1 (pandas writes integer labels so); see "Relevance labels" below
 @pytest.mark.parametrize("value", ["1.5", "x", "1.01", "", "0x1"])
 def test_qrels_relevance_must_be_an_integer(tmp_path, value):
     path = write_bytes(tmp_path, f"q1 0 d1 1\nq1 0 d2 {value} \n".encode())
@@ -854,3 +860,139 @@ def test_a_run_given_as_qrels_and_qrels_as_a_run_say_so(tmp_path):
         with pytest.raises(TrecFormatError) as info:
             read_run(io.StringIO(text))
         assert "wrong order" not in str(info.value)
+
+
+# === Lines too short, too long, or run together ===============================
+
+
+def _cli(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    code = _run([str(a) for a in argv], out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize("line", ["q1", "q1 Q0", "q1 Q0 d3 3 0.5"])
+def test_a_short_last_run_line_names_file_and_line_on_every_road(tmp_path, line):
+    # Guards the streaming reader's column check (the command line, a path,
+    # a binary stream).  Before (issue 18, finding 4): an IndexError
+    # traceback in the streaming reader for 1 or 2 columns.
+    qrels = tmp_path / "qrels"
+    qrels.write_text("q1 0 d1 1\n")
+    run = tmp_path / "run"
+    run.write_text("q1 Q0 d1 1 0.9 r\nq1 Q0 d2 2 0.8 r\n" + line)  # a truncated last line
+    n = len(line.split())
+    message = f"{run}, line 3: expected at least 6 columns (qid Q0 docid rank score tag), got {n}"
+    code, out, err = _cli("-m", "map", qrels, run)
+    assert (code, out, err) == (2, "", f"irmetrics: error: {message}\n")
+    with pytest.raises(TrecFormatError) as info:
+        evaluate(str(qrels), str(run), ["map"])
+    assert str(info.value) == message
+    with pytest.raises(TrecFormatError) as info:
+        evaluate(str(qrels), io.BytesIO(run.read_bytes()), ["map"])
+    assert info.value.line == 3
+
+
+def test_a_file_without_line_ends_is_an_error_in_linear_time(tmp_path):
+    # Guards the reader's line-length limit (MAX_LINE) and linear work on an
+    # unfinished line.  Before (issue 18, finding 7): the unfinished line was
+    # re-copied with every chunk: 100 MB took 29 s.
+    run = tmp_path / "run"
+    run.write_bytes(b"q1 Q0 d1 1 0.5 r\r" * (MAX_LINE // 17 + 2))  # CR line ends only
+    qrels = tmp_path / "qrels"
+    qrels.write_text("q1 0 d1 1\n")
+    start = time.perf_counter()
+    code, _, err = _cli("-m", "map", qrels, run)
+    elapsed = time.perf_counter() - start
+    assert code == 2
+    assert err == (f"irmetrics: error: {run}, line 1: line is longer than 16 MiB (a file "
+                   "without line ends, or with CR alone as the line end?)\n")
+    for reader in (read_run, read_qrels):
+        with pytest.raises(TrecFormatError, match="line 1: line is longer than 16 MiB"):
+            reader(str(run))
+    assert elapsed < 10  # quadratic re-copying took minutes at this size
+
+
+def test_two_lines_run_together_are_warned_about(tmp_path):
+    # Guards the warning on a line of more than 6 fields, pointing at the
+    # caller's line (issue 18, finding 16).
+    qrels = tmp_path / "qrels"
+    qrels.write_text("q1 0 d1 1\n")
+    run = tmp_path / "run"
+    # a first file without a final line end, concatenated with a second
+    run.write_text("q1 Q0 d2 1 0.9 r\nq1 Q0 d1 2 0.5 rq1 Q0 d3 1 0.7 r\n")
+    code, out, err = _cli("-m", "num_ret", qrels, run)
+    assert code == 0 and out == "num_ret               \tall\t2\n"
+    assert err == (f"irmetrics: warning: {run}, line 2: 11 fields, of which only the first 6 "
+                   "are read; two lines run together (a file without a final line end, "
+                   "concatenated with another)?\n")
+    with pytest.warns(IrmetricsWarning, match="line 2: 11 fields") as caught:
+        read_run(str(run))
+    assert caught[0].filename == __file__
+
+
+# === Relevance labels: integers in trec_eval's range ===========================
+# (issue 12, item 6; issue 18, finding 8)
+
+
+def test_integral_labels_written_as_floats_are_read_as_ints():
+    # pandas writes integer labels as "1.0"
+    qrels = read_qrels(io.StringIO("q1 0 a 1.0\nq1 0 b 2.00\nq1 0 c 0.\nq1 0 d -1.0\n"))
+    assert qrels == {"q1": {"a": 1, "b": 2, "c": 0, "d": -1}}
+    assert all(type(v) is int for v in qrels["q1"].values())
+
+
+@pytest.mark.parametrize("text", ["1.5", "0,9", "1e3", "one", "1.0.0", ".0", "2147483648",
+                                  "-2147483649", "1" + "0" * 30])
+def test_labels_that_are_not_integers_in_trec_eval_s_range_are_errors(text):
+    with pytest.raises(TrecFormatError) as info:
+        read_qrels(io.StringIO(f"q1 0 a 1\nq1 0 b {text}\n"))
+    assert info.value.line == 2
+    assert f"(got {text!r})" in str(info.value)
+
+
+# === The readers under fuzzing: only the library's errors come out ===========
+
+
+FUZZ_FIELD = st.one_of(st.sampled_from(["q1", "q2", "Q0", "0", "d1", "d2", "1", "-1", "0.5",
+                                        "1e3", "nan", "inf", "#", "1.0", "x", "é", "1_0",
+                                        "99999999999"]),
+                       st.text(max_size=4))
+FUZZ_SEP = st.sampled_from([" ", "\t", "  ", " \t", "\x0b", "\xa0"])
+FUZZ_LINE = st.builds(lambda fields, sep: sep.join(fields), st.lists(FUZZ_FIELD, max_size=8),
+                      FUZZ_SEP)
+FUZZ_TEXTS = st.builds(lambda lines, end: end.join(lines), st.lists(FUZZ_LINE, max_size=8),
+                       st.sampled_from(["\n", "\r\n", "\r"]))
+
+
+def _only_library_errors(call, *args, **kwargs):
+    try:
+        call(*args, **kwargs)
+    except IrmetricsError:
+        pass
+
+
+@given(st.one_of(FUZZ_TEXTS.map(lambda t: t.encode("utf-8", "surrogatepass")),
+                 st.binary(max_size=200)),
+       st.sampled_from(["utf-8", "latin-1", None]), st.booleans())
+@settings(max_examples=300)
+@pytest.mark.filterwarnings("ignore::irmetrics.errors.IrmetricsWarning")
+def test_fuzzed_input_raises_only_library_errors(data, encoding, compressed):
+    # Guards every reader (qrels, run, RunStream, evaluate on streams) against
+    # escaping exceptions: anything but an IrmetricsError fails.
+    if compressed:
+        data = gzip.compress(data)
+    qrels = {"q1": {"d1": 1}, "q2": {"d2": 0}}
+    sources = [lambda: io.BytesIO(data)]
+    if encoding is not None and not compressed:
+        try:
+            text = data.decode(encoding)
+        except UnicodeDecodeError:
+            text = None
+        if text is not None:
+            sources.append(lambda: io.StringIO(text))
+    for make in sources:
+        _only_library_errors(read_qrels, make())
+        _only_library_errors(read_run, make())
+        _only_library_errors(list, RunStream(make(), chunk_size=5))
+        _only_library_errors(evaluate, qrels, make(), ["map", "P_5", "ndcg"])
+        _only_library_errors(evaluate, make(), {"q1": {"d1": 1.0}}, ["map"])
