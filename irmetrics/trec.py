@@ -889,7 +889,7 @@ def _read_qrels_tables(
     def add(table: _Table, rows: _Rows) -> None:
         rows, labels = _parsed(rows, 3, _labels, table.source)
         qids = rows.column(0)
-        keys = topics.keys(qids, rows.column(1), _decoded(rows.column(2)), table.out)
+        keys = topics.keys(qids, rows.column(1), _decoded(rows.column(2)), table.out, rows.line)
         table.add(rows, qids, keys, labels)
         _raise(rows)
 
@@ -920,10 +920,10 @@ class _Topics:
     def __init__(self) -> None:
         self.usual: Optional[bytes] = None  # the file's first second column, ...
         self.firsts: Dict[bytes, bytes] = {}  # ... each query's first where it differs
-        self.mixed: Dict[str, None] = {}  # the queries with two values (in file order)
+        self.mixed: Dict[str, int] = {}  # the queries with two values: the line of the second
 
     def keys(self, qids: List[bytes], topics: List[bytes], docids: List[str],
-             known: Mapping[str, Any]) -> List[str]:
+             known: Mapping[str, Any], line: Callable[[int], int]) -> List[str]:
         """The keys of a block's entries: the docid, or ``"docid subtopic"``."""
         if not qids:
             return docids
@@ -933,7 +933,7 @@ class _Topics:
             return docids  # (the usual file: one value throughout)
         keys = []
         begun: Set[bytes] = set()  # the queries the block begins
-        for q, t, d in zip(qids, topics, docids):
+        for i, (q, t, d) in enumerate(zip(qids, topics, docids)):
             first = firsts.get(q)
             if first is None:
                 if q in begun or q.decode() in known:
@@ -946,7 +946,7 @@ class _Topics:
             if t == first:
                 keys.append(d)
             else:
-                self.mixed[q.decode()] = None
+                self.mixed.setdefault(q.decode(), line(i))
                 keys.append(f"{d} {t.decode()}")
         return keys
 
@@ -954,9 +954,12 @@ class _Topics:
         return self.firsts.get(qid.encode(), cast(bytes, self.usual)).decode()
 
     def named(self, exc: DuplicateEntryError) -> DuplicateEntryError:
-        """A repeat in a query read with subtopics, naming its subtopic."""
+        """A repeat in a query read with subtopics, naming its subtopic: one
+        whose line names another subtopic than its query's first, or that comes
+        after a line that did (whatever the size of the blocks read)."""
         docid, sep, topic = exc.docid.partition(" ")
-        if not sep and exc.qid not in self.mixed:
+        at = exc.line or 0
+        if not sep and self.mixed.get(exc.qid, at) >= at:
             return exc
         return DuplicateEntryError(exc.source, exc.first_line, exc.line, exc.qid, docid,
                                    topic or self.first(exc.qid))

@@ -996,3 +996,16 @@ def test_fuzzed_input_raises_only_library_errors(data, encoding, compressed):
         _only_library_errors(list, RunStream(make(), chunk_size=5))
         _only_library_errors(evaluate, qrels, make(), ["map", "P_5", "ndcg"])
         _only_library_errors(evaluate, make(), {"q1": {"d1": 1.0}}, ["map"])
+
+
+def test_a_repeat_names_its_subtopic_only_once_the_query_has_two():
+    # Line 2 repeats line 1 before line 3 gives q1 a second subtopic: the
+    # message does not name a subtopic, whether the file is read whole or line
+    # by line (found by the property above, with blocks of 1 and 16 bytes).
+    data = b"q1 0 d1 0\nq1 0 d1 0\nq1 1 d1 0\n"
+    for block in (1, 16, 1 << 16):
+        assert_blocks_read_as_lines(qrels_outcome, data, block)
+    with pytest.raises(DuplicateEntryError) as info:
+        read_qrels(io.BytesIO(data))
+    assert str(info.value) == ("<file>, line 2: document 'd1' appears twice for query 'q1' "
+                               "(lines 1 and 2)")
