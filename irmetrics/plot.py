@@ -217,9 +217,12 @@ def precision_recall(results: Any, *, ax: Any = None) -> Any:
     ax.set_xlim(0.0, 1.0)
     ax.set_ylim(0.0, 1.05)
     ax.grid(True, alpha=0.3)
-    # Handles and labels given: a label starting with "_" is kept, not hidden.
-    legend = ax.legend(lines, [name for name, _ in curves])
-    for text in legend.get_texts():
+    # matplotlib before 3.10 leaves out of a legend every label starting with
+    # "_", even one given explicitly: the legend is made with stand-ins that
+    # cannot start so, and each entry then shows its run's name as written.
+    legend = ax.legend(lines, [f"run {i}" for i in range(len(lines))])
+    for text, (name, _) in zip(legend.get_texts(), curves):
+        text.set_text(name)
         text.set_parse_math(False)
     return ax
 
