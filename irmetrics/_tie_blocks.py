@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import math
 import numbers
+from itertools import groupby
 from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
-from ._checks import check_labels
 from .errors import InvalidArgumentError
 
 __all__ = ["MODES", "check_ties", "TIES_KEY", "TieInfo"]
@@ -257,13 +257,13 @@ def by_gain(gain_of: Callable[[Label], float]) -> Order:
 _EPS = 0.00001  # trec_eval's INFAP_EPSILON
 
 
-def _infap_term(a: int, nn: int, p: int, j: int) -> float:
-    # trec_eval's term for a relevant document at 0-based position j with a
-    # relevant, nn non-relevant and p pooled-unjudged documents above it
+def infap_term(a: int, nn: int, p: int, j: int) -> float:
+    """trec_eval's infAP term (m_infap.c) for a relevant document at 0-based
+    position *j* with *a* relevant, *nn* non-relevant and *p*
+    pooled-unjudged documents above it."""
     if j == 0:
         return 1.0
-    fj = float(j)
-    return 1.0 / (fj + 1.0) + (fj / (fj + 1.0)) * ((a + nn + p) / fj) * (
+    return 1.0 / (j + 1) + (j / (j + 1)) * ((a + nn + p) / j) * (
         (a + _EPS) / (a + nn + 2 * _EPS))
 
 
@@ -327,7 +327,7 @@ def _infap_order(
                     t = 0.0
                     if pos < n:
                         a, nnn, pp = a0 + i - 1, n0 + j, p0 + k
-                        t = _infap_term(a, nnn, pp, a + nnn if judged_only else pos)
+                        t = infap_term(a, nnn, pp, a + nnn if judged_only else pos)
                     pick = (f[(i - 1, j, k)][0] + t, "r")
                 for c in ((f[(i, j - 1, k)][0], "n") if j else None,
                           (f[(i, j, k - 1)][0], "p") if k else None):
@@ -437,36 +437,30 @@ def check_scores(labels: Sequence[Any], scores: Any, ties: Any) -> Tuple[List[fl
 
 
 def by_score(
-    labels: Iterable[Any], scores: Any, ties: Any, call: Callable[[List[Label]], float],
+    labels: List[Label], scores: Any, ties: Any, call: Callable[[List[Label]], float],
     order: Order, expected: Optional[Callable[[List[Block], int], float]], name: str,
 ) -> float:
-    """A list function's value under *ties*: *labels* are ranked by *scores*
-    (descending), each block of equal scores in every order.
+    """A list function's value under *ties*: *labels* (checked) are ranked by
+    *scores* (descending), each block of equal scores in every order.
 
-    *call* scores one ordering of the labels (the function itself, without
-    scores): best and worst call it on the ordering *order* builds;
-    *expected* gives the mean from the blocks and the number of labels (None:
-    the function has no closed form, and ``ties="expected"`` is an error).
-    *name* is the measure's, for that error.
+    *call* scores one ordering of the labels: best and worst call it on the
+    ordering *order* builds; *expected* gives the mean from the blocks and
+    the number of labels (None: the function has no closed form, and
+    ``ties="expected"`` is an error).  *name* is the measure's, for that error.
     """
-    ls = check_labels(labels)
-    checked, mode = check_scores(ls, scores, ties)
-    call(ls)  # the function's own checks of its other arguments
+    checked, mode = check_scores(labels, scores, ties)
     if mode == "expected" and expected is None:
         raise InvalidArgumentError(
             f"ties='expected' is not defined for measure {name!r} (it is for "
             "'best' and 'worst')")
-    sorted_ = sorted(range(len(ls)), key=lambda i: -checked[i])
-    entries: List[Tuple[int, int, Label]] = []
-    i = 0
-    while i < len(sorted_):
-        j = i
-        while j < len(sorted_) and checked[sorted_[j]] == checked[sorted_[i]]:
-            j += 1
-        entries.extend((i, j - i, ls[sorted_[p]]) for p in range(i, j))
-        i = j
-    blocks = blocks_of(entries)
-    n = len(ls)
+    ranking = sorted(range(len(labels)), key=lambda i: -checked[i])
+    blocks: List[Block] = []
+    start = 0
+    for _, tied in groupby(ranking, key=checked.__getitem__):
+        block = [labels[i] for i in tied]
+        blocks.append((start, len(block), block))
+        start += len(block)
+    n = len(labels)
     if expected is not None and mode == "expected":
         return float(expected(blocks, n))
     arranged: List[Label] = [None] * n
