@@ -1035,32 +1035,16 @@ def _g_sparse(nz: Sequence[Tuple[int, float]], n: int, ideal: Sequence[float]) -
     A document of gain g at rank i earns g / log2(2 + cost(i) - gained(i)),
     where cost(i) sums the ideal gains of ranks <= i (at least 1 per rank)
     and gained(i) the ranking's gains; the sum is divided by the sum of the
-    ideal gains.  trec_eval adds cost and gained rank by rank; with integer
-    gains every partial sum is an exact integer, so they are found here
-    from prefix sums, for the non-zero gains only (the same numbers).
-    Fractional gains take trec_eval's loop over every rank.
+    ideal gains.  Both sums are added rank by rank, as trec_eval adds them.
     """
     m = len(ideal)
     total_ideal = _left_to_right(ideal)
     if total_ideal <= 0:
         return 0.0
-    total = 0.0
-    if all(g.is_integer() for g in ideal) and all(g.is_integer() for _, g in nz):
-        cost_at = []  # cost(i) for i < m
-        cost = 0.0
-        for ig in ideal:
-            cost += ig if ig >= 1.0 else 1.0
-            cost_at.append(cost)
-        gained = 0.0
-        for i, g in nz:
-            gained += g
-            c = cost_at[i] if i < m else cost + (i + 1 - m)
-            total += g / math.log2(2 + c - gained)
-        return total / total_ideal
     gains = [0.0] * n
     for i, g in nz:
         gains[i] = g
-    gained = cost = 0.0
+    total = gained = cost = 0.0
     for i, g in enumerate(gains):
         gained += g
         ig = ideal[i] if i < m else 0.0
