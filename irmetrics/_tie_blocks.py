@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import numbers
 from itertools import groupby
+from operator import itemgetter
 from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from .errors import InvalidArgumentError
@@ -315,38 +316,34 @@ def _infap_order(
     programming over how many of each have been placed."""
     if nr == 0:
         return ["n"] * nn + ["p"] * np_
-    f: Dict[Tuple[int, int, int], Tuple[float, str]] = {(0, 0, 0): (0.0, "")}
+    # f[(i, j, k)]: the best (worst) sum with i, j, k of each placed, the kind
+    # placed last and the counts before it; max and min keep the first of
+    # equal sums, so "r" wins a tie, then "n"
+    pick = max if best else min
+    f: Dict[Tuple[int, int, int], Tuple[float, str, Tuple[int, int, int]]] = {}
+    f[(0, 0, 0)] = (0.0, "", (0, 0, 0))
     for i in range(nr + 1):
         for j in range(nn + 1):
             for k in range(np_ + 1):
-                if i == j == k == 0:
-                    continue
-                pick: Optional[Tuple[float, str]] = None
+                options = []
                 if i:
                     pos = first + i - 1 + j + k
                     t = 0.0
                     if pos < n:
                         a, nnn, pp = a0 + i - 1, n0 + j, p0 + k
                         t = infap_term(a, nnn, pp, a + nnn if judged_only else pos)
-                    pick = (f[(i - 1, j, k)][0] + t, "r")
-                for c in ((f[(i, j - 1, k)][0], "n") if j else None,
-                          (f[(i, j, k - 1)][0], "p") if k else None):
-                    if c is not None and (pick is None or (c[0] > pick[0] if best
-                                                           else c[0] < pick[0])):
-                        pick = c
-                if pick is not None:  # always: (i, j, k) is not (0, 0, 0)
-                    f[(i, j, k)] = pick
+                    options.append((f[(i - 1, j, k)][0] + t, "r", (i - 1, j, k)))
+                if j:
+                    options.append((f[(i, j - 1, k)][0], "n", (i, j - 1, k)))
+                if k:
+                    options.append((f[(i, j, k - 1)][0], "p", (i, j, k - 1)))
+                if options:
+                    f[(i, j, k)] = pick(options, key=itemgetter(0))
     order: List[str] = []
-    i, j, k = nr, nn, np_
-    while i or j or k:
-        kind = f[(i, j, k)][1]
+    at = (nr, nn, np_)
+    while at != (0, 0, 0):
+        _, kind, at = f[at]
         order.append(kind)
-        if kind == "r":
-            i -= 1
-        elif kind == "n":
-            j -= 1
-        else:
-            k -= 1
     order.reverse()
     return order
 
