@@ -105,13 +105,20 @@ def _cut(n: int, k: Optional[int]) -> int:
     return n if k is None else min(k, n)
 
 
-def _rel_at(bb: List[Binary], cut: int) -> float:
-    """Expected relevant documents in the first *cut* positions."""
-    total = 0.0
+def _above(bb: List[Binary], cut: int) -> Iterable[Tuple[int, int, int, int]]:
+    """The blocks that start above position *cut*: ``(start, size, relevant,
+    positions above cut)``."""
     for s, m, r in bb:
         c = min(m, cut - s)
         if c <= 0:
-            break
+            return
+        yield s, m, r, c
+
+
+def _rel_at(bb: List[Binary], cut: int) -> float:
+    """Expected relevant documents in the first *cut* positions."""
+    total = 0.0
+    for _, m, r, c in _above(bb, cut):
         if r:
             total += r if c == m else r * c / m
     return total
@@ -141,15 +148,12 @@ def expected_f(bb: List[Binary], n: int, n_rel: int, weight: float) -> float:
 
 
 def expected_rr(bb: List[Binary], n: int, k: Optional[int], n_rel: int) -> float:
-    cut = _cut(n, k)
-    for s, m, r in bb:
-        if s >= cut:
-            return 0.0
+    for s, m, r, c in _above(bb, _cut(n, k)):
         if not r:
             continue
         total = 0.0
         none_yet = 1.0  # no relevant document in the block's first o positions
-        for o in range(min(m, cut - s)):
+        for o in range(c):
             total += none_yet * r / (m - o) / (s + o + 1)
             none_yet *= (m - o - r) / (m - o)
             if none_yet <= 0.0:
@@ -159,12 +163,8 @@ def expected_rr(bb: List[Binary], n: int, k: Optional[int], n_rel: int) -> float
 
 
 def expected_success(bb: List[Binary], n: int, k: Optional[int], n_rel: int) -> float:
-    cut = _cut(n, k)
     none = 1.0
-    for s, m, r in bb:
-        c = min(m, cut - s)
-        if c <= 0:
-            break
+    for _, m, r, c in _above(bb, _cut(n, k)):
         for o in range(c):
             if not r:
                 break
@@ -177,13 +177,9 @@ def expected_success(bb: List[Binary], n: int, k: Optional[int], n_rel: int) -> 
 def expected_ap(bb: List[Binary], n: int, k: Optional[int], n_rel: int) -> float:
     if not n_rel:
         return 0.0
-    cut = _cut(n, k)
     total = 0.0
     above = 0
-    for s, m, r in bb:
-        c = min(m, cut - s)
-        if c <= 0:
-            break
+    for s, m, r, c in _above(bb, _cut(n, k)):
         if r:
             if m == 1:
                 total += (above + 1) / (s + 1)
