@@ -269,37 +269,31 @@ def by_infap(rel: Union[int, float]) -> Order:
     block by dynamic programming over its relevant, non-relevant and
     pooled-unjudged documents."""
     def order(blocks: List[Block], n: int, best: bool, judged_only: bool) -> Placed:
-        return _arrange_infap(blocks, rel, n, best, judged_only)
+        placed: Placed = []
+        a0 = n0 = p0 = 0  # relevant, non-relevant, pooled-unjudged above the block
+        for s, size, labels in blocks:
+            rels = [x for x in labels if x is not None and x >= rel]
+            nons = [x for x in labels if x is not None and 0 <= x < rel]
+            pools = [x for x in labels if x is not None and x < 0]
+            if judged_only:  # dropped like the unjudged: they only fill positions
+                rest = pools
+                pools = []
+            else:
+                rest = []
+            unj = size - len(rels) - len(nons) - len(pools)
+            kinds = _infap_order(len(rels), len(nons), len(pools), s + (0 if best else unj), n,
+                                 a0, n0, p0, best, judged_only)
+            its = {"r": iter(rels), "n": iter(nons), "p": iter(pools)}
+            seq: List[Label] = [next(its[kind]) for kind in kinds]
+            filler: List[Label] = list(rest) + [None] * (unj - len(rest))
+            for i, x in enumerate(seq + filler if best else filler + seq):
+                if x is not None:
+                    placed.append((s + i, x))
+            a0 += len(rels)
+            n0 += len(nons)
+            p0 += len(pools)
+        return placed
     return order
-
-
-def _arrange_infap(
-    blocks: List[Block], rel: Union[int, float], n: int, best: bool, judged_only: bool
-) -> Placed:
-    placed: Placed = []
-    a0 = n0 = p0 = 0  # relevant, non-relevant, pooled-unjudged above the block
-    for s, size, labels in blocks:
-        rels = [x for x in labels if x is not None and x >= rel]
-        nons = [x for x in labels if x is not None and 0 <= x < rel]
-        pools = [x for x in labels if x is not None and x < 0]
-        if judged_only:  # dropped like the unjudged: they only fill positions
-            rest = pools
-            pools = []
-        else:
-            rest = []
-        unj = size - len(rels) - len(nons) - len(pools)
-        order = _infap_order(len(rels), len(nons), len(pools), s + (0 if best else unj), n,
-                             a0, n0, p0, best, judged_only)
-        its = {"r": iter(rels), "n": iter(nons), "p": iter(pools)}
-        seq: List[Label] = [next(its[kind]) for kind in order]
-        filler: List[Label] = list(rest) + [None] * (unj - len(rest))
-        for i, x in enumerate(seq + filler if best else filler + seq):
-            if x is not None:
-                placed.append((s + i, x))
-        a0 += len(rels)
-        n0 += len(nons)
-        p0 += len(pools)
-    return placed
 
 
 def _infap_order(
