@@ -437,6 +437,24 @@ def _ap_ia(rows: Sequence[Row], n_relevant: Sequence[int]) -> float:
 # === List-level functions ====================================================
 
 
+def _judgments(ideal: Any) -> Dict[str, Dict[Any, Number]]:
+    """*ideal*, the query's judgments ``{subtopic: {doc id: label}}``, checked."""
+    if not isinstance(ideal, Mapping):
+        raise InvalidArgumentError(
+            "'ideal' must be the query's judgments, {subtopic: {doc id: label}} "
+            f"(got {type(ideal).__name__})"
+        )
+    judged = {}
+    for s, docs in ideal.items():
+        sid = _subtopic_id(s, "ideal")
+        if not isinstance(docs, Mapping):
+            raise InvalidArgumentError(
+                f"ideal[{s!r}] must be a mapping of doc id to label (got {type(docs).__name__})"
+            )
+        judged[sid] = {d: _label(v, f"ideal[{s!r}]") for d, v in docs.items()}
+    return judged
+
+
 def _prepare(
     labels: Iterable[SubtopicLabels],
     rel: Any,
@@ -470,21 +488,8 @@ def _prepare(
         for i, item in enumerate(ranked):
             for s, v in item.items():
                 judged.setdefault(s, {})[-i] = v
-    elif not isinstance(ideal, Mapping):
-        raise InvalidArgumentError(
-            "'ideal' must be the query's judgments, {subtopic: {doc id: label}} "
-            f"(got {type(ideal).__name__})"
-        )
     else:
-        judged = {}
-        for s, docs in ideal.items():
-            sid = _subtopic_id(s, "ideal")
-            if not isinstance(docs, Mapping):
-                raise InvalidArgumentError(
-                    f"ideal[{s!r}] must be a mapping of doc id to label "
-                    f"(got {type(docs).__name__})"
-                )
-            judged[sid] = {d: _label(v, f"ideal[{s!r}]") for d, v in docs.items()}
+        judged = _judgments(ideal)
     topics = Topics(judged, r)
     # the ranked documents' labels, against the subtopic positions
     position = {s: j for j, s in enumerate(topics.ids)}
