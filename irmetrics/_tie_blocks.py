@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import math
 import numbers
+from itertools import groupby
+from operator import itemgetter
 from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
-from ._checks import check_labels
 from .errors import InvalidArgumentError
 
 __all__ = ["MODES", "check_ties", "TIES_KEY", "TieInfo"]
@@ -104,13 +105,20 @@ def _cut(n: int, k: Optional[int]) -> int:
     return n if k is None else min(k, n)
 
 
-def _rel_at(bb: List[Binary], cut: int) -> float:
-    """Expected relevant documents in the first *cut* positions."""
-    total = 0.0
+def _above(bb: List[Binary], cut: int) -> Iterable[Tuple[int, int, int, int]]:
+    """The blocks that start above position *cut*: ``(start, size, relevant,
+    positions above cut)``."""
     for s, m, r in bb:
         c = min(m, cut - s)
         if c <= 0:
-            break
+            return
+        yield s, m, r, c
+
+
+def _rel_at(bb: List[Binary], cut: int) -> float:
+    """Expected relevant documents in the first *cut* positions."""
+    total = 0.0
+    for _, m, r, c in _above(bb, cut):
         if r:
             total += r if c == m else r * c / m
     return total
@@ -140,15 +148,12 @@ def expected_f(bb: List[Binary], n: int, n_rel: int, weight: float) -> float:
 
 
 def expected_rr(bb: List[Binary], n: int, k: Optional[int], n_rel: int) -> float:
-    cut = _cut(n, k)
-    for s, m, r in bb:
-        if s >= cut:
-            return 0.0
+    for s, m, r, c in _above(bb, _cut(n, k)):
         if not r:
             continue
         total = 0.0
         none_yet = 1.0  # no relevant document in the block's first o positions
-        for o in range(min(m, cut - s)):
+        for o in range(c):
             total += none_yet * r / (m - o) / (s + o + 1)
             none_yet *= (m - o - r) / (m - o)
             if none_yet <= 0.0:
@@ -158,12 +163,8 @@ def expected_rr(bb: List[Binary], n: int, k: Optional[int], n_rel: int) -> float
 
 
 def expected_success(bb: List[Binary], n: int, k: Optional[int], n_rel: int) -> float:
-    cut = _cut(n, k)
     none = 1.0
-    for s, m, r in bb:
-        c = min(m, cut - s)
-        if c <= 0:
-            break
+    for _, m, r, c in _above(bb, _cut(n, k)):
         for o in range(c):
             if not r:
                 break
@@ -176,13 +177,9 @@ def expected_success(bb: List[Binary], n: int, k: Optional[int], n_rel: int) -> 
 def expected_ap(bb: List[Binary], n: int, k: Optional[int], n_rel: int) -> float:
     if not n_rel:
         return 0.0
-    cut = _cut(n, k)
     total = 0.0
     above = 0
-    for s, m, r in bb:
-        c = min(m, cut - s)
-        if c <= 0:
-            break
+    for s, m, r, c in _above(bb, _cut(n, k)):
         if r:
             if m == 1:
                 total += (above + 1) / (s + 1)
@@ -257,13 +254,13 @@ def by_gain(gain_of: Callable[[Label], float]) -> Order:
 _EPS = 0.00001  # trec_eval's INFAP_EPSILON
 
 
-def _infap_term(a: int, nn: int, p: int, j: int) -> float:
-    # trec_eval's term for a relevant document at 0-based position j with a
-    # relevant, nn non-relevant and p pooled-unjudged documents above it
+def infap_term(a: int, nn: int, p: int, j: int) -> float:
+    """trec_eval's infAP term (m_infap.c) for a relevant document at 0-based
+    position *j* with *a* relevant, *nn* non-relevant and *p*
+    pooled-unjudged documents above it."""
     if j == 0:
         return 1.0
-    fj = float(j)
-    return 1.0 / (fj + 1.0) + (fj / (fj + 1.0)) * ((a + nn + p) / fj) * (
+    return 1.0 / (j + 1) + (j / (j + 1)) * ((a + nn + p) / j) * (
         (a + _EPS) / (a + nn + 2 * _EPS))
 
 
@@ -272,37 +269,31 @@ def by_infap(rel: Union[int, float]) -> Order:
     block by dynamic programming over its relevant, non-relevant and
     pooled-unjudged documents."""
     def order(blocks: List[Block], n: int, best: bool, judged_only: bool) -> Placed:
-        return _arrange_infap(blocks, rel, n, best, judged_only)
+        placed: Placed = []
+        a0 = n0 = p0 = 0  # relevant, non-relevant, pooled-unjudged above the block
+        for s, size, labels in blocks:
+            rels = [x for x in labels if x is not None and x >= rel]
+            nons = [x for x in labels if x is not None and 0 <= x < rel]
+            pools = [x for x in labels if x is not None and x < 0]
+            if judged_only:  # dropped like the unjudged: they only fill positions
+                rest = pools
+                pools = []
+            else:
+                rest = []
+            unj = size - len(rels) - len(nons) - len(pools)
+            kinds = _infap_order(len(rels), len(nons), len(pools), s + (0 if best else unj), n,
+                                 a0, n0, p0, best, judged_only)
+            its = {"r": iter(rels), "n": iter(nons), "p": iter(pools)}
+            seq: List[Label] = [next(its[kind]) for kind in kinds]
+            filler: List[Label] = list(rest) + [None] * (unj - len(rest))
+            for i, x in enumerate(seq + filler if best else filler + seq):
+                if x is not None:
+                    placed.append((s + i, x))
+            a0 += len(rels)
+            n0 += len(nons)
+            p0 += len(pools)
+        return placed
     return order
-
-
-def _arrange_infap(
-    blocks: List[Block], rel: Union[int, float], n: int, best: bool, judged_only: bool
-) -> Placed:
-    placed: Placed = []
-    a0 = n0 = p0 = 0  # relevant, non-relevant, pooled-unjudged above the block
-    for s, size, labels in blocks:
-        rels = [x for x in labels if x is not None and x >= rel]
-        nons = [x for x in labels if x is not None and 0 <= x < rel]
-        pools = [x for x in labels if x is not None and x < 0]
-        if judged_only:  # dropped like the unjudged: they only fill positions
-            rest = pools
-            pools = []
-        else:
-            rest = []
-        unj = size - len(rels) - len(nons) - len(pools)
-        order = _infap_order(len(rels), len(nons), len(pools), s + (0 if best else unj), n,
-                             a0, n0, p0, best, judged_only)
-        its = {"r": iter(rels), "n": iter(nons), "p": iter(pools)}
-        seq: List[Label] = [next(its[kind]) for kind in order]
-        filler: List[Label] = list(rest) + [None] * (unj - len(rest))
-        for i, x in enumerate(seq + filler if best else filler + seq):
-            if x is not None:
-                placed.append((s + i, x))
-        a0 += len(rels)
-        n0 += len(nons)
-        p0 += len(pools)
-    return placed
 
 
 def _infap_order(
@@ -315,38 +306,34 @@ def _infap_order(
     programming over how many of each have been placed."""
     if nr == 0:
         return ["n"] * nn + ["p"] * np_
-    f: Dict[Tuple[int, int, int], Tuple[float, str]] = {(0, 0, 0): (0.0, "")}
+    # f[(i, j, k)]: the best (worst) sum with i, j, k of each placed, the kind
+    # placed last and the counts before it; max and min keep the first of
+    # equal sums, so "r" wins a tie, then "n"
+    pick = max if best else min
+    f: Dict[Tuple[int, int, int], Tuple[float, str, Tuple[int, int, int]]] = {}
+    f[(0, 0, 0)] = (0.0, "", (0, 0, 0))
     for i in range(nr + 1):
         for j in range(nn + 1):
             for k in range(np_ + 1):
-                if i == j == k == 0:
-                    continue
-                pick: Optional[Tuple[float, str]] = None
+                options = []
                 if i:
                     pos = first + i - 1 + j + k
                     t = 0.0
                     if pos < n:
                         a, nnn, pp = a0 + i - 1, n0 + j, p0 + k
-                        t = _infap_term(a, nnn, pp, a + nnn if judged_only else pos)
-                    pick = (f[(i - 1, j, k)][0] + t, "r")
-                for c in ((f[(i, j - 1, k)][0], "n") if j else None,
-                          (f[(i, j, k - 1)][0], "p") if k else None):
-                    if c is not None and (pick is None or (c[0] > pick[0] if best
-                                                           else c[0] < pick[0])):
-                        pick = c
-                if pick is not None:  # always: (i, j, k) is not (0, 0, 0)
-                    f[(i, j, k)] = pick
+                        t = infap_term(a, nnn, pp, a + nnn if judged_only else pos)
+                    options.append((f[(i - 1, j, k)][0] + t, "r", (i - 1, j, k)))
+                if j:
+                    options.append((f[(i, j - 1, k)][0], "n", (i, j - 1, k)))
+                if k:
+                    options.append((f[(i, j, k - 1)][0], "p", (i, j, k - 1)))
+                if options:
+                    f[(i, j, k)] = pick(options, key=itemgetter(0))
     order: List[str] = []
-    i, j, k = nr, nn, np_
-    while i or j or k:
-        kind = f[(i, j, k)][1]
+    at = (nr, nn, np_)
+    while at != (0, 0, 0):
+        _, kind, at = f[at]
         order.append(kind)
-        if kind == "r":
-            i -= 1
-        elif kind == "n":
-            j -= 1
-        else:
-            k -= 1
     order.reverse()
     return order
 
@@ -437,36 +424,30 @@ def check_scores(labels: Sequence[Any], scores: Any, ties: Any) -> Tuple[List[fl
 
 
 def by_score(
-    labels: Iterable[Any], scores: Any, ties: Any, call: Callable[[List[Label]], float],
+    labels: List[Label], scores: Any, ties: Any, call: Callable[[List[Label]], float],
     order: Order, expected: Optional[Callable[[List[Block], int], float]], name: str,
 ) -> float:
-    """A list function's value under *ties*: *labels* are ranked by *scores*
-    (descending), each block of equal scores in every order.
+    """A list function's value under *ties*: *labels* (checked) are ranked by
+    *scores* (descending), each block of equal scores in every order.
 
-    *call* scores one ordering of the labels (the function itself, without
-    scores): best and worst call it on the ordering *order* builds;
-    *expected* gives the mean from the blocks and the number of labels (None:
-    the function has no closed form, and ``ties="expected"`` is an error).
-    *name* is the measure's, for that error.
+    *call* scores one ordering of the labels: best and worst call it on the
+    ordering *order* builds; *expected* gives the mean from the blocks and
+    the number of labels (None: the function has no closed form, and
+    ``ties="expected"`` is an error).  *name* is the measure's, for that error.
     """
-    ls = check_labels(labels)
-    checked, mode = check_scores(ls, scores, ties)
-    call(ls)  # the function's own checks of its other arguments
+    checked, mode = check_scores(labels, scores, ties)
     if mode == "expected" and expected is None:
         raise InvalidArgumentError(
             f"ties='expected' is not defined for measure {name!r} (it is for "
             "'best' and 'worst')")
-    sorted_ = sorted(range(len(ls)), key=lambda i: -checked[i])
-    entries: List[Tuple[int, int, Label]] = []
-    i = 0
-    while i < len(sorted_):
-        j = i
-        while j < len(sorted_) and checked[sorted_[j]] == checked[sorted_[i]]:
-            j += 1
-        entries.extend((i, j - i, ls[sorted_[p]]) for p in range(i, j))
-        i = j
-    blocks = blocks_of(entries)
-    n = len(ls)
+    ranking = sorted(range(len(labels)), key=lambda i: -checked[i])
+    blocks: List[Block] = []
+    start = 0
+    for _, tied in groupby(ranking, key=checked.__getitem__):
+        block = [labels[i] for i in tied]
+        blocks.append((start, len(block), block))
+        start += len(block)
+    n = len(labels)
     if expected is not None and mode == "expected":
         return float(expected(blocks, n))
     arranged: List[Label] = [None] * n

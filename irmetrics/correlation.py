@@ -85,44 +85,31 @@ def _dense_ranks(values: Sequence[Any]) -> Tuple[List[int], int]:
 def _check_pair_weights(weights: Any) -> Union[None, str, PairWeight]:
     if weights is None or callable(weights):
         return weights  # type: ignore[no-any-return]
+    expected = ", ".join(repr(s) for s in _WEIGHT_SCHEMES)
     if isinstance(weights, str):
         if weights in _WEIGHT_SCHEMES:
             return weights
-        expected = ", ".join(repr(s) for s in _WEIGHT_SCHEMES)
         raise InvalidArgumentError(
             f"unknown weighting scheme {weights!r} for 'weights'; expected one of {expected}"
         )
-    expected = ", ".join(repr(s) for s in _WEIGHT_SCHEMES)
     raise InvalidArgumentError(
         f"'weights' must be None, a callable w(i, j) or one of {expected} "
         f"(got {_kind(weights)} {weights!r})"
     )
 
 
-def _pair_weight_value(value: Any, i: int, j: int) -> float:
-    if isinstance(value, bool) or not isinstance(value, Real):
+def _weight(value: Any, name: str, ranks: Tuple[int, ...]) -> float:
+    """A weight the user's *name* returned for *ranks* (a rank or a pair of
+    ranks): a finite non-negative number."""
+    number = isinstance(value, Real) and not isinstance(value, bool)
+    v = float(value) if number else math.nan
+    if not 0.0 <= v < math.inf:
+        where = f"ranks {ranks[0]} and {ranks[1]}" if len(ranks) == 2 else f"rank {ranks[0]}"
+        got = repr(value) if number else f"{_kind(value)} {value!r}"
         raise InvalidArgumentError(
-            f"'weights' must return a finite non-negative number "
-            f"(got {_kind(value)} {value!r} for ranks {i} and {j})"
-        )
-    v = float(value)
-    if not (0.0 <= v < math.inf):
-        raise InvalidArgumentError(
-            f"'weights' must return a finite non-negative number "
-            f"(got {value!r} for ranks {i} and {j})"
+            f"{name!r} must return a finite non-negative number (got {got} for {where})"
         )
     return v
-
-
-def _discordant_count(labels: Sequence[Score]) -> int:
-    """Pairs of positions u < v whose labels satisfy labels[u] < labels[v]."""
-    slots, size = _dense_ranks(labels)
-    tree = _Fenwick(size)
-    total = 0
-    for slot in slots:
-        total += tree.below(slot)[0]
-        tree.add(slot, 0.0)
-    return total
 
 
 def _rc_named(labels: Sequence[Score], scheme: str) -> Tuple[float, float]:
@@ -172,7 +159,7 @@ def _rc_callable(labels: Sequence[Score], weights: PairWeight) -> Tuple[float, f
     for u in range(n):
         lu = labels[u]
         for v in range(u + 1, n):
-            w = _pair_weight_value(weights(u + 1, v + 1), u + 1, v + 1)
+            w = _weight(weights(u + 1, v + 1), "weights", (u + 1, v + 1))
             every.append(w)
             if lu < labels[v]:
                 discordant.append(w)
@@ -249,8 +236,12 @@ def kendall_tau_weighted(
         return 1.0
     if scheme is None:
         pairs = n * (n - 1) // 2
-        # Integer arithmetic: one correctly rounded division.
-        return (pairs - _discordant_count(values)) / pairs
+        # A pair u < v is discordant when labels[u] < labels[v]: with the
+        # labels negated, an earlier larger value, which _discordant_counts
+        # counts at both of its ends.  Integer arithmetic: one correctly
+        # rounded division.
+        discordant_pairs = sum(_discordant_counts([-x for x in values])) // 2
+        return (pairs - discordant_pairs) / pairs
     if isinstance(scheme, str):
         total, discordant = _rc_named(values, scheme)
     else:
@@ -266,16 +257,22 @@ def kendall_tau_weighted(
 _PLAIN_SCORES = frozenset({int, float})
 
 
-def _check_scores(values: Any, name: str) -> List[Score]:
+def _listed(values: Any, name: str, what: str, must: str) -> List[Any]:
+    """*values*, a sequence of *what* (any iterable in order), as a list; else
+    the error "*name* must be *must*"."""
     if isinstance(values, (str, bytes)):
-        raise InvalidArgumentError(f"{name!r} must be an iterable of numbers (got {_kind(values)})")
-    check_ordered(values, name, "a sequence of scores, one per element (a list or tuple)")
+        raise InvalidArgumentError(f"{name!r} must be {must} (got {_kind(values)})")
+    check_ordered(values, name, f"a sequence of {what}, one per element (a list or tuple)")
     try:
-        items = list(values)
+        return list(values)
     except TypeError:
         raise InvalidArgumentError(
-            f"{name!r} must be an iterable of numbers (got {_kind(values)})"
+            f"{name!r} must be {must} (got {_kind(values)} {values!r})"
         ) from None
+
+
+def _check_scores(values: Any, name: str) -> List[Score]:
+    items = _listed(values, name, "scores", "an iterable of numbers")
     # Fast path, in C: plain ints and finite floats are already what the loop
     # below would return.  Anything else (bools, numpy scalars, NaN, an int
     # too large for math.isfinite) takes the loop, which names the culprit.
@@ -301,19 +298,8 @@ def _check_scores(values: Any, name: str) -> List[Score]:
 
 def _check_rank(rank: Any, n: int) -> Optional[List[int]]:
     """Validate an explicit rank array and reduce it to dense 0-based ranks."""
-    if isinstance(rank, (str, bytes)):
-        raise InvalidArgumentError(
-            f"'rank' must be True, False, None or an iterable of non-negative ints "
-            f"(got {_kind(rank)})"
-        )
-    check_ordered(rank, "rank", "a sequence of ranks, one per element (a list or tuple)")
-    try:
-        items = list(rank)
-    except TypeError:
-        raise InvalidArgumentError(
-            f"'rank' must be True, False, None or an iterable of non-negative ints "
-            f"(got {_kind(rank)} {rank!r})"
-        ) from None
+    items = _listed(rank, "rank", "ranks",
+                    "True, False, None or an iterable of non-negative ints")
     if len(items) != n:
         raise InvalidArgumentError(
             f"'rank' must have the same length as 'x' and 'y', {n} (got {len(items)})"
@@ -332,21 +318,7 @@ def _weigh(rank: Iterable[int], weigher: Optional[Weigher]) -> List[float]:
     if weigher is None:
         # Always finite and positive: nothing to check.
         return [1.0 / (r + 1) for r in rank]
-    out: List[float] = []
-    for r in rank:
-        value = weigher(r)
-        if isinstance(value, bool) or not isinstance(value, Real):
-            raise InvalidArgumentError(
-                f"'weigher' must return a finite non-negative number "
-                f"(got {_kind(value)} {value!r} for rank {r})"
-            )
-        v = float(value)
-        if not (0.0 <= v < math.inf):
-            raise InvalidArgumentError(
-                f"'weigher' must return a finite non-negative number (got {value!r} for rank {r})"
-            )
-        out.append(v)
-    return out
+    return [_weight(weigher(r), "weigher", (r,)) for r in rank]
 
 
 def _walk(

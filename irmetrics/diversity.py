@@ -226,12 +226,8 @@ def _novelty(rows: Sequence[Row], n: int, alpha: float) -> Scored:
     return out
 
 
-def _discount(i: int) -> float:
-    return math.log(2.0) / math.log(i + 2.0)
-
-
 def _dcg_term(gain: float, i: int) -> float:
-    return gain * _discount(i)
+    return gain * (math.log(2.0) / math.log(i + 2.0))
 
 
 def _err_term(gain: float, i: int) -> float:
@@ -333,33 +329,32 @@ def _ideal_tail(
     ])
 
 
-def _alpha_dcg(scored: Scored, k: int, alpha: float, n: int) -> float:
-    """sum(g_i * log(2) / log(i + 2) for i < k), over the same sum for the
-    ideal ideal list (gain A * (1 - alpha) ** i), the latter left out at k = 1."""
+def _normalised(
+    scored: Scored, k: int, alpha: float, n: int, term: Callable[[float, int], float],
+    slopes: Callable[[float], Tuple[float, float, float]],
+) -> float:
+    """``sum(term(g_i, i) for i < k)`` over the same sum for the ideal ideal
+    list (gain A * (1 - alpha) ** i), the latter left out at k = 1."""
     if n == 0 or k < 1:
         return 0.0
     total = 0.0
     for i, score in scored:
         if i >= k:
             break
-        total += score * _discount(i)
+        total += term(score, i)
     if k == 1:
         return total
-    return total / _ideal_ideal(k, alpha, n, _dcg_term, _dcg_slopes)
+    return total / _ideal_ideal(k, alpha, n, term, slopes)
+
+
+def _alpha_dcg(scored: Scored, k: int, alpha: float, n: int) -> float:
+    """sum(g_i * log(2) / log(i + 2) for i < k), normalised by :func:`_normalised`."""
+    return _normalised(scored, k, alpha, n, _dcg_term, _dcg_slopes)
 
 
 def _err_ia(scored: Scored, k: int, alpha: float, n: int) -> float:
-    """sum(g_i / (i + 1) for i < k), normalised as :func:`_alpha_dcg`."""
-    if n == 0 or k < 1:
-        return 0.0
-    total = 0.0
-    for i, score in scored:
-        if i >= k:
-            break
-        total += score / (i + 1)
-    if k == 1:
-        return total
-    return total / _ideal_ideal(k, alpha, n, _err_term, _err_slopes)
+    """sum(g_i / (i + 1) for i < k), normalised by :func:`_normalised`."""
+    return _normalised(scored, k, alpha, n, _err_term, _err_slopes)
 
 
 def _alpha_ndcg(scored: Scored, ideal: Scored, k: int, alpha: float, n: int) -> float:
@@ -442,12 +437,32 @@ def _ap_ia(rows: Sequence[Row], n_relevant: Sequence[int]) -> float:
 # === List-level functions ====================================================
 
 
+def _judgments(ideal: Any) -> Dict[str, Dict[Any, Number]]:
+    """*ideal*, the query's judgments ``{subtopic: {doc id: label}}``, checked."""
+    if not isinstance(ideal, Mapping):
+        raise InvalidArgumentError(
+            "'ideal' must be the query's judgments, {subtopic: {doc id: label}} "
+            f"(got {type(ideal).__name__})"
+        )
+    judged = {}
+    for s, docs in ideal.items():
+        sid = _subtopic_id(s, "ideal")
+        if not isinstance(docs, Mapping):
+            raise InvalidArgumentError(
+                f"ideal[{s!r}] must be a mapping of doc id to label (got {type(docs).__name__})"
+            )
+        judged[sid] = {d: _label(v, f"ideal[{s!r}]") for d, v in docs.items()}
+    return judged
+
+
 def _prepare(
     labels: Iterable[SubtopicLabels],
     rel: Any,
     ideal: Optional[Mapping[Any, Mapping[Any, Any]]] = None,
-) -> Tuple[Topics, List[Row], int]:
-    """Topics of the query (from *ideal*, else from *labels*), rows and length."""
+    n_subtopics: Any = None,
+) -> Tuple[Topics, List[Row], int, int]:
+    """Topics of the query (from *ideal*, else from *labels*), rows, length
+    and A (*n_subtopics*, by default the subtopics with a relevant document)."""
     r = check_rel(rel)
     if isinstance(labels, (str, bytes, Mapping)):
         raise InvalidArgumentError(
@@ -469,40 +484,20 @@ def _prepare(
     if ideal is None:
         # the ranked documents are the judged ones; the greater id wins a tie
         # of the greedy ideal, so the earlier ranked gets the greater id
-        table: Dict[str, Dict[Any, Number]] = {}
+        judged: Dict[str, Dict[Any, Number]] = {}
         for i, item in enumerate(ranked):
             for s, v in item.items():
-                table.setdefault(s, {})[-i] = v
-        topics = Topics(table, r)
-        return topics, topics.rows((i, -i) for i in range(len(ranked))), len(ranked)
-    if not isinstance(ideal, Mapping):
-        raise InvalidArgumentError(
-            "'ideal' must be the query's judgments, {subtopic: {doc id: label}} "
-            f"(got {type(ideal).__name__})"
-        )
-    judged: Dict[str, Dict[Any, Number]] = {}
-    for s, docs in ideal.items():
-        sid = _subtopic_id(s, "ideal")
-        if not isinstance(docs, Mapping):
-            raise InvalidArgumentError(
-                f"ideal[{s!r}] must be a mapping of doc id to label (got {type(docs).__name__})"
-            )
-        judged[sid] = {d: _label(v, f"ideal[{s!r}]") for d, v in docs.items()}
+                judged.setdefault(s, {})[-i] = v
+    else:
+        judged = _judgments(ideal)
     topics = Topics(judged, r)
-    # the ranked documents' labels, against the ideal's subtopic positions
+    # the ranked documents' labels, against the subtopic positions
     position = {s: j for j, s in enumerate(topics.ids)}
     rows: List[Row] = []
     for i, item in enumerate(ranked):
         subs = tuple(sorted(position[s] for s, v in item.items() if v >= r and s in position))
         if subs:
             rows.append((i, subs))
-    return topics, rows, len(ranked)
-
-
-def _count(
-    labels: Iterable[SubtopicLabels], rel: Any, n_subtopics: Any
-) -> Tuple[Topics, List[Row], int, int]:
-    topics, rows, n = _prepare(labels, rel)
     a = topics.n_subtopics
     if n_subtopics is not None:
         if isinstance(n_subtopics, bool) or not isinstance(n_subtopics, int) or n_subtopics < a:
@@ -511,7 +506,7 @@ def _count(
                 f"cover, {a} (got {n_subtopics!r})"
             )
         a = n_subtopics
-    return topics, rows, n, a
+    return topics, rows, len(ranked), a
 
 
 def _cut(k: Any, n: int) -> int:
@@ -546,7 +541,7 @@ def alpha_dcg(
     >>> round(alpha_dcg(labels, 2), 6)
     0.586729
     """
-    topics, rows, n, a = _count(labels, rel, n_subtopics)
+    topics, rows, n, a = _prepare(labels, rel, n_subtopics=n_subtopics)
     al = _check_alpha(alpha)
     return _alpha_dcg(_novelty(rows, topics.n_subtopics, al), _cut(k, n), al, a)
 
@@ -572,9 +567,8 @@ def alpha_ndcg(
     >>> round(alpha_ndcg(labels, 2), 6)
     0.806574
     """
-    topics, rows, n = _prepare(labels, rel, ideal)
+    topics, rows, n, a = _prepare(labels, rel, ideal)
     al = _check_alpha(alpha)
-    a = topics.n_subtopics
     return _alpha_ndcg(_novelty(rows, a, al), topics.ideal(al), _cut(k, n), al, a)
 
 
@@ -597,7 +591,7 @@ def err_ia(
     >>> round(err_ia([{"1": 1}, {"2": 1}], 2), 6)   # (1 + 1/2) / (2 + 0.5)
     0.6
     """
-    topics, rows, n, a = _count(labels, rel, n_subtopics)
+    topics, rows, n, a = _prepare(labels, rel, n_subtopics=n_subtopics)
     al = _check_alpha(alpha)
     return _err_ia(_novelty(rows, topics.n_subtopics, al), _cut(k, n), al, a)
 
@@ -615,9 +609,8 @@ def nerr_ia(
     >>> round(nerr_ia([{"1": 1}, {"1": 1}, {"2": 1}], 2), 6)   # 1.25 / 1.5
     0.833333
     """
-    topics, rows, n = _prepare(labels, rel, ideal)
+    topics, rows, n, a = _prepare(labels, rel, ideal)
     al = _check_alpha(alpha)
-    a = topics.n_subtopics
     return _nerr_ia(_novelty(rows, a, al), topics.ideal(al), _cut(k, n), al, a)
 
 
@@ -639,7 +632,7 @@ def nrbp(
     >>> nrbp([{"1": 1}, None, {"2": 1}])   # (1 - 0.25) / 2 * (1 + 0.25)
     0.46875
     """
-    topics, rows, _, a = _count(labels, rel, n_subtopics)
+    topics, rows, _, a = _prepare(labels, rel, n_subtopics=n_subtopics)
     al, be = _check_alpha(alpha), _check_beta(beta)
     return _nrbp(_novelty(rows, topics.n_subtopics, al), al, be, a)
 
@@ -657,9 +650,8 @@ def nnrbp(
     >>> nnrbp([{"1": 1}, None, {"2": 1}])   # 1.25 / (1 + 0.5)
     0.8333333333333334
     """
-    topics, rows, _ = _prepare(labels, rel, ideal)
+    topics, rows, _, a = _prepare(labels, rel, ideal)
     al, be = _check_alpha(alpha), _check_beta(beta)
-    a = topics.n_subtopics
     return _nnrbp(_nrbp(_novelty(rows, a, al), al, be, a), topics.ideal(al), al, be, a)
 
 
@@ -677,7 +669,7 @@ def precision_ia(
     >>> precision_ia([{"1": 1, "2": 1}, {"1": 1}, None], 2)   # 3 / (2 * 2)
     0.75
     """
-    _, rows, n, a = _count(labels, rel, n_subtopics)
+    _, rows, n, a = _prepare(labels, rel, n_subtopics=n_subtopics)
     return _precision_ia(rows, _cut(k, n), a)
 
 
@@ -694,7 +686,7 @@ def subtopic_recall(
     >>> subtopic_recall([{"1": 1}, {"1": 1}, {"2": 1}], 2)
     0.5
     """
-    _, rows, n, a = _count(labels, rel, n_subtopics)
+    _, rows, n, a = _prepare(labels, rel, n_subtopics=n_subtopics)
     return _subtopic_recall(rows, _cut(k, n), a)
 
 
@@ -714,7 +706,7 @@ def ap_ia(
     >>> ap_ia([{"1": 1}, {"2": 1}, {"1": 1}])   # ((1 + 2/3) / 2 + (1/2) / 1) / 2
     0.6666666666666666
     """
-    topics, rows, _ = _prepare(labels, rel)
+    topics, rows, _, _ = _prepare(labels, rel)
     counts = list(topics.n_relevant)
     if n_relevant is not None:
         if not isinstance(n_relevant, Mapping):

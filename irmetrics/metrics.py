@@ -38,8 +38,9 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right as _bisect_right
+from collections import Counter
 from itertools import compress as _compress
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Iterable, List, Mapping, Optional, Sequence, Tuple, Union, cast
 
 from . import _tie_blocks as _t
 from ._checks import (
@@ -94,8 +95,8 @@ def _left_to_right(terms: Iterable[float]) -> float:
 # === Helpers =================================================================
 
 
-def _cut(labels: Sequence[Label], k: Optional[int]) -> Sequence[Label]:
-    return labels if k is None or k >= len(labels) else labels[:k]
+def _cut(items: Sequence[Any], k: Optional[int]) -> Sequence[Any]:
+    return items if k is None or k >= len(items) else items[:k]
 
 
 def _relevant_ranks(labels: Sequence[Label], rel: Number) -> List[int]:
@@ -111,38 +112,55 @@ def _relevant_ranks(labels: Sequence[Label], rel: Number) -> List[int]:
     ]
 
 
-def _count_relevant(labels: Sequence[Label], rel: Number) -> int:
-    return len(_relevant_ranks(labels, rel))
-
-
-def _labels_rel_n(
-    labels: Iterable[Any], rel: Any, n_relevant: Any
-) -> Tuple[List[Label], Number, int]:
-    """The checks most binary measures share: labels, ``rel``, ``n_relevant``."""
-    ls = check_labels(labels)
-    r = check_rel(rel)
-    return ls, r, check_n_relevant(n_relevant, _count_relevant(ls, r))
-
-
-def _binary_mean(
-    form: _t.ClosedForm, rel: Number, k: Optional[int], n_relevant: Optional[int] = None
-) -> Callable[[List[_t.Block], int], float]:
-    """The mean under ``ties="expected"`` of a binary measure from its closed
-    form *form* (:mod:`irmetrics.ties`): R is *n_relevant*, by default the
-    labels >= *rel*."""
-    def expected(blocks: List[_t.Block], n: int) -> float:
-        bb = _t.binary(blocks, rel)
-        r = sum(c for _, _, c in bb) if n_relevant is None else n_relevant
-        return form(bb, n, k, r)
-    return expected
-
-
 # === Binary measures =========================================================
 
 
 # Each binary measure is a function of the ranks of the relevant labels
-# (sorted, 1-based): the ``*_r`` kernels hold the formulas, the label kernels
-# find the ranks.  evaluate() finds a query's ranks once for all measures.
+# (sorted, 1-based): the ``*_r`` kernels hold the formulas, and evaluate()
+# finds a query's ranks once for all measures.  Each public function checks
+# its own options and hands _binary a formula of (labels, ranks, R).
+
+Formula = Callable[[List[Label], List[int], int], float]
+
+
+def _binary(
+    labels: Iterable[Any], formula: Formula, rel: Any, name: str, *,
+    n_relevant: Any = None, scores: Any = None, ties: Any = None,
+    form: Optional[_t.ClosedForm] = None, k: Optional[int] = None,
+    order: Callable[[Number], _t.Order] = _t.by_relevance,
+) -> float:
+    """A binary measure: ``formula(labels, ranks, R)``, with the 1-based ranks
+    of the labels >= *rel* and R the query's relevant documents
+    (*n_relevant*, by default the relevant labels), after the checks every
+    binary measure shares.
+
+    With *scores* and *ties* (:mod:`irmetrics.ties`) the labels are first
+    ranked by score: best and worst order each block of tied scores by
+    ``order(rel)``; the mean is the closed form *form* at cutoff *k* (without
+    one, ``ties="expected"`` is an error naming the measure *name*).
+    """
+    ls = check_labels(labels)
+    r = check_rel(rel)
+    ranks = _relevant_ranks(ls, r)
+    big_r = check_n_relevant(n_relevant, len(ranks))
+    if scores is None and ties is None:
+        return formula(ls, ranks, big_r)
+
+    def call(arranged: List[Label]) -> float:
+        return formula(arranged, _relevant_ranks(arranged, r), big_r)
+
+    mean = None if form is None else _binary_mean(form, r, k, big_r)
+    return _t.by_score(ls, scores, ties, call, order(r), mean, name)
+
+
+def _binary_mean(
+    form: _t.ClosedForm, rel: Number, k: Optional[int], n_relevant: int
+) -> Callable[[List[_t.Block], int], float]:
+    """The mean under ``ties="expected"`` of a binary measure from its closed
+    form *form* (:mod:`irmetrics.ties`)."""
+    def expected(blocks: List[_t.Block], n: int) -> float:
+        return form(_t.binary(blocks, rel), n, k, n_relevant)
+    return expected
 
 
 def _hits(ranks: Sequence[int], k: Optional[int]) -> int:
@@ -151,10 +169,6 @@ def _hits(ranks: Sequence[int], k: Optional[int]) -> int:
 
 def _precision_r(ranks: Sequence[int], k: int) -> float:
     return _hits(ranks, k) / k
-
-
-def _precision(labels: Sequence[Label], k: int, rel: Number) -> float:
-    return _precision_r(_relevant_ranks(labels, rel), k)
 
 
 def precision_at_k(
@@ -180,26 +194,15 @@ def precision_at_k(
     >>> precision_at_k([2, 1, 0], 3, rel=2)
     0.3333333333333333
     """
-    if scores is not None or ties is not None:  # ranked by score (irmetrics.ties)
-        return _t.by_score(labels, scores, ties, lambda ls: precision_at_k(ls, k, rel=rel),
-                           _t.by_relevance(rel), _binary_mean(_t.expected_precision, rel, k),
-                           "P")
-    ls = check_labels(labels)
-    kk = check_k(k, optional=False)
-    r = check_rel(rel)
-    if kk is None:  # pragma: no cover - check_k(optional=False) never returns None
-        raise InvalidArgumentError("'k' must be a positive int (got None)")
-    return _precision(ls, kk, r)
+    kk = cast(int, check_k(k, optional=False))  # an int: optional=False
+    return _binary(labels, lambda ls, ranks, n: _precision_r(ranks, kk), rel, "P",
+                   scores=scores, ties=ties, form=_t.expected_precision, k=kk)
 
 
 def _recall_r(ranks: Sequence[int], k: Optional[int], n_relevant: int) -> float:
     if n_relevant == 0:
         return 0.0
     return _hits(ranks, k) / n_relevant
-
-
-def _recall(labels: Sequence[Label], k: Optional[int], n_relevant: int, rel: Number) -> float:
-    return _recall_r(_relevant_ranks(labels, rel), k, n_relevant)
 
 
 def recall_at_k(
@@ -224,14 +227,10 @@ def recall_at_k(
     >>> recall_at_k([1, 0, 1, 0], 2, n_relevant=4)
     0.25
     """
-    if scores is not None or ties is not None:  # ranked by score (irmetrics.ties)
-        return _t.by_score(labels, scores, ties,
-                           lambda ls: recall_at_k(ls, k, n_relevant=n_relevant, rel=rel),
-                           _t.by_relevance(rel),
-                           _binary_mean(_t.expected_recall, rel, k, n_relevant), "recall")
-    ls, r, n = _labels_rel_n(labels, rel, n_relevant)
     kk = check_k(k, optional=False)
-    return _recall(ls, kk, n, r)
+    return _binary(labels, lambda ls, ranks, n: _recall_r(ranks, kk, n), rel, "recall",
+                   n_relevant=n_relevant, scores=scores, ties=ties,
+                   form=_t.expected_recall, k=kk)
 
 
 def _average_precision_r(ranks: Sequence[int], k: Optional[int], n_relevant: int) -> float:
@@ -243,12 +242,6 @@ def _average_precision_r(ranks: Sequence[int], k: Optional[int], n_relevant: int
     for hits, i in enumerate(top, 1):
         total += hits / i
     return total / n_relevant
-
-
-def _average_precision(
-    labels: Sequence[Label], k: Optional[int], n_relevant: int, rel: Number
-) -> float:
-    return _average_precision_r(_relevant_ranks(labels, rel), k, n_relevant)
 
 
 def average_precision(
@@ -280,24 +273,15 @@ def average_precision(
     >>> average_precision([1, 0, 1, 0], 2, n_relevant=2)
     0.5
     """
-    if scores is not None or ties is not None:  # ranked by score (irmetrics.ties)
-        return _t.by_score(labels, scores, ties,
-                           lambda ls: average_precision(ls, k, n_relevant=n_relevant, rel=rel),
-                           _t.by_relevance(rel), _binary_mean(_t.expected_ap, rel, k, n_relevant),
-                           "map")
-    ls, r, n = _labels_rel_n(labels, rel, n_relevant)
     kk = check_k(k)
-    return _average_precision(ls, kk, n, r)
+    return _binary(labels, lambda ls, ranks, n: _average_precision_r(ranks, kk, n), rel, "map",
+                   n_relevant=n_relevant, scores=scores, ties=ties, form=_t.expected_ap, k=kk)
 
 
 def _reciprocal_rank_r(ranks: Sequence[int], k: Optional[int]) -> float:
     if ranks and (k is None or ranks[0] <= k):
         return 1.0 / ranks[0]
     return 0.0
-
-
-def _reciprocal_rank(labels: Sequence[Label], k: Optional[int], rel: Number) -> float:
-    return _reciprocal_rank_r(_relevant_ranks(labels, rel), k)
 
 
 def reciprocal_rank(
@@ -318,24 +302,15 @@ def reciprocal_rank(
     >>> reciprocal_rank([0, 0, 1, 1], 2)
     0.0
     """
-    if scores is not None or ties is not None:  # ranked by score (irmetrics.ties)
-        return _t.by_score(labels, scores, ties, lambda ls: reciprocal_rank(ls, k, rel=rel),
-                           _t.by_relevance(rel), _binary_mean(_t.expected_rr, rel, k),
-                           "recip_rank")
-    ls = check_labels(labels)
     kk = check_k(k)
-    r = check_rel(rel)
-    return _reciprocal_rank(ls, kk, r)
+    return _binary(labels, lambda ls, ranks, n: _reciprocal_rank_r(ranks, kk), rel,
+                   "recip_rank", scores=scores, ties=ties, form=_t.expected_rr, k=kk)
 
 
 def _r_precision_r(ranks: Sequence[int], n_relevant: int) -> float:
     if n_relevant == 0:
         return 0.0
     return _hits(ranks, n_relevant) / n_relevant
-
-
-def _r_precision(labels: Sequence[Label], n_relevant: int, rel: Number) -> float:
-    return _r_precision_r(_relevant_ranks(labels, rel), n_relevant)
 
 
 def r_precision(
@@ -358,21 +333,13 @@ def r_precision(
     >>> r_precision([1, 0, 1, 0], n_relevant=4)
     0.5
     """
-    if scores is not None or ties is not None:  # ranked by score (irmetrics.ties)
-        return _t.by_score(labels, scores, ties,
-                           lambda ls: r_precision(ls, n_relevant=n_relevant, rel=rel),
-                           _t.by_relevance(rel),
-                           _binary_mean(_t.expected_r_precision, rel, None, n_relevant), "Rprec")
-    ls, r, n = _labels_rel_n(labels, rel, n_relevant)
-    return _r_precision(ls, n, r)
+    return _binary(labels, lambda ls, ranks, n: _r_precision_r(ranks, n), rel, "Rprec",
+                   n_relevant=n_relevant, scores=scores, ties=ties,
+                   form=_t.expected_r_precision)
 
 
 def _success_r(ranks: Sequence[int], k: Optional[int]) -> float:
     return 1.0 if _reciprocal_rank_r(ranks, k) else 0.0
-
-
-def _success(labels: Sequence[Label], k: Optional[int], rel: Number) -> float:
-    return _success_r(_relevant_ranks(labels, rel), k)
 
 
 def success_at_k(
@@ -390,14 +357,9 @@ def success_at_k(
     >>> success_at_k([0, 0, 1], 3)
     1.0
     """
-    if scores is not None or ties is not None:  # ranked by score (irmetrics.ties)
-        return _t.by_score(labels, scores, ties, lambda ls: success_at_k(ls, k, rel=rel),
-                           _t.by_relevance(rel), _binary_mean(_t.expected_success, rel, k),
-                           "success")
-    ls = check_labels(labels)
     kk = check_k(k, optional=False)
-    r = check_rel(rel)
-    return _success(ls, kk, r)
+    return _binary(labels, lambda ls, ranks, n: _success_r(ranks, kk), rel, "success",
+                   scores=scores, ties=ties, form=_t.expected_success, k=kk)
 
 
 def _judged(labels: Sequence[Label], k: Optional[int]) -> float:
@@ -511,16 +473,28 @@ def _checked_callable_discount(fn: Callable[[int], float]) -> Callable[[int], fl
     return discount
 
 
-def _dcg_gains(gains: Sequence[float], k: Optional[int], disc: Callable[[int], float]) -> float:
-    top = gains if k is None or k >= len(gains) else gains[:k]
+def _nonzero(gains: Sequence[float]) -> List[Tuple[int, float]]:
+    return [(i, gains[i]) for i in _compress(range(len(gains)), gains)]
+
+
+def _dcg_sparse(
+    nz: Sequence[Tuple[int, float]], k: Optional[int], disc: Callable[[int], float]
+) -> float:
+    """DCG@k from the non-zero gains ``(0-based rank, gain)`` of a ranking."""
     if disc is _log2_discount:
         # m_ndcg.c / m_ndcg_cut.c: sum += gain / log2(rank + 1), left to
         # right, over the non-zero gains
         total = 0.0
-        for i in _compress(range(len(top)), top):
-            total += top[i] / math.log2(i + 2)
+        for i, g in nz:
+            if k is not None and i >= k:
+                break
+            total += g / math.log2(i + 2)
         return total
-    return math.fsum([top[i] * disc(i + 1) for i in _compress(range(len(top)), top)])
+    return math.fsum([g * disc(i + 1) for i, g in nz if k is None or i < k])
+
+
+def _dcg_gains(gains: Sequence[float], k: Optional[int], disc: Callable[[int], float]) -> float:
+    return _dcg_sparse(_nonzero(_cut(gains, k)), None, disc)
 
 
 def _ideal_gains(
@@ -567,34 +541,23 @@ def dcg(
     return _dcg_gains([gain_of(x) for x in ls], kk, disc)
 
 
+def _ndcg_sparse(
+    positive: Sequence[Tuple[int, float]], ideal: Sequence[float], k: Optional[int],
+    disc: Callable[[int], float] = _log2_discount,
+) -> float:
+    """nDCG@k from the non-zero gains ``(0-based rank, gain)`` of the ranking
+    alone and the ideal gains, highest first."""
+    idcg = _dcg_gains(ideal, k, disc)
+    if idcg <= 0.0:
+        return 0.0
+    return _dcg_sparse(positive, k, disc) / idcg
+
+
 def _ndcg_gains(
     gains: Sequence[float], ideal_gains: Sequence[float], k: Optional[int],
     disc: Callable[[int], float],
 ) -> float:
-    idcg = _dcg_gains(ideal_gains, k, disc)
-    if idcg <= 0.0:
-        return 0.0
-    return _dcg_gains(gains, k, disc) / idcg
-
-
-def _ndcg_sparse(
-    positive: Sequence[Tuple[int, float]], ideal: Sequence[float], k: Optional[int]
-) -> float:
-    """:func:`_ndcg_gains` with the log2 discount, from the positive gains
-    ``(0-based rank, gain)`` of the ranking alone (the same additions: the
-    zero gains add nothing)."""
-    top = ideal if k is None or k >= len(ideal) else ideal[:k]
-    idcg = 0.0
-    for i, g in enumerate(top, 1):
-        idcg += g / math.log2(i + 1)
-    if idcg <= 0.0:
-        return 0.0
-    dcg_ = 0.0
-    for i, g in positive:
-        if k is not None and i >= k:
-            break
-        dcg_ += g / math.log2(i + 2)
-    return dcg_ / idcg
+    return _ndcg_sparse(_nonzero(_cut(gains, k)), ideal_gains, k, disc)
 
 
 def ndcg(
@@ -629,33 +592,26 @@ def ndcg(
     >>> round(ndcg([1, 0], ideal=[1, 1, 0]), 4)   # 1 / (1 + 1/log2(3))
     0.6131
     """
-    if scores is not None or ties is not None:  # ranked by score (irmetrics.ties)
-        return _ndcg_by_score(labels, k, ideal, gain, discount, base, scores, ties)
     ls = check_labels(labels)
     kk = check_k(k)
     gain_of = _gain_function(gain)
     disc = _discount_function(discount, base)
-    gains = [gain_of(x) for x in ls]
     if ideal is None:
         ideal_gains = _ideal_gains(ls, gain_of, kk)
     else:
         il = check_labels(ideal, "ideal")
         _check_ideal_covers(ls, il, gain_of)
         ideal_gains = _ideal_gains(il, gain_of, kk)
-    return _ndcg_gains(gains, ideal_gains, kk, disc)
 
+    def call(ranked: List[Label]) -> float:
+        return _ndcg_gains([gain_of(x) for x in ranked], ideal_gains, kk, disc)
 
-def _ndcg_by_score(
-    labels: Iterable[Any], k: Optional[int], ideal: Optional[Iterable[Any]], gain: Gain,
-    discount: Discount, base: Optional[float], scores: Any, ties: Any,
-) -> float:
-    """:func:`ndcg` of *labels* ranked by *scores* under *ties*
-    (:mod:`irmetrics.ties`): the mean gives every position of a block of tied
-    scores the block's mean gain (DCG is linear in the gains); best and worst
-    sort each block by gain."""
-    def call(ls: List[Label]) -> float:
-        return ndcg(ls, k, ideal=ideal, gain=gain, discount=discount, base=base)
+    if scores is None and ties is None:
+        return call(ls)
 
+    # ranked by score (irmetrics.ties): the mean gives every position of a
+    # block of tied scores the block's mean gain (DCG is linear in the gains);
+    # best and worst sort each block by gain
     def order(blocks: List[_t.Block], n: int, best: bool, judged_only: bool) -> _t.Placed:
         if callable(discount):
             # sorting by gain attains the extreme only for a discount that
@@ -664,38 +620,25 @@ def _ndcg_by_score(
                 f"ties={ties!r} needs discount='log2' or 'jk': it sorts each tied block by "
                 "gain, the best (worst) order only for a discount that never rises with the "
                 "rank, which a callable need not be; ties='expected' takes any discount")
-        return _t.by_gain(_gain_function(gain))(blocks, n, best, judged_only)
+        return _t.by_gain(gain_of)(blocks, n, best, judged_only)
 
     def expected(blocks: List[_t.Block], n: int) -> float:
-        disc = _discount_function(discount, base)
-        gain_of = _gain_function(gain)
-        kk = check_k(k)
         gains = _t.mean_gains(blocks, n if kk is None else min(kk, n), gain_of)
-        ls = [x for _, _, block in blocks for x in block]
-        ideal_gains = _ideal_gains(ls if ideal is None else list(ideal), gain_of, kk)
         return _ndcg_gains(gains, ideal_gains, kk, disc)
 
-    return _t.by_score(labels, scores, ties, call, order, expected, "ndcg")
+    return _t.by_score(ls, scores, ties, call, order, expected, "ndcg")
 
 
 def _check_ideal_covers(
     labels: Sequence[Label], ideal: Sequence[Label], gain_of: Callable[[Label], float]
 ) -> None:
-    need: Dict[Union[int, float], int] = {}
-    for x in labels:
-        if x is not None and gain_of(x) > 0:
-            need[x] = need.get(x, 0) + 1
-    if not need:
-        return
-    have: Dict[Union[int, float], int] = {}
-    for x in ideal:
-        if x is not None:
-            have[x] = have.get(x, 0) + 1
+    need = Counter(x for x in labels if x is not None and gain_of(x) > 0)
+    have = Counter(ideal)
     for label, count in need.items():
-        if have.get(label, 0) < count:
+        if have[label] < count:
             raise InvalidArgumentError(
                 f"'ideal' must contain every judged label of the ranking: label {label!r} "
-                f"appears {count} time(s) in 'labels' but {have.get(label, 0)} in 'ideal'"
+                f"appears {count} time(s) in 'labels' but {have[label]} in 'ideal'"
             )
 
 
@@ -830,23 +773,13 @@ def bpref(
     >>> bpref([1, 0, 1, None, 1])   # R=3, N=1: (1 + 0 + 0) / 3
     0.3333333333333333
     """
-    if scores is not None or ties is not None:  # ranked by score (irmetrics.ties)
-        return _t.by_score(labels, scores, ties,
-                           lambda ls: bpref(ls, n_relevant=n_relevant,
-                                            n_nonrelevant=n_nonrelevant, rel=rel),
-                           _t.by_relevance(rel), None, "bpref")
-    ls, r, n = _labels_rel_n(labels, rel, n_relevant)
-    found_non = sum(1 for x in ls if x is not None and x < r)
-    if n_nonrelevant is None:
-        nn = found_non
-    else:
-        nn = check_int(n_nonrelevant, "n_nonrelevant", found_non)
-    return _bpref(ls, n, nn, r)
+    r = check_rel(rel)
 
-
-def _inferred_ap(labels: Sequence[Label], n_relevant: int, rel: Number) -> float:
-    placed = [(j, x) for j, x in enumerate(labels) if x is not None]
-    return _inferred_ap_placed(placed, n_relevant, rel)
+    def formula(ls: List[Label], ranks: List[int], big_r: int) -> float:
+        found = sum(1 for x in ls if x is not None and x < r)
+        nn = found if n_nonrelevant is None else check_int(n_nonrelevant, "n_nonrelevant", found)
+        return _bpref(ls, big_r, nn, r)
+    return _binary(labels, formula, r, "bpref", n_relevant=n_relevant, scores=scores, ties=ties)
 
 
 def _inferred_ap_placed(
@@ -858,27 +791,16 @@ def _inferred_ap_placed(
     # evaluate()) is one that was pooled but not judged.
     if n_relevant == 0:
         return 0.0
-    eps = 0.00001
     total = 0.0  # m_infap.c's inf_ap, added left to right
     rel_so_far = nonrel_so_far = pooled_unjudged = 0
     for j, x in placed:
         if x < 0:
             pooled_unjudged += 1
-            continue
-        if x < rel:
+        elif x < rel:
             nonrel_so_far += 1
-            continue
-        if j == 0:
-            total += 1.0
         else:
-            pooled_above = rel_so_far + nonrel_so_far + pooled_unjudged
-            total += (
-                1.0 / (j + 1)
-                + (j / (j + 1))
-                * (pooled_above / j)
-                * ((rel_so_far + eps) / (rel_so_far + nonrel_so_far + 2 * eps))
-            )
-        rel_so_far += 1
+            total += _t.infap_term(rel_so_far, nonrel_so_far, pooled_unjudged, j)
+            rel_so_far += 1
     return total / n_relevant
 
 
@@ -904,12 +826,12 @@ def inferred_ap(
     >>> round(inferred_ap([1, None, 1]), 4)    # rank 2 unjudged: (1 + 1/3 + 2/3 * 1/2 * 1) / 2
     0.8333
     """
-    if scores is not None or ties is not None:  # ranked by score (irmetrics.ties)
-        return _t.by_score(labels, scores, ties,
-                           lambda ls: inferred_ap(ls, n_relevant=n_relevant, rel=rel),
-                           _t.by_infap(rel), None, "infAP")
-    ls, r, n = _labels_rel_n(labels, rel, n_relevant)
-    return _inferred_ap(ls, n, r)
+    r = check_rel(rel)
+
+    def formula(ls: List[Label], ranks: List[int], big_r: int) -> float:
+        return _inferred_ap_placed([(j, x) for j, x in enumerate(ls) if x is not None], big_r, r)
+    return _binary(labels, formula, r, "infAP", n_relevant=n_relevant, scores=scores, ties=ties,
+                   order=_t.by_infap)
 
 
 def _interpolated_sum(
@@ -976,17 +898,11 @@ def interpolated_precision(
     >>> interpolated_precision([0, 1, 1, 0], 0.5)   # best of P@2=1/2, P@3=2/3
     0.6666666666666666
     """
-    if scores is not None or ties is not None:  # ranked by score (irmetrics.ties)
-        return _t.by_score(labels, scores, ties,
-                           lambda ls: interpolated_precision(ls, recall, n_relevant=n_relevant,
-                                                             rel=rel),
-                           _t.by_relevance(rel), None, "iprec_at_recall")
-    ls = check_labels(labels)
     if isinstance(recall, bool) or not isinstance(recall, (int, float)) or not (0 <= recall <= 1):
         raise InvalidArgumentError(f"'recall' must be a number in [0, 1] (got {recall!r})")
-    r = check_rel(rel)
-    n = check_n_relevant(n_relevant, _count_relevant(ls, r))
-    return _interpolated_precision(ls, float(recall), n, r)
+    levels = (float(recall),)
+    return _binary(labels, lambda ls, ranks, n: _interpolated_sum(ranks, len(ls), levels, n),
+                   rel, "iprec_at_recall", n_relevant=n_relevant, scores=scores, ties=ties)
 
 
 _ELEVEN_POINTS = tuple(i / 10 for i in range(11))
@@ -999,10 +915,6 @@ def _eleven_point_average_r(
     return _interpolated_sum(ranks, n_ret, levels, n_relevant) / len(levels)
 
 
-def _eleven_point_average(labels: Sequence[Label], n_relevant: int, rel: Number) -> float:
-    return _eleven_point_average_r(_relevant_ranks(labels, rel), len(labels), n_relevant)
-
-
 def eleven_point_average(
     labels: Iterable[Any], *, n_relevant: Optional[int] = None, rel: Number = 1
 ) -> float:
@@ -1013,21 +925,14 @@ def eleven_point_average(
     >>> round(eleven_point_average([1, 0, 1]), 4)   # (6 * 1 + 5 * 2/3) / 11
     0.8485
     """
-    ls, r, n = _labels_rel_n(labels, rel, n_relevant)
-    return _eleven_point_average(ls, n, r)
-
-
-def _r_precision_multiple(
-    labels: Sequence[Label], multiple: float, n_relevant: int, rel: Number
-) -> float:
-    # trec_eval's Rprec_mult: precision at rank round(multiple * R); the rank is
-    # computed as (int)(multiple * R + 0.9).
-    return _r_precision_multiple_r(_relevant_ranks(labels, rel), multiple, n_relevant)
+    return _binary(labels, lambda ls, ranks, n: _eleven_point_average_r(ranks, len(ls), n),
+                   rel, "11pt_avg", n_relevant=n_relevant)
 
 
 def _r_precision_multiple_r(ranks: Sequence[int], multiple: float, n_relevant: int) -> float:
-    # m_Rprec_mult.c: relevant in the top cut over cut (the retrieved
-    # documents beyond the ranking count as non-relevant)
+    # m_Rprec_mult.c: relevant in the top cut over cut, the cut computed as
+    # (int)(multiple * R + 0.9) (the retrieved documents beyond the ranking
+    # count as non-relevant)
     if n_relevant == 0:
         return 0.0
     cut = int(multiple * n_relevant + 0.9)
@@ -1052,16 +957,9 @@ def r_precision_multiple(
     >>> r_precision_multiple([1, 0, 1, 0], 2.0)   # R = 2, precision at rank 4
     0.5
     """
-    if scores is not None or ties is not None:  # ranked by score (irmetrics.ties)
-        return _t.by_score(labels, scores, ties,
-                           lambda ls: r_precision_multiple(ls, multiple, n_relevant=n_relevant,
-                                                           rel=rel),
-                           _t.by_relevance(rel), None, "Rprec_mult")
-    ls = check_labels(labels)
     m = check_positive_real(multiple, "multiple")
-    r = check_rel(rel)
-    n = check_n_relevant(n_relevant, _count_relevant(ls, r))
-    return _r_precision_multiple(ls, m, n, r)
+    return _binary(labels, lambda ls, ranks, n: _r_precision_multiple_r(ranks, m, n), rel,
+                   "Rprec_mult", n_relevant=n_relevant, scores=scores, ties=ties)
 
 
 def _f_measure_counts(hits: int, n_ret: int, n_relevant: int, weight: float) -> float:
@@ -1071,10 +969,6 @@ def _f_measure_counts(hits: int, n_ret: int, n_relevant: int, weight: float) -> 
     precision = hits / n_ret
     recall = hits / n_relevant
     return (weight + 1.0) * precision * recall / (weight * precision + recall)
-
-
-def _f_measure(labels: Sequence[Label], n_relevant: int, weight: float, rel: Number) -> float:
-    return _f_measure_counts(_count_relevant(labels, rel), len(labels), n_relevant, weight)
 
 
 def f_measure(
@@ -1095,18 +989,16 @@ def f_measure(
     >>> f_measure([1, 0, 1, 0], n_relevant=4)   # P = 1/2, R = 1/2
     0.5
     """
-    if scores is not None or ties is not None:  # ranked by score (irmetrics.ties)
-        weight = float(beta) ** 2
-        return _t.by_score(labels, scores, ties,
-                           lambda ls: f_measure(ls, n_relevant=n_relevant, beta=beta, rel=rel),
-                           _t.by_relevance(rel),
-                           _binary_mean(lambda bb, n, k, r: _t.expected_f(bb, n, r, weight),
-                                        rel, None, n_relevant), "set_F")
-    ls = check_labels(labels)
     b = check_positive_real(beta, "beta")
-    r = check_rel(rel)
-    n = check_n_relevant(n_relevant, _count_relevant(ls, r))
-    return _f_measure(ls, n, b * b, r)
+    weight = b * b
+
+    def formula(ls: List[Label], ranks: List[int], big_r: int) -> float:
+        return _f_measure_counts(len(ranks), len(ls), big_r, weight)
+
+    def mean(bb: List[_t.Binary], n: int, k: Optional[int], big_r: int) -> float:
+        return _t.expected_f(bb, n, big_r, weight)
+    return _binary(labels, formula, rel, "set_F", n_relevant=n_relevant, scores=scores,
+                   ties=ties, form=mean)
 
 
 # === trec_eval's experimental gain measures (used by evaluate() only) =========
@@ -1126,10 +1018,6 @@ def _binary_g(ranks: Sequence[int], n_relevant: int) -> float:
     return total / n_relevant if ranks and n_relevant else 0.0
 
 
-def _nonzero(gains: Sequence[float]) -> List[Tuple[int, float]]:
-    return [(i, gains[i]) for i in _compress(range(len(gains)), gains)]
-
-
 def _ideal_prefix(ideal: Sequence[float]) -> List[float]:
     # the ideal DCG after each ideal rank, added left to right
     out = []
@@ -1140,10 +1028,6 @@ def _ideal_prefix(ideal: Sequence[float]) -> List[float]:
     return out
 
 
-def _g(gains: Sequence[float], ideal: Sequence[float]) -> float:
-    return _g_sparse(_nonzero(gains), len(gains), ideal)
-
-
 def _g_sparse(nz: Sequence[Tuple[int, float]], n: int, ideal: Sequence[float]) -> float:
     """m_G.c over the non-zero gains *nz* ``(0-based rank, gain)`` of a
     ranking of *n* documents.
@@ -1151,32 +1035,16 @@ def _g_sparse(nz: Sequence[Tuple[int, float]], n: int, ideal: Sequence[float]) -
     A document of gain g at rank i earns g / log2(2 + cost(i) - gained(i)),
     where cost(i) sums the ideal gains of ranks <= i (at least 1 per rank)
     and gained(i) the ranking's gains; the sum is divided by the sum of the
-    ideal gains.  trec_eval adds cost and gained rank by rank; with integer
-    gains every partial sum is an exact integer, so they are found here
-    from prefix sums, for the non-zero gains only (the same numbers).
-    Fractional gains take trec_eval's loop over every rank.
+    ideal gains.  Both sums are added rank by rank, as trec_eval adds them.
     """
     m = len(ideal)
     total_ideal = _left_to_right(ideal)
     if total_ideal <= 0:
         return 0.0
-    total = 0.0
-    if all(g.is_integer() for g in ideal) and all(g.is_integer() for _, g in nz):
-        cost_at = []  # cost(i) for i < m
-        cost = 0.0
-        for ig in ideal:
-            cost += ig if ig >= 1.0 else 1.0
-            cost_at.append(cost)
-        gained = 0.0
-        for i, g in nz:
-            gained += g
-            c = cost_at[i] if i < m else cost + (i + 1 - m)
-            total += g / math.log2(2 + c - gained)
-        return total / total_ideal
     gains = [0.0] * n
     for i, g in nz:
         gains[i] = g
-    gained = cost = 0.0
+    total = gained = cost = 0.0
     for i, g in enumerate(gains):
         gained += g
         ig = ideal[i] if i < m else 0.0
@@ -1184,10 +1052,6 @@ def _g_sparse(nz: Sequence[Tuple[int, float]], n: int, ideal: Sequence[float]) -
         if g:
             total += g / math.log2(2 + cost - gained)
     return total / total_ideal
-
-
-def _ndcg_rel(gains: Sequence[float], ideal: Sequence[float]) -> float:
-    return _ndcg_rel_sparse(_nonzero(gains), ideal)
 
 
 def _ndcg_rel_sparse(nz: Sequence[Tuple[int, float]], ideal: Sequence[float]) -> float:
@@ -1209,10 +1073,6 @@ def _ndcg_rel_sparse(nz: Sequence[Tuple[int, float]], ideal: Sequence[float]) ->
             seen += 1
     total += (m - seen) * dcg_ / prefix[m - 1]
     return total / m if total > 0.0 else 0.0
-
-
-def _rndcg(gains: Sequence[float], ideal: Sequence[float]) -> float:
-    return _rndcg_sparse(_nonzero(gains), len(gains), ideal)
 
 
 def _rndcg_sparse(nz: Sequence[Tuple[int, float]], n: int, ideal: Sequence[float]) -> float:

@@ -1237,12 +1237,18 @@ def _gain_case(draw):
     return gains, levels, ideal
 
 
+def _kernels(gains, ideal):
+    """G, ndcg_rel and Rndcg from the kernels, given the gains of every rank."""
+    nz = metrics._nonzero(gains)
+    return (metrics._g_sparse(nz, len(gains), ideal), metrics._ndcg_rel_sparse(nz, ideal),
+            metrics._rndcg_sparse(nz, len(gains), ideal))
+
+
 @given(_gain_case())
 def test_gain_measure_kernels_equal_trec_evals_loops(case):
     gains, levels, ideal = case
-    assert metrics._g(gains, ideal) == _c_g(gains, levels)
-    assert metrics._ndcg_rel(gains, ideal) == _c_ndcg_rel(gains, levels)
-    assert metrics._rndcg(gains, ideal) == _c_rndcg(gains, levels)
+    assert _kernels(gains, ideal) == (
+        _c_g(gains, levels), _c_ndcg_rel(gains, levels), _c_rndcg(gains, levels))
 
 
 def test_gain_measure_kernels_by_hand():
@@ -1250,7 +1256,7 @@ def test_gain_measure_kernels_by_hand():
     gains, ideal = [2.0, 0.0, 1.0], [2.0, 1.0, 1.0]
     levels = [(1.0, 2), (2.0, 1)]
     # G: costs 2, 3, 4; gained 2, 2, 3: 2/log2(2) + 1/log2(3) over 4
-    assert metrics._g(gains, ideal) == (2 / math.log2(2 + 2 - 2) + 1 / math.log2(2 + 4 - 3)) / 4
-    assert metrics._g(gains, ideal) == _c_g(gains, levels)
-    assert metrics._ndcg_rel(gains, ideal) == _c_ndcg_rel(gains, levels)
-    assert metrics._rndcg(gains, ideal) == _c_rndcg(gains, levels)
+    g, ndcg_rel, rndcg = _kernels(gains, ideal)
+    assert g == (2 / math.log2(2 + 2 - 2) + 1 / math.log2(2 + 4 - 3)) / 4
+    assert (g, ndcg_rel, rndcg) == (
+        _c_g(gains, levels), _c_ndcg_rel(gains, levels), _c_rndcg(gains, levels))
