@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import math
 import re
-from itertools import compress as _compress
 from typing import (
     Any,
     Callable,
@@ -32,6 +31,7 @@ from typing import (
     Optional,
     Sequence,
     Tuple,
+    TypeVar,
     Union,
     cast,
 )
@@ -61,6 +61,7 @@ MIN_GEO_MEAN = 0.00001
 Param = Optional[Union[int, float]]
 Options = Tuple[Tuple[str, Any], ...]
 Label = Optional[int]
+_T = TypeVar("_T")
 Subtopics = Tuple[Mapping[str, Mapping[Any, int]], List[Tuple[int, Any]]]
 
 
@@ -87,7 +88,7 @@ class QueryData:
         self._labels: Optional[Sequence[Label]] = labels
         self.levels = levels
         self.n = len(labels)
-        self._placed: Optional[List[Tuple[int, int]]] = None
+        self._placed = [(i, x) for i, x in enumerate(labels) if x is not None]
         self._cache: Dict[Any, Any] = {}
         # for the diversity measures (irmetrics.diversity), set by the scorer
         # when one is asked for: (the query's {subtopic: {doc id: label}},
@@ -102,32 +103,31 @@ class QueryData:
         >>> QueryData.sparse(4, [(1, 2), (3, 0)], {2: 1, 0: 1}).labels
         [None, 2, None, 0]
         """
-        self = cls.__new__(cls)
+        self = cls((), levels)  # an empty ranking, then its n and its judged documents
         self._labels = None
-        self.levels = levels
         self.n = n
         self._placed = placed
-        self._cache = {}
-        self.subtopics = None
         return self
 
     @property
     def labels(self) -> Sequence[Label]:
-        v = self._labels
-        if v is None:
+        if self._labels is None:
             labels: List[Label] = [None] * self.n
-            for i, x in self._placed or ():
+            for i, x in self._placed:
                 labels[i] = x
-            v = self._labels = labels
-        return v
+            self._labels = labels
+        return self._labels
+
+    def _cached(self, key: Any, make: Callable[..., _T], *args: Any) -> _T:
+        """``make(*args)``, computed once for this query."""
+        v = self._cache.get(key)
+        if v is None:
+            v = self._cache[key] = make(*args)
+        return cast(_T, v)
 
     def n_relevant(self, rel: Union[int, float]) -> int:
         """Judged documents with relevance >= *rel* (R)."""
-        key = ("R", rel)
-        v = self._cache.get(key)
-        if v is None:
-            v = self._cache[key] = _at_least(self.levels, rel)
-        return int(v)
+        return self._cached(("R", rel), _at_least, self.levels, rel)
 
     def n_nonrelevant(self, rel: Union[int, float]) -> int:
         """Judged documents with 0 <= relevance < *rel*."""
@@ -138,72 +138,28 @@ class QueryData:
 
     def relevant_ranks(self, rel: Union[int, float]) -> List[int]:
         """1-based ranks of the labels >= *rel* (*rel* > 0), found once per level."""
-        key = ("ranks", rel)
-        v = self._cache.get(key)
-        if v is None:
-            if self._placed is None:
-                v = _m._relevant_ranks(self.labels, rel)
-            else:
-                v = _placed_ranks(self._placed, rel)
-            self._cache[key] = v
-        return v
+        return self._cached(("ranks", rel), _placed_ranks, self._placed, rel)
 
     def gains(self, k: Optional[int] = None) -> List[float]:
         """Linear gains of the top *k* (negative and missing labels give 0)."""
-        key = ("gains", k)
-        v = self._cache.get(key)
-        if v is None:
-            top = self.n if k is None else min(k, self.n)
-            v = [0.0] * top
-            if self._placed is None:
-                labels = self.labels
-                # most labels are None: visit only the others (compress
-                # skips None and 0 in C)
-                for i in _compress(range(top), labels):
-                    x = labels[i]
-                    if x > 0:  # type: ignore[operator]
-                        v[i] = float(x)  # type: ignore[arg-type]
-            else:
-                for i, x in self._placed:
-                    if i >= top:
-                        break
-                    if x > 0:
-                        v[i] = float(x)
-            self._cache[key] = v
-        return v
+        top = self.n if k is None else min(k, self.n)
+        return self._cached(("gains", k), _linear_gains, self._placed, top)
 
     def placed(self) -> List[Tuple[int, int]]:
         """``(0-based rank, label)`` of the ranked documents in the qrels."""
-        v = self._cache.get("placed")
-        if v is None:
-            if self._placed is not None:
-                v = self._placed
-            else:
-                labels = self.labels
-                v = [(i, x) for i, x in enumerate(labels) if x is not None]
-            self._cache["placed"] = v
-        return v
+        return self._placed
 
     def positive_gains(self) -> List[Tuple[int, float]]:
         """``(0-based rank, label)`` of the ranked documents with a label > 0."""
-        v = self._cache.get("positive")
-        if v is None:
-            v = self._cache["positive"] = _positive(self.placed())
-        return v
+        return self._cached("positive", _positive, self._placed)
 
     def judged(self) -> List[int]:
         """The labels of the ranked documents in the qrels, in rank order."""
-        v = self._cache.get("judged")
-        if v is None:
-            v = self._cache["judged"] = [x for _, x in self.placed()]
-        return v
+        return [x for _, x in self._placed]
 
     def ideal_gains(self) -> List[float]:
         """Linear gains of every judged positive document, best first."""
-        v = self._cache.get("ideal")
-        if v is None:
-            v = self._cache["ideal"] = _ideal(self.levels)
-        return v
+        return self._cached("ideal", _ideal, self.levels)
 
 
 # What QueryData's methods find (and keep in its cache).
@@ -221,6 +177,17 @@ def _at_least(levels: Dict[int, int], rel: Union[int, float]) -> int:
 def _placed_ranks(placed: List[Tuple[int, int]], rel: Union[int, float]) -> List[int]:
     """1-based ranks of the placed documents with a label >= *rel*."""
     return [i + 1 for i, x in placed if x >= rel]
+
+
+def _linear_gains(placed: List[Tuple[int, int]], top: int) -> List[float]:
+    """Linear gains of the first *top* ranks (unjudged and negative labels: 0)."""
+    v = [0.0] * top
+    for i, x in placed:
+        if i >= top:
+            break
+        if x > 0:
+            v[i] = float(x)
+    return v
 
 
 def _positive(placed: List[Tuple[int, int]]) -> List[Tuple[int, float]]:
@@ -1669,24 +1636,30 @@ def _terms_judged(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
 # === Option parsers ==========================================================
 
 
-def _opt_rel(value: str) -> int:
-    try:
-        v = int(value)
-    except ValueError:
-        raise InvalidArgumentError(f"'rel' must be a positive int (got {value!r})") from None
-    if v < 1:
-        raise InvalidArgumentError(f"'rel' must be a positive int (got {value!r})")
-    return v
+def _ranged(
+    name: str, convert: Callable[[str], Any], ok: Callable[[Any], bool], what: str
+) -> Callable[[str], Any]:
+    """The parser of option *name*: its value *convert*-ed, which must be *ok*
+    (else an error saying it must be *what*)."""
+
+    def parse(value: str) -> Any:
+        try:
+            v = convert(value)
+        except ValueError:
+            raise InvalidArgumentError(f"{name!r} must be {what} (got {value!r})") from None
+        if not ok(v):
+            raise InvalidArgumentError(f"{name!r} must be {what} (got {value!r})")
+        return v
+
+    return parse
 
 
-def _opt_p(value: str) -> float:
-    try:
-        v = float(value)
-    except ValueError:
-        raise InvalidArgumentError(f"'p' must be a number in (0, 1) (got {value!r})") from None
-    if not 0.0 < v < 1.0:
-        raise InvalidArgumentError(f"'p' must be a number in (0, 1) (got {value!r})")
-    return v
+_opt_rel = _ranged("rel", int, lambda v: v >= 1, "a positive int")
+_opt_p = _ranged("p", float, lambda v: 0.0 < v < 1.0, "a number in (0, 1)")
+_opt_max_label = _ranged("max_label", int, lambda v: v >= 1, "a positive int")
+_opt_beta = _ranged("beta", float, lambda v: 0.0 < v < math.inf, "a positive number")
+_opt_alpha = _ranged("alpha", float, lambda v: 0.0 <= v <= 1.0, "a number in [0, 1]")
+_opt_nrbp_beta = _ranged("beta", float, lambda v: 0.0 < v <= 1.0, "a number in (0, 1]")
 
 
 def _opt_gain(value: str) -> Any:
@@ -1719,16 +1692,6 @@ def _opt_discount(value: str) -> str:
     if value not in ("log2", "jk"):
         raise InvalidArgumentError(f"'discount' must be log2 or jk (got {value!r})")
     return value
-
-
-def _opt_max_label(value: str) -> int:
-    try:
-        v = int(value)
-    except ValueError:
-        v = -1
-    if v < 1:
-        raise InvalidArgumentError(f"'max_label' must be a positive int (got {value!r})")
-    return v
 
 
 def _numbers(value: str, what: str) -> Tuple[float, ...]:
@@ -1769,36 +1732,6 @@ def _opt_length(value: str) -> int:
     if not value.isdigit():
         raise InvalidArgumentError(f"'length' must be an int >= 0 (got {value!r})")
     return int(value)
-
-
-def _opt_beta(value: str) -> float:
-    try:
-        v = float(value)
-    except ValueError:
-        v = -1.0
-    if not 0.0 < v < math.inf:
-        raise InvalidArgumentError(f"'beta' must be a positive number (got {value!r})")
-    return v
-
-
-def _opt_alpha(value: str) -> float:
-    try:
-        v = float(value)
-    except ValueError:
-        v = math.nan
-    if not 0.0 <= v <= 1.0:
-        raise InvalidArgumentError(f"'alpha' must be a number in [0, 1] (got {value!r})")
-    return v
-
-
-def _opt_nrbp_beta(value: str) -> float:
-    try:
-        v = float(value)
-    except ValueError:
-        v = math.nan
-    if not 0.0 < v <= 1.0:
-        raise InvalidArgumentError(f"'beta' must be a number in (0, 1] (got {value!r})")
-    return v
 
 
 _REL: Dict[str, Callable[[str], Any]] = {"rel": _opt_rel}
@@ -2143,17 +2076,22 @@ def _parse_param(fam: Family, raw: str, text: str) -> Union[int, float]:
     raise InvalidArgumentError(f"measure {text!r}: {fam.key} takes no parameter")
 
 
-def _parse_options(fam: Family, raw: str, text: str) -> Options:
+def _parse_options(
+    fam: Family, raw: str, text: str, only: Optional[Tuple[str, ...]] = None
+) -> Dict[str, Any]:
+    """The options *raw* of measure *text*, read by *fam*'s parsers: all of
+    them, or *only* these (F's)."""
+    names = fam.options if only is None else only
     opts: Dict[str, Any] = {}
     for part in _split_options(raw):
         key, sep, value = part.partition("=")
         key = key.strip()
-        if not sep or key not in fam.options:
-            allowed = ", ".join(sorted(fam.options)) or "none"
+        if not sep or key not in names:
+            allowed = ", ".join(sorted(names)) or "none"
+            hint = "" if only else _option_hint(fam, text, part, key, value)
             raise InvalidArgumentError(
                 f"measure {text!r}: unknown option {part.strip()!r} "
-                f"(options of {fam.ir or fam.key}: {allowed})"
-                + _option_hint(fam, text, part, key, value)
+                f"(options of {_F_BETA if only else fam.ir or fam.key}: {allowed}){hint}"
             )
         if key in opts:
             raise InvalidArgumentError(f"measure {text!r}: option {key!r} given twice")
@@ -2161,7 +2099,7 @@ def _parse_options(fam: Family, raw: str, text: str) -> Options:
             opts[key] = fam.options[key](value.strip())
         except InvalidArgumentError as exc:
             raise InvalidArgumentError(f"measure {text!r}: {exc}") from None
-    return _normalise_options(fam, opts)
+    return opts
 
 
 def _option_hint(fam: Family, text: str, part: str, key: str, value: str) -> str:
@@ -2288,7 +2226,7 @@ def parse_measure(text: str) -> Measure:
         fam = _BY_TREC.get(base)
         if fam is None:
             raise _unknown(text, base)
-    options = _parse_options(fam, opts_raw or "", text)
+    options = _normalise_options(fam, _parse_options(fam, opts_raw or "", text))
     param: Param = None
     if param_raw is not None:
         if fam.param == "none":
@@ -2312,19 +2250,7 @@ def _parse_f_beta(text: str, opts_raw: Optional[str], param_raw: Optional[str]) 
     fam = _BY_TREC["set_F"]
     if param_raw is not None:
         raise InvalidArgumentError(f"measure {text!r}: F takes no cutoff (it is a set measure)")
-    opts: Dict[str, Any] = {}
-    for part in _split_options(opts_raw or ""):
-        key, sep, value = part.partition("=")
-        key = key.strip()
-        if not sep or key not in ("beta", "rel"):
-            raise InvalidArgumentError(
-                f"measure {text!r}: unknown option {part.strip()!r} (options of F: beta, rel)")
-        if key in opts:
-            raise InvalidArgumentError(f"measure {text!r}: option {key!r} given twice")
-        try:
-            opts[key] = fam.options[key](value.strip())
-        except InvalidArgumentError as exc:
-            raise InvalidArgumentError(f"measure {text!r}: {exc}") from None
+    opts = _parse_options(fam, opts_raw or "", text, only=("beta", "rel"))
     if "beta" in opts:
         beta = opts.pop("beta")
         opts["weight"] = beta * beta
