@@ -821,13 +821,7 @@ def _ndcg_expected(m: Measure, q: QueryData, blocks: List[_t.Block], n: int, env
     disc = _m._discount_function(m.option("discount", "log2"), None)
     gain_of = _gain_of(m)
     gains = _t.mean_gains(blocks, n if k is None else min(k, n), gain_of)
-    if not m.options or m.options == (("discount", "log2"),):
-        ideal = q.ideal_gains()
-    else:
-        ideal_labels: List[Label] = []
-        for lvl, c in q.levels.items():
-            ideal_labels.extend([lvl] * c)
-        ideal = [g for g in _m._ideal_gains(ideal_labels, gain_of, k) if g > 0]
+    ideal = q.ideal_gains() if m.option("gain") is None else _gains_and_ideal_only(q, gain_of)
     return _m._ndcg_gains(gains, ideal, k, disc)
 
 
@@ -921,10 +915,9 @@ def tie_value(
 
 
 class _Rule(NamedTuple):
-    kind: str  # "ap", "count", "rr", "success", "ndcg", or "compute" (the extremes)
+    kind: str  # the family's note (not "free"), or "compute" (the extremes)
     rel: int  # the relevance level of a binary measure (0: every label counts)
-    cut: Optional[int]  # the cutoff k; None: all n (for "count" with rel_cut: R)
-    rel_cut: bool  # "count": the cut is R (Rprec)
+    cut: Optional[int]  # the cutoff k; None: all n ("count_R": R)
     measure: Measure
 
 
@@ -932,22 +925,17 @@ def _note_rule(m: Measure, env: Env) -> Optional[_Rule]:
     ties = m.family.ties
     if ties is None or ties.note == "free":
         return None
-    note = ties.note
-    if note == "ndcg":
-        simple = all(k in ("gain", "discount") for k, _ in m.options) and \
+    kind, k = ties.note, _opt_int(m.param)
+    if kind == "ndcg":
+        simple = all(key in ("gain", "discount") for key, _ in m.options) and \
             m.option("gain") in (None, "linear") and m.option("discount") in (None, "log2")
-        return _Rule("ndcg" if simple else "compute", 0, _opt_int(m.param), False, m)
+        return _Rule("ndcg" if simple else "compute", 0, k, m)
     rel = m.rel(env)
     if isinstance(rel, bool) or not isinstance(rel, int) or rel < 1:
-        return _Rule("compute", 0, None, False, m)
-    if note == "ap":
-        return _Rule("ap", rel, _opt_int(m.param), False, m)
-    if note.startswith("count") and all(k == "rel" for k, _ in m.options):
-        cut = _opt_int(m.param) if note == "count" else None
-        return _Rule("count", rel, cut, note == "count_R", m)
-    if note in ("rr", "success"):
-        return _Rule(note, rel, _opt_int(m.param), False, m)
-    return _Rule("compute", rel, None, False, m)
+        return _Rule("compute", 0, None, m)
+    if kind == "binary" or (kind.startswith("count") and any(key != "rel" for key, _ in m.options)):
+        return _Rule("compute", rel, None, m)
+    return _Rule(kind, rel, k, m)
 
 
 def tie_note_test(
@@ -984,25 +972,24 @@ def tie_note_test(
                 if c and _extremes_differ(rule.measure, q, info, env, judged_only):
                     return True
                 continue
+            cut = n if rule.cut is None else min(rule.cut, n)
             if rule.kind == "ndcg":
                 if gains_from < 0:
                     gains_from = next((s for s, size, labels in blocks
                                        if size > 1 and _t.gains_mixed(size, labels)), n)
-                if gains_from < (n if rule.cut is None else min(rule.cut, n)):
+                if gains_from < cut:
                     return True
                 continue
             rel = rule.rel
             at = levels.get(rel)
             if at is None:
                 at = levels[rel] = _t.Levels(blocks, rel)
-            if rule.rel_cut:
+            if rule.kind == "count_R":
                 cut = min(q.n_relevant(rel), n)
-            else:
-                cut = n if rule.cut is None else min(rule.cut, n)
             if rule.kind == "ap":
                 if at.mixed and at.mixed[0][0] < cut:
                     return True
-            elif rule.kind == "count":
+            elif rule.kind.startswith("count"):
                 if any(s < cut < s + size for s, size in at.mixed):
                     return True
             elif 0 <= at.first_best < cut:
@@ -1767,11 +1754,9 @@ FAMILIES: Tuple[Family, ...] = (
            output=Output("sum", is_count=True, per_query=False), ties=_ORDER_FREE,
            explain=_terms_num_q),
     Family("num_ret", _num_ret, "Number of documents retrieved.", names=Names("NumRet"),
-           output=_SUM, ties=_ORDER_FREE,
-           explain=_terms_num_ret),
+           output=_SUM, ties=_ORDER_FREE, explain=_terms_num_ret),
     Family("num_rel", _num_rel, "Number of relevant documents (R).", names=Names("NumRel"),
-           takes=_REL_ONLY, output=_SUM, ties=_ORDER_FREE,
-           explain=_terms_num_rel),
+           takes=_REL_ONLY, output=_SUM, ties=_ORDER_FREE, explain=_terms_num_rel),
     Family("num_rel_ret", _num_rel_ret, "Number of relevant documents retrieved.",
            names=Names("NumRelRet"), takes=_REL_ONLY, output=_SUM,
            ties=_binary_ties(_t.expected_relevant_retrieved, "count_n"),
@@ -1781,14 +1766,12 @@ FAMILIES: Tuple[Family, ...] = (
            explain=_terms_ap),
     Family("gm_map", _ap, "Geometric mean over queries of average precision (floor 1e-5).",
            names=Names("GMAP", metric="average_precision"), takes=_REL_ONLY, output=_GM,
-           ties=_AP_TIES,
-           explain=_terms_ap),
+           ties=_AP_TIES, explain=_terms_ap),
     Family("Rprec", _rprec, "Precision at rank R.", names=Names("Rprec", metric="r_precision"),
            takes=_REL_ONLY, ties=_binary_ties(_t.expected_r_precision, "count_R"),
            explain=_terms_rprec),
     Family("bpref", _bpref, "Binary preference.", names=Names("Bpref", metric="bpref"),
-           takes=_REL_ONLY, ties=_BINARY_EXTREMES,
-           explain=_terms_bpref),
+           takes=_REL_ONLY, ties=_BINARY_EXTREMES, explain=_terms_bpref),
     Family("recip_rank", _rr, "Reciprocal rank of the first relevant document.",
            names=Names("RR", metric="reciprocal_rank"), takes=_REL_ONLY, ties=_RR_TIES,
            explain=_terms_rr),
@@ -1803,12 +1786,10 @@ FAMILIES: Tuple[Family, ...] = (
            takes=Takes(options={"length": _opt_length}, trec_params="length"),
            output=Output("first", in_summary=False, text=True)),
     Family("recall", _recall, "Recall at rank k.", names=Names("R", metric="recall_at_k"),
-           takes=_AT_K, ties=_binary_ties(_t.expected_recall, "count"),
-           explain=_terms_recall),
+           takes=_AT_K, ties=_binary_ties(_t.expected_recall, "count"), explain=_terms_recall),
     Family("infAP", _infap, "Inferred average precision.",
            names=Names("infAP", metric="inferred_ap"), takes=_REL_ONLY,
-           ties=Ties(None, _by_infap, "binary"),
-           explain=_terms_infap),
+           ties=Ties(None, _by_infap, "binary"), explain=_terms_infap),
     Family("gm_bpref", _bpref, "Geometric mean over queries of bpref (floor 1e-5).",
            names=Names(metric="bpref"), takes=_REL_ONLY, output=_GM, ties=_BINARY_EXTREMES,
            explain=_terms_bpref),
@@ -1828,25 +1809,20 @@ FAMILIES: Tuple[Family, ...] = (
     Family("binG", _bin_g, "Binary G (trec_eval's experimental measure).", takes=_REL_ONLY,
            explain=_terms_bin_g),
     Family("G", _g, "G (trec_eval's experimental gain measure).",
-           takes=Takes(options=_GAIN, trec_params="gain"),
-           explain=_terms_g),
+           takes=Takes(options=_GAIN, trec_params="gain"), explain=_terms_g),
     Family("ndcg", _ndcg, "nDCG of the whole ranking; the ideal is every judged document.",
            names=Names("nDCG", metric="ndcg"),
            takes=Takes(options={"gain": _opt_gain, "discount": _opt_discount},
                        trec_params="gain"),
-           ties=_NDCG_TIES,
-           explain=_terms_ndcg),
+           ties=_NDCG_TIES, explain=_terms_ndcg),
     Family("ndcg_rel", _ndcg_rel, "nDCG averaged over relevant documents (experimental).",
-           takes=Takes(options=_GAIN, trec_params="gain"),
-           explain=_terms_ndcg_rel),
+           takes=Takes(options=_GAIN, trec_params="gain"), explain=_terms_ndcg_rel),
     Family("Rndcg", _rndcg, "nDCG averaged at the R levels (experimental).",
-           takes=Takes(options=_GAIN, trec_params="gain"),
-           explain=_terms_rndcg),
+           takes=Takes(options=_GAIN, trec_params="gain"), explain=_terms_rndcg),
     Family("ndcg_cut", _ndcg, "nDCG of the top k; the ideal is cut at k too.",
            names=Names("nDCG", metric="ndcg"),
            takes=Takes("cutoff", _CUTOFFS, {"gain": _opt_gain, "discount": _opt_discount}),
-           ties=_NDCG_TIES,
-           explain=_terms_ndcg),
+           ties=_NDCG_TIES, explain=_terms_ndcg),
     Family("map_cut", _ap, "Average precision of the top k (denominator R).",
            names=Names("AP", metric="average_precision"), takes=_AT_K, ties=_AP_TIES,
            explain=_terms_ap),
@@ -1854,8 +1830,7 @@ FAMILIES: Tuple[Family, ...] = (
            explain=_terms_relative_p),
     Family("success", _success, "1 if a relevant document is in the top k.",
            names=Names("Success", metric="success_at_k"), takes=Takes("cutoff", (1, 5, 10), _REL),
-           ties=_binary_ties(_t.expected_success, "success"),
-           explain=_terms_success),
+           ties=_binary_ties(_t.expected_success, "success"), explain=_terms_success),
     Family("set_P", _set_p, "Precision of the whole retrieved set.", names=Names("SetP"),
            takes=_REL_ONLY,
            explain=_set_terms("set_P = (relevant retrieved) / retrieved", _set_p_steps)),
@@ -1883,8 +1858,7 @@ FAMILIES: Tuple[Family, ...] = (
     # Measures trec_eval 9.0.8 does not have: irmetrics' own names.
     Family("RR_cut", _rr, "Reciprocal rank within the top k.",
            names=Names("RR", trec=False, metric="reciprocal_rank"),
-           takes=Takes("cutoff", options=_REL), ties=_RR_TIES,
-           explain=_terms_rr),
+           takes=Takes("cutoff", options=_REL), ties=_RR_TIES, explain=_terms_rr),
     Family("ERR", _err, "Expected reciprocal rank.", names=Names("ERR", False, metric="err"),
            takes=Takes("optional-cutoff", options={"max_label": _opt_max_label}),
            explain=_terms_err),
