@@ -1022,27 +1022,16 @@ Number = Union[int, float]
 _MAX_TERMS_WRITTEN = 12
 
 
-class Terms:
+class Terms(NamedTuple):
     """What a family's explain function returns, besides the columns it fills in."""
 
-    def __init__(
-        self,
-        columns: Sequence[str],
-        formula: str,
-        steps: Sequence[str],
-        *,
-        extent: Optional[int] = None,
-        rest: str = "they add nothing",
-        n_relevant: Optional[int] = None,
-        ideal: Optional[Dict[str, Any]] = None,
-    ) -> None:
-        self.columns = list(columns)
-        self.formula = formula
-        self.steps = list(steps)
-        self.extent = extent  # rows the derivation needs (None: all)
-        self.rest = rest  # why the rows after extent need not be shown
-        self.n_relevant = n_relevant
-        self.ideal = ideal
+    columns: List[str]
+    formula: str
+    steps: List[str]
+    extent: Optional[int] = None  # rows the derivation needs (None: all)
+    rest: str = "they add nothing"  # why the rows after extent need not be shown
+    n_relevant: Optional[int] = None
+    ideal: Optional[Dict[str, Any]] = None
 
 
 TermFunction = Callable[[QueryData, Measure, Env, List[Row]], Terms]
