@@ -56,6 +56,8 @@ __all__ = ["explain", "Explanation"]
 
 #: Rows shown by ``str()`` and ``_repr_html_()`` at most (``rows`` has them all).
 MAX_ROWS_SHOWN = 100
+
+
 class Explanation:
     """How one query's value for one measure is derived (see :func:`explain`).
 

@@ -2,11 +2,12 @@
 
 One table, :data:`FAMILIES`, maps every measure irmetrics knows to the
 function in :mod:`irmetrics.metrics` that computes it, how it is averaged over
-queries, and the names it answers to: trec_eval's (``P_5``, ``map_cut_100``,
+queries, how it evaluates under tied scores, how :func:`~irmetrics.explain`
+derives it rank by rank, and the names it answers to: trec_eval's (``P_5``, ``map_cut_100``,
 ``ndcg_cut_10``, ``iprec_at_recall_0.10``) and ir_measures' (``P@5``,
 ``AP@100``, ``nDCG@10``, ``P(rel=2)@5``, ``RBP(p=0.8)``).  :func:`evaluate`,
-the command line's ``-m``, the "did you mean" of errors and the docs all read
-this table; there is no other list.
+the command line's ``-m``, the "did you mean" of errors, the tie modes,
+explain and the docs all read this table; there is no other list.
 
 >>> parse_measure("nDCG@10").name
 'ndcg_cut_10'
