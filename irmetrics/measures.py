@@ -2,11 +2,12 @@
 
 One table, :data:`FAMILIES`, maps every measure irmetrics knows to the
 function in :mod:`irmetrics.metrics` that computes it, how it is averaged over
-queries, and the names it answers to: trec_eval's (``P_5``, ``map_cut_100``,
+queries, how it evaluates under tied scores, how :func:`~irmetrics.explain`
+derives it rank by rank, and the names it answers to: trec_eval's (``P_5``, ``map_cut_100``,
 ``ndcg_cut_10``, ``iprec_at_recall_0.10``) and ir_measures' (``P@5``,
 ``AP@100``, ``nDCG@10``, ``P(rel=2)@5``, ``RBP(p=0.8)``).  :func:`evaluate`,
-the command line's ``-m``, the "did you mean" of errors and the docs all read
-this table; there is no other list.
+the command line's ``-m``, the "did you mean" of errors, the tie modes,
+explain and the docs all read this table; there is no other list.
 
 >>> parse_measure("nDCG@10").name
 'ndcg_cut_10'
@@ -20,7 +21,6 @@ from __future__ import annotations
 
 import math
 import re
-from itertools import compress as _compress
 from typing import (
     Any,
     Callable,
@@ -32,6 +32,7 @@ from typing import (
     Optional,
     Sequence,
     Tuple,
+    TypeVar,
     Union,
     cast,
 )
@@ -61,6 +62,7 @@ MIN_GEO_MEAN = 0.00001
 Param = Optional[Union[int, float]]
 Options = Tuple[Tuple[str, Any], ...]
 Label = Optional[int]
+_T = TypeVar("_T")
 Subtopics = Tuple[Mapping[str, Mapping[Any, int]], List[Tuple[int, Any]]]
 
 
@@ -87,7 +89,7 @@ class QueryData:
         self._labels: Optional[Sequence[Label]] = labels
         self.levels = levels
         self.n = len(labels)
-        self._placed: Optional[List[Tuple[int, int]]] = None
+        self._placed = [(i, x) for i, x in enumerate(labels) if x is not None]
         self._cache: Dict[Any, Any] = {}
         # for the diversity measures (irmetrics.diversity), set by the scorer
         # when one is asked for: (the query's {subtopic: {doc id: label}},
@@ -102,32 +104,31 @@ class QueryData:
         >>> QueryData.sparse(4, [(1, 2), (3, 0)], {2: 1, 0: 1}).labels
         [None, 2, None, 0]
         """
-        self = cls.__new__(cls)
+        self = cls((), levels)  # an empty ranking, then its n and its judged documents
         self._labels = None
-        self.levels = levels
         self.n = n
         self._placed = placed
-        self._cache = {}
-        self.subtopics = None
         return self
 
     @property
     def labels(self) -> Sequence[Label]:
-        v = self._labels
-        if v is None:
+        if self._labels is None:
             labels: List[Label] = [None] * self.n
-            for i, x in self._placed or ():
+            for i, x in self._placed:
                 labels[i] = x
-            v = self._labels = labels
-        return v
+            self._labels = labels
+        return self._labels
+
+    def _cached(self, key: Any, make: Callable[..., _T], *args: Any) -> _T:
+        """``make(*args)``, computed once for this query."""
+        v = self._cache.get(key)
+        if v is None:
+            v = self._cache[key] = make(*args)
+        return cast(_T, v)
 
     def n_relevant(self, rel: Union[int, float]) -> int:
         """Judged documents with relevance >= *rel* (R)."""
-        key = ("R", rel)
-        v = self._cache.get(key)
-        if v is None:
-            v = self._cache[key] = _at_least(self.levels, rel)
-        return int(v)
+        return self._cached(("R", rel), _at_least, self.levels, rel)
 
     def n_nonrelevant(self, rel: Union[int, float]) -> int:
         """Judged documents with 0 <= relevance < *rel*."""
@@ -138,72 +139,28 @@ class QueryData:
 
     def relevant_ranks(self, rel: Union[int, float]) -> List[int]:
         """1-based ranks of the labels >= *rel* (*rel* > 0), found once per level."""
-        key = ("ranks", rel)
-        v = self._cache.get(key)
-        if v is None:
-            if self._placed is None:
-                v = _m._relevant_ranks(self.labels, rel)
-            else:
-                v = _placed_ranks(self._placed, rel)
-            self._cache[key] = v
-        return v
+        return self._cached(("ranks", rel), _placed_ranks, self._placed, rel)
 
     def gains(self, k: Optional[int] = None) -> List[float]:
         """Linear gains of the top *k* (negative and missing labels give 0)."""
-        key = ("gains", k)
-        v = self._cache.get(key)
-        if v is None:
-            top = self.n if k is None else min(k, self.n)
-            v = [0.0] * top
-            if self._placed is None:
-                labels = self.labels
-                # most labels are None: visit only the others (compress
-                # skips None and 0 in C)
-                for i in _compress(range(top), labels):
-                    x = labels[i]
-                    if x > 0:  # type: ignore[operator]
-                        v[i] = float(x)  # type: ignore[arg-type]
-            else:
-                for i, x in self._placed:
-                    if i >= top:
-                        break
-                    if x > 0:
-                        v[i] = float(x)
-            self._cache[key] = v
-        return v
+        top = self.n if k is None else min(k, self.n)
+        return self._cached(("gains", k), _linear_gains, self._placed, top)
 
     def placed(self) -> List[Tuple[int, int]]:
         """``(0-based rank, label)`` of the ranked documents in the qrels."""
-        v = self._cache.get("placed")
-        if v is None:
-            if self._placed is not None:
-                v = self._placed
-            else:
-                labels = self.labels
-                v = [(i, x) for i, x in enumerate(labels) if x is not None]
-            self._cache["placed"] = v
-        return v
+        return self._placed
 
     def positive_gains(self) -> List[Tuple[int, float]]:
         """``(0-based rank, label)`` of the ranked documents with a label > 0."""
-        v = self._cache.get("positive")
-        if v is None:
-            v = self._cache["positive"] = _positive(self.placed())
-        return v
+        return self._cached("positive", _positive, self._placed)
 
     def judged(self) -> List[int]:
         """The labels of the ranked documents in the qrels, in rank order."""
-        v = self._cache.get("judged")
-        if v is None:
-            v = self._cache["judged"] = [x for _, x in self.placed()]
-        return v
+        return [x for _, x in self._placed]
 
     def ideal_gains(self) -> List[float]:
         """Linear gains of every judged positive document, best first."""
-        v = self._cache.get("ideal")
-        if v is None:
-            v = self._cache["ideal"] = _ideal(self.levels)
-        return v
+        return self._cached("ideal", _ideal, self.levels)
 
 
 # What QueryData's methods find (and keep in its cache).
@@ -221,6 +178,17 @@ def _at_least(levels: Dict[int, int], rel: Union[int, float]) -> int:
 def _placed_ranks(placed: List[Tuple[int, int]], rel: Union[int, float]) -> List[int]:
     """1-based ranks of the placed documents with a label >= *rel*."""
     return [i + 1 for i, x in placed if x >= rel]
+
+
+def _linear_gains(placed: List[Tuple[int, int]], top: int) -> List[float]:
+    """Linear gains of the first *top* ranks (unjudged and negative labels: 0)."""
+    v = [0.0] * top
+    for i, x in placed:
+        if i >= top:
+            break
+        if x > 0:
+            v[i] = float(x)
+    return v
 
 
 def _positive(placed: List[Tuple[int, int]]) -> List[Tuple[int, float]]:
@@ -329,8 +297,9 @@ _PLAIN_NAMES, _NOTHING, _MEAN = Names(), Takes(), Output()
 
 class Family:
     """One kind of measure (one trec_eval name) and everything the registry knows of it:
-    its formula (*compute*), names, parameters, output, and how it evaluates
-    under tied scores (*ties*; None: only trec_eval's order)."""
+    its formula (*compute*), names, parameters, output, how it evaluates
+    under tied scores (*ties*; None: only trec_eval's order) and how explain()
+    derives its value rank by rank (*explain*; None: the rows and labels only)."""
 
     def __init__(
         self,
@@ -342,6 +311,7 @@ class Family:
         takes: Takes = _NOTHING,
         output: Output = _MEAN,
         ties: Optional[Ties] = None,
+        explain: Optional[TermFunction] = None,
     ) -> None:
         self.key = key
         self.compute = compute
@@ -361,6 +331,7 @@ class Family:
         self.in_summary = output.in_summary
         self.text = output.text
         self.ties = ties
+        self.explain = explain
 
     def __repr__(self) -> str:
         return f"<measure family {self.key}>"
@@ -648,13 +619,7 @@ def _nonzero_and_ideal(
 
 
 def _gains_and_ideal_only(q: QueryData, gain_of: Callable[[Label], float]) -> List[float]:
-    ideal: List[float] = []
-    for lvl, c in q.levels.items():
-        g = gain_of(lvl)
-        if g > 0:
-            ideal.extend([g] * c)
-    ideal.sort(reverse=True)
-    return ideal
+    return [g for _, g in _ideal_pairs(q, gain_of)]
 
 
 def _g(q: QueryData, m: Measure, env: Env) -> float:
@@ -857,13 +822,7 @@ def _ndcg_expected(m: Measure, q: QueryData, blocks: List[_t.Block], n: int, env
     disc = _m._discount_function(m.option("discount", "log2"), None)
     gain_of = _gain_of(m)
     gains = _t.mean_gains(blocks, n if k is None else min(k, n), gain_of)
-    if not m.options or m.options == (("discount", "log2"),):
-        ideal = q.ideal_gains()
-    else:
-        ideal_labels: List[Label] = []
-        for lvl, c in q.levels.items():
-            ideal_labels.extend([lvl] * c)
-        ideal = [g for g in _m._ideal_gains(ideal_labels, gain_of, k) if g > 0]
+    ideal = q.ideal_gains() if m.option("gain") is None else _gains_and_ideal_only(q, gain_of)
     return _m._ndcg_gains(gains, ideal, k, disc)
 
 
@@ -957,10 +916,9 @@ def tie_value(
 
 
 class _Rule(NamedTuple):
-    kind: str  # "ap", "count", "rr", "success", "ndcg", or "compute" (the extremes)
+    kind: str  # the family's note (not "free"), or "compute" (the extremes)
     rel: int  # the relevance level of a binary measure (0: every label counts)
-    cut: Optional[int]  # the cutoff k; None: all n (for "count" with rel_cut: R)
-    rel_cut: bool  # "count": the cut is R (Rprec)
+    cut: Optional[int]  # the cutoff k; None: all n ("count_R": R)
     measure: Measure
 
 
@@ -968,22 +926,17 @@ def _note_rule(m: Measure, env: Env) -> Optional[_Rule]:
     ties = m.family.ties
     if ties is None or ties.note == "free":
         return None
-    note = ties.note
-    if note == "ndcg":
-        simple = all(k in ("gain", "discount") for k, _ in m.options) and \
+    kind, k = ties.note, _opt_int(m.param)
+    if kind == "ndcg":
+        simple = all(key in ("gain", "discount") for key, _ in m.options) and \
             m.option("gain") in (None, "linear") and m.option("discount") in (None, "log2")
-        return _Rule("ndcg" if simple else "compute", 0, _opt_int(m.param), False, m)
+        return _Rule("ndcg" if simple else "compute", 0, k, m)
     rel = m.rel(env)
     if isinstance(rel, bool) or not isinstance(rel, int) or rel < 1:
-        return _Rule("compute", 0, None, False, m)
-    if note == "ap":
-        return _Rule("ap", rel, _opt_int(m.param), False, m)
-    if note.startswith("count") and all(k == "rel" for k, _ in m.options):
-        cut = _opt_int(m.param) if note == "count" else None
-        return _Rule("count", rel, cut, note == "count_R", m)
-    if note in ("rr", "success"):
-        return _Rule(note, rel, _opt_int(m.param), False, m)
-    return _Rule("compute", rel, None, False, m)
+        return _Rule("compute", 0, None, m)
+    if kind == "binary" or (kind.startswith("count") and any(key != "rel" for key, _ in m.options)):
+        return _Rule("compute", rel, None, m)
+    return _Rule(kind, rel, k, m)
 
 
 def tie_note_test(
@@ -1020,25 +973,24 @@ def tie_note_test(
                 if c and _extremes_differ(rule.measure, q, info, env, judged_only):
                     return True
                 continue
+            cut = n if rule.cut is None else min(rule.cut, n)
             if rule.kind == "ndcg":
                 if gains_from < 0:
                     gains_from = next((s for s, size, labels in blocks
                                        if size > 1 and _t.gains_mixed(size, labels)), n)
-                if gains_from < (n if rule.cut is None else min(rule.cut, n)):
+                if gains_from < cut:
                     return True
                 continue
             rel = rule.rel
             at = levels.get(rel)
             if at is None:
                 at = levels[rel] = _t.Levels(blocks, rel)
-            if rule.rel_cut:
+            if rule.kind == "count_R":
                 cut = min(q.n_relevant(rel), n)
-            else:
-                cut = n if rule.cut is None else min(rule.cut, n)
             if rule.kind == "ap":
                 if at.mixed and at.mixed[0][0] < cut:
                     return True
-            elif rule.kind == "count":
+            elif rule.kind.startswith("count"):
                 if any(s < cut < s + size for s, size in at.mixed):
                     return True
             elif 0 <= at.first_best < cut:
@@ -1057,27 +1009,634 @@ def _extremes_differ(
                 != tie_value("worst", m, q, info, env, judged_only))
 
 
+# === Explain terms (irmetrics.explain) ======================================
+# A family's entry may give, as explain=, how its value is derived rank by
+# rank: a function of the query's data, the measure, the settings and the
+# ranking's rows (dicts with rank, doc, score, label and tie, in the order the
+# measure sees them) that adds the measure's own terms to each row and says
+# how they add up.  The terms are for reading; the value is compute's.
+
+Row = Dict[str, Any]
+Number = Union[int, float]
+
+#: Terms written out in a sum before the middle is elided.
+_MAX_TERMS_WRITTEN = 12
+
+
+class Terms(NamedTuple):
+    """What a family's explain function returns, besides the columns it fills in."""
+
+    columns: List[str]
+    formula: str
+    steps: List[str]
+    extent: Optional[int] = None  # rows the derivation needs (None: all)
+    rest: str = "they add nothing"  # why the rows after extent need not be shown
+    n_relevant: Optional[int] = None
+    ideal: Optional[Dict[str, Any]] = None
+
+
+TermFunction = Callable[[QueryData, Measure, Env, List[Row]], Terms]
+
+
+def _fmt(x: Any) -> str:
+    if isinstance(x, bool):
+        return "yes" if x else "no"
+    if isinstance(x, int):
+        return str(x)
+    if isinstance(x, float):
+        return f"{x:.4f}"
+    return str(x)
+
+
+def _list(items: Any) -> str:
+    return ", ".join(_fmt(x) for x in items)
+
+
+def _sum_text(terms: Sequence[Number]) -> str:
+    """``a + b + c`` (the middle elided when long)."""
+    if not terms:
+        return "0"
+    parts = [_fmt(t) for t in terms]
+    if len(parts) > _MAX_TERMS_WRITTEN:
+        parts = parts[:3] + [f"... ({len(parts) - 6} more)"] + parts[-3:]
+    return " + ".join(parts)
+
+
+def _eq(terms: Sequence[Number], total: float) -> str:
+    """``a + b = total``, or ``total`` alone for one term or none."""
+    return _fmt(total) if len(terms) <= 1 else f"{_sum_text(terms)} = {_fmt(total)}"
+
+
+def _divide(a: Number, b: Number, zero: str = "R = 0: the value is 0") -> str:
+    """``a / b = value``, or *zero* when *b* is 0."""
+    return f"{_fmt(a)} / {_fmt(b)} = {_fmt(a / b)}" if b else zero
+
+
+def _summed(rows: List[Row]) -> Tuple[List[float], float]:
+    """The rows' contributions (where they have one) and their sum."""
+    terms = [r["contribution"] for r in rows if r["contribution"] is not None]
+    return terms, math.fsum(terms)
+
+
+def _relevance(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Tuple[Number, List[int]]:
+    """Mark each row ``relevant`` and count ``hits`` (relevant so far); the
+    relevance threshold and the 1-based relevant ranks."""
+    rel = m.rel(env)
+    hits = 0
+    ranks = []
+    for r, x in zip(rows, q.labels):
+        r["relevant"] = x is not None and x >= rel
+        if r["relevant"]:
+            hits += 1
+            ranks.append(r["rank"])
+        r["hits"] = hits
+    return rel, ranks
+
+
+def _precisions(rows: List[Row]) -> None:
+    for r in rows:
+        r["precision"] = r["hits"] / r["rank"] if r["relevant"] else None
+
+
+def _r_text(q: QueryData, rel: Number) -> str:
+    levels = ", ".join(f"{c} at label {lvl}" for lvl, c in sorted(q.levels.items(), reverse=True)
+                       if lvl >= rel)
+    r = q.n_relevant(rel)
+    return f"R = {r} (judged documents with label >= {rel}{': ' + levels if levels else ''})"
+
+
+def _after(ranks: Sequence[int], k: Optional[int]) -> Tuple[Optional[int], str]:
+    """Rows needed up to the last relevant rank (or the cutoff, if it comes first)."""
+    last = ranks[-1] if ranks else 0
+    if k is not None and k <= last:
+        return k, f"below the cutoff k = {k}"
+    return last, "no relevant document"
+
+
+def _terms_ap(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
+    rel, ranks = _relevance(q, m, env, rows)
+    k = _opt_int(m.param)
+    _precisions(rows)
+    for r in rows:
+        counted = r["relevant"] and (k is None or r["rank"] <= k)
+        r["contribution"] = r["precision"] if counted else None
+    terms, total = _summed(rows)
+    big_r = q.n_relevant(rel)
+    extent, rest = _after(ranks, k)
+    cut = "" if k is None else f" within the top {k}"
+    steps = [f"sum of precision at each relevant rank{cut} = {_eq(terms, total)}",
+             _r_text(q, rel), _divide(total, big_r)]
+    return Terms(["relevant", "hits", "precision", "contribution"],
+                 "AP = (sum of P@rank over the relevant ranks) / R", steps,
+                 extent=extent, rest=rest, n_relevant=big_r)
+
+
+def _terms_p(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
+    rel, ranks = _relevance(q, m, env, rows)
+    k = int(m.param or 0)
+    hits = _m._hits(ranks, k)
+    return Terms(["relevant", "hits"], "P@k = (relevant documents in the top k) / k", [
+        f"relevant in the top {k}: {hits}" + (f" (ranks {_list(ranks[:hits])})" if hits else ""),
+        _divide(hits, k),
+    ], extent=k, rest=f"below the cutoff k = {k}")
+
+
+def _terms_recall(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
+    rel, ranks = _relevance(q, m, env, rows)
+    k = _opt_int(m.param)
+    hits = _m._hits(ranks, k)
+    big_r = q.n_relevant(rel)
+    return Terms(["relevant", "hits"], "recall@k = (relevant documents in the top k) / R", [
+        f"relevant in the top {k}: {hits}", _r_text(q, rel), _divide(hits, big_r),
+    ], extent=k, rest=f"below the cutoff k = {k}", n_relevant=big_r)
+
+
+def _terms_rprec(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
+    rel, ranks = _relevance(q, m, env, rows)
+    big_r = q.n_relevant(rel)
+    hits = _m._hits(ranks, big_r)
+    steps = [_r_text(q, rel)]
+    if big_r:
+        steps.append(f"relevant in the top R = {big_r}: {hits}")
+    steps.append(_divide(hits, big_r))
+    return Terms(["relevant", "hits"], "Rprec = (relevant documents in the top R) / R", steps,
+                 extent=big_r, rest=f"below rank R = {big_r}", n_relevant=big_r)
+
+
+def _terms_rprec_mult(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
+    rel, ranks = _relevance(q, m, env, rows)
+    big_r = q.n_relevant(rel)
+    mult = float(m.param if m.param is not None else 1.0)
+    cut = int(mult * big_r + 0.9)
+    hits = _m._hits(ranks, cut)
+    steps = [_r_text(q, rel)]
+    if big_r and cut > 0:
+        steps += [f"cut = int({mult:g} * {big_r} + 0.9) = {cut} (trec_eval's rounding)",
+                  f"relevant in the top {cut}: {hits}", _divide(hits, cut)]
+    else:
+        steps.append("no rank to cut at (R = 0): the value is 0")
+    return Terms(["relevant", "hits"], "Rprec_mult = (relevant in the top m*R) / (m*R)", steps,
+                 extent=cut, rest=f"below rank {cut}", n_relevant=big_r)
+
+
+def _terms_relative_p(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
+    rel, ranks = _relevance(q, m, env, rows)
+    k = int(m.param or 0)
+    big_r = q.n_relevant(rel)
+    hits = _m._hits(ranks, k)
+    d = min(k, big_r)
+    return Terms(["relevant", "hits"], "relative_P@k = (relevant in the top k) / min(k, R)", [
+        _r_text(q, rel), f"relevant in the top {k}: {hits}",
+        f"{hits} / min({k}, {big_r}) = {_fmt(hits / d)}" if d else "min(k, R) = 0: the value is 0",
+    ], extent=k, rest=f"below the cutoff k = {k}", n_relevant=big_r)
+
+
+def _terms_rr(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
+    rel, ranks = _relevance(q, m, env, rows)
+    k = _opt_int(m.param)
+    first = ranks[0] if ranks and (k is None or ranks[0] <= k) else None
+    for r in rows:
+        r["contribution"] = 1.0 / r["rank"] if r["rank"] == first else None
+    rest = "after the first relevant document"
+    if first is None:
+        cut = "" if k is None else f" in the top {k}"
+        steps = [f"no relevant document{cut}: the value is 0"]
+        extent, rest = ((0, "no relevant document") if k is None
+                        else (k, f"below the cutoff k = {k}"))
+    else:
+        steps = [f"the first relevant document is at rank {first}: 1 / {first} = "
+                 f"{_fmt(1.0 / first)}"]
+        extent = first
+    return Terms(["relevant", "contribution"], "RR = 1 / (rank of the first relevant document)",
+                 steps, extent=extent, rest=rest)
+
+
+def _terms_success(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
+    rel, ranks = _relevance(q, m, env, rows)
+    k = _opt_int(m.param)
+    hit = bool(ranks) and (k is None or ranks[0] <= k)
+    steps = [f"a relevant document in the top {k}: " + (f"yes, at rank {ranks[0]}" if hit
+                                                         else "no")]
+    return Terms(["relevant"], "success@k = 1 if a relevant document is in the top k, else 0",
+                 steps, extent=k, rest=f"below the cutoff k = {k}")
+
+
+def _terms_num_ret(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
+    return Terms([], "num_ret = documents ranked", [f"documents ranked: {len(rows)}"],
+                 extent=0, rest="every ranked document counts once")
+
+
+def _terms_num_q(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
+    return Terms([], "num_q = 1 for each query evaluated", ["this query counts 1"],
+                 extent=0, rest="the ranking does not matter")
+
+
+def _terms_num_rel(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
+    rel, _ = _relevance(q, m, env, rows)
+    return Terms([], "num_rel = R, judged documents with label >= rel", [_r_text(q, rel)],
+                 extent=0, rest="R does not depend on the ranking", n_relevant=q.n_relevant(rel))
+
+
+def _terms_num_rel_ret(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
+    _, ranks = _relevance(q, m, env, rows)
+    return Terms(["relevant", "hits"], "num_rel_ret = relevant documents ranked", [
+        f"relevant documents ranked: {len(ranks)}" + (f" (ranks {_list(ranks)})" if ranks else ""),
+    ], extent=ranks[-1] if ranks else 0, rest="no relevant document")
+
+
+def _terms_num_nonrel(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
+    rel, _ = _relevance(q, m, env, rows)
+    for r in rows:
+        r["nonrelevant"] = r["label"] is not None and 0 <= r["label"] < rel
+    count = sum(1 for r in rows if r["nonrelevant"])
+    return Terms(["nonrelevant"], f"judged documents ranked with 0 <= label < {rel}",
+                 [f"judged non-relevant ranked: {count}"])
+
+
+SetSteps = Callable[[int, int, int, Measure], List[str]]
+
+
+def _set_terms(formula: str, result: SetSteps) -> TermFunction:
+    """The terms of a measure of the retrieved set: *result* gives the last
+    steps from (relevant retrieved, retrieved, R, the measure)."""
+
+    def terms(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
+        rel, ranks = _relevance(q, m, env, rows)
+        n, hits, big_r = len(rows), len(ranks), q.n_relevant(rel)
+        steps = [f"retrieved: n = {n}; relevant retrieved: {hits}", _r_text(q, rel)]
+        return Terms(["relevant", "hits"], formula, steps + result(hits, n, big_r, m),
+                     extent=ranks[-1] if ranks else 0, rest="no relevant document",
+                     n_relevant=big_r)
+
+    return terms
+
+
+def _set_p_steps(hits: int, n: int, big_r: int, m: Measure) -> List[str]:
+    return [_divide(hits, n, "nothing retrieved: 0")]
+
+
+def _set_recall_steps(hits: int, n: int, big_r: int, m: Measure) -> List[str]:
+    return [_divide(hits, big_r, "R = 0: 0")]
+
+
+def _set_relative_p_steps(hits: int, n: int, big_r: int, m: Measure) -> List[str]:
+    d = min(n, big_r)
+    return [f"{hits} / min({n}, {big_r}) = {_fmt(hits / d)}" if d else "min = 0: 0"]
+
+
+def _set_map_steps(hits: int, n: int, big_r: int, m: Measure) -> List[str]:
+    if not n or not big_r:
+        return ["nothing retrieved or R = 0: 0"]
+    return [f"({hits} / {n}) * ({hits} / {big_r}) = {_fmt(hits * hits / (n * big_r))}"]
+
+
+def _utility_steps(hits: int, n: int, big_r: int, m: Measure) -> List[str]:
+    return [f"{hits} - {n - hits} = {hits - (n - hits)}"]
+
+
+def _set_f_steps(hits: int, n: int, big_r: int, m: Measure) -> List[str]:
+    if not (hits and big_r and n):
+        return ["nothing relevant retrieved: 0"]
+    x = float(m.option("weight", 1.0))  # trec_eval's x, the usual F's beta**2
+    p, r = hits / n, hits / big_r
+    return [f"P = {hits} / {n} = {_fmt(p)}; R = {hits} / {big_r} = {_fmt(r)}; x = {x:g}",
+            f"(1 + {x:g}) * {_fmt(p)} * {_fmt(r)} / ({x:g} * {_fmt(p)} + {_fmt(r)})"]
+
+
+def _terms_bpref(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
+    rel, ranks = _relevance(q, m, env, rows)
+    big_r, big_n = q.n_relevant(rel), q.n_nonrelevant(rel)
+    bound = min(big_r, big_n)
+    seen = 0
+    for r in rows:
+        x = r["label"]
+        r["nonrel_above"] = r["penalty"] = r["contribution"] = None
+        if x is None or x < 0:
+            continue
+        if x >= rel:
+            r["nonrel_above"] = seen
+            r["penalty"] = min(seen, bound) / bound if seen else 0.0
+            r["contribution"] = 1.0 - r["penalty"]
+        else:
+            seen += 1
+    terms, total = _summed(rows)
+    steps = [
+        _r_text(q, rel),
+        f"N = {big_n} judged non-relevant documents; min(R, N) = {bound}",
+        f"sum of (1 - min(nonrel above, {bound}) / {bound}) = {_sum_text(terms)} = "
+        f"{_fmt(total)}",
+        _divide(total, big_r),
+    ]
+    extent, rest = _after(ranks, None)
+    return Terms(["relevant", "nonrel_above", "penalty", "contribution"],
+                 "bpref = (1/R) * sum over relevant ranked of "
+                 "(1 - min(judged non-relevant above, min(R, N)) / min(R, N))",
+                 steps, extent=extent, rest=rest, n_relevant=big_r)
+
+
+def _terms_infap(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
+    # The counts trec_eval's m_infap.c reads at each relevant rank, and the
+    # estimate it adds there (eps = 1e-5).
+    rel, ranks = _relevance(q, m, env, rows)
+    eps = 0.00001
+    rel_so_far = nonrel_so_far = pooled = 0
+    for j, r in enumerate(rows):
+        x = r["label"]
+        r["judged_above"] = r["contribution"] = None
+        if x is None:
+            continue
+        if x < 0:
+            pooled += 1
+            continue
+        if x < rel:
+            nonrel_so_far += 1
+            continue
+        r["judged_above"] = f"{rel_so_far}+{nonrel_so_far}+{pooled}"
+        if j == 0:
+            r["contribution"] = 1.0
+        else:
+            r["contribution"] = (
+                1.0 / (j + 1) + (j / (j + 1)) * ((rel_so_far + nonrel_so_far + pooled) / j)
+                * ((rel_so_far + eps) / (rel_so_far + nonrel_so_far + 2 * eps)))
+        rel_so_far += 1
+    big_r = q.n_relevant(rel)
+    terms, total = _summed(rows)
+    extent, rest = _after(ranks, None)
+    return Terms(["relevant", "judged_above", "contribution"],
+                 "infAP = (1/R) * sum over relevant ranks k of 1/k + ((k-1)/k) * "
+                 "(pooled above / (k-1)) * (r + eps) / (r + n + 2 eps)", [
+                     "judged_above: relevant + non-relevant + pooled-unjudged above the rank",
+                     f"sum of the estimates = {_eq(terms, total)}",
+                     _r_text(q, rel), _divide(total, big_r),
+                 ], extent=extent, rest=rest, n_relevant=big_r)
+
+
+def _terms_iprec(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
+    rel, ranks = _relevance(q, m, env, rows)
+    _precisions(rows)
+    big_r = q.n_relevant(rel)
+    level = float(m.param if m.param is not None else 0.0)
+    need = max(int(level * big_r + 0.9), 1)
+    eligible = []
+    for r in rows:
+        r["counts"] = bool(r["relevant"] and r["hits"] >= need)
+        if r["counts"]:
+            eligible.append(r["precision"])
+    steps = [_r_text(q, rel)]
+    if big_r:
+        steps.append(f"recall {level:.2f} needs max(int({level:.2f} * {big_r} + 0.9), 1) = "
+                     f"{need} relevant documents (trec_eval 9.0.8's rounding)")
+        steps.append(f"the highest precision at a relevant rank with at least {need} found: "
+                     + (f"max({_sum_text(eligible).replace(' + ', ', ')})" if eligible
+                        else "none: 0"))
+    else:
+        steps.append("R = 0: the value is 0")
+    extent, rest = _after(ranks, None)
+    return Terms(["relevant", "hits", "precision", "counts"],
+                 "iprec_at_recall = max P@rank over the relevant ranks where recall >= level",
+                 steps, extent=extent, rest=rest, n_relevant=big_r)
+
+
+def _terms_11pt(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
+    rel, ranks = _relevance(q, m, env, rows)
+    _precisions(rows)
+    big_r = q.n_relevant(rel)
+    steps = [_r_text(q, rel)]
+    if big_r:
+        points = [_m._interpolated_precision(q.labels, lvl, big_r, rel)
+                  for lvl in _m._ELEVEN_POINTS]
+        steps.append("interpolated precision at recall 0.0, 0.1, ..., 1.0: " + _list(points))
+        steps.append(f"({_sum_text(points)}) / 11 = {_fmt(math.fsum(points) / 11)}")
+    else:
+        steps.append("R = 0: the value is 0")
+    extent, rest = _after(ranks, None)
+    return Terms(["relevant", "hits", "precision"],
+                 "11pt_avg = mean of iprec_at_recall at recall 0.0, 0.1, ..., 1.0", steps,
+                 extent=extent, rest=rest, n_relevant=big_r)
+
+
+def _terms_bin_g(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
+    rel, ranks = _relevance(q, m, env, rows)
+    for r in rows:
+        r["nonrel_above"] = r["rank"] - r["hits"] if r["relevant"] else None
+        r["contribution"] = 1.0 / math.log2(2 + r["nonrel_above"]) if r["relevant"] else None
+    big_r = q.n_relevant(rel)
+    terms, total = _summed(rows)
+    extent, rest = _after(ranks, None)
+    return Terms(["relevant", "nonrel_above", "contribution"],
+                 "binG = (1/R) * sum over relevant ranked of 1 / log2(2 + non-relevant above)", [
+                     f"sum = {_eq(terms, total)}", _r_text(q, rel),
+                     _divide(total, big_r if terms else 0,
+                             "no relevant document ranked (or R = 0): 0"),
+                 ], extent=extent, rest=rest, n_relevant=big_r)
+
+
+def _ideal_pairs(q: QueryData, gain_of: Callable[[Label], float]) -> List[Tuple[int, float]]:
+    """``(label, gain)`` of the ideal ranking's positive gains, highest first."""
+    pairs = [(lvl, gain_of(lvl)) for lvl in q.levels for _ in range(q.levels[lvl])]
+    pairs.sort(key=lambda p: p[1], reverse=True)
+    return [p for p in pairs if p[1] > 0]
+
+
+def _ideal_of(pairs: List[Tuple[int, float]], dcg: Optional[float]) -> Dict[str, Any]:
+    """The ideal ranking as :attr:`Terms.ideal` gives it."""
+    return {"labels": [lvl for lvl, _ in pairs], "gains": [g for _, g in pairs], "dcg": dcg}
+
+
+def _terms_ndcg(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
+    k = _opt_int(m.param)
+    disc = _m._discount_function(m.option("discount", "log2"), None)
+    gains = _gains_and_ideal(q, m)[0]
+    for i, r in enumerate(rows):
+        inside = k is None or r["rank"] <= k
+        r["gain"] = gains[i] if inside else None
+        r["discount"] = disc(r["rank"]) if inside else None
+        r["contribution"] = gains[i] * r["discount"] if inside and gains[i] else None
+    terms, dcg = _summed(rows)
+    top = _ideal_pairs(q, _gain_of(m))[:k]
+    ideal_terms = [g * disc(i) for i, (_, g) in enumerate(top, 1)]
+    idcg = math.fsum(ideal_terms)
+    last = max((r["rank"] for r in rows if r["contribution"] is not None), default=0)
+    extent, rest = (k, f"below the cutoff k = {k}") if k is not None else (last, "no gain")
+    gain = m.option("gain", "linear")
+    gain_text = {"linear": "the label", "exp": "2^label - 1"}.get(gain) or (
+        "the map " + ", ".join(f"{lvl}={g:g}" for lvl, g in gain) + " (other labels: themselves)")
+    dtext = "1 / log2(rank + 1)" if m.option("discount", "log2") == "log2" else \
+        "1 for ranks below 2, else 1 / log2(rank)"
+    steps = [
+        f"gain = {gain_text}; discount = {dtext}",
+        f"DCG = {_eq(terms, dcg)}",
+        "ideal ranking (labels): " + (_list(lvl for lvl, _ in top) if top else "none")
+        + (f" (the top {k})" if k is not None else ""),
+        f"IDCG = {_eq(ideal_terms, idcg)}",
+        _divide(dcg, idcg, "IDCG = 0: the value is 0"),
+    ]
+    return Terms(["gain", "discount", "contribution"],
+                 "nDCG = DCG / IDCG, DCG = sum of gain * discount over the ranks", steps,
+                 extent=extent, rest=rest, ideal=_ideal_of(top, idcg))
+
+
+
+def _running_dcg(
+    q: QueryData, m: Measure, rows: List[Row]
+) -> Tuple[List[Tuple[int, float]], float, float]:
+    """Give each row its gain, DCG and IDCG so far and their ratio (the points
+    ndcg_rel and Rndcg average); the ideal pairs, and DCG and IDCG at the end."""
+    gains = _gains_and_ideal(q, m)[0]
+    pairs = _ideal_pairs(q, _gain_of(m))
+    dcg = idcg = 0.0
+    for i, r in enumerate(rows):
+        d = math.log2(i + 2)
+        r["gain"] = gains[i]
+        if gains[i]:
+            dcg += gains[i] / d
+        if i < len(pairs):
+            idcg += pairs[i][1] / d
+        r["dcg"] = dcg
+        r["idcg"] = idcg
+        r["ratio"] = dcg / idcg if idcg > 0 else None
+    return pairs, dcg, idcg
+
+
+def _running_terms(pairs: List[Tuple[int, float]], formula: str, steps: List[str]) -> Terms:
+    idcg = math.fsum(g / math.log2(i + 2) for i, (_, g) in enumerate(pairs))
+    return Terms(["gain", "dcg", "idcg", "ratio"], formula, steps, ideal=_ideal_of(pairs, idcg))
+
+
+def _terms_ndcg_rel(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
+    pairs, dcg, idcg = _running_dcg(q, m, rows)
+    ideal = [g for _, g in pairs]
+    points = [r["ratio"] for r in rows if r["gain"] > 0]
+    missing = len(ideal) - len(points)
+    end_idcg = idcg
+    for i in range(len(rows), len(ideal)):  # the ideal goes on past the ranking
+        end_idcg += ideal[i] / math.log2(i + 2)
+    end = dcg / end_idcg if end_idcg > 0 else 0.0
+    steps = [f"ideal gains: {_list(ideal)}",
+             f"DCG/IDCG at the relevant ranks: {_sum_text(points) if points else 'none'}"]
+    if missing > 0:
+        steps.append(f"{missing} relevant document(s) not retrieved, each counting DCG/IDCG "
+                     f"at the end: {dcg:.4f} / {end_idcg:.4f} = {_fmt(end)}")
+    if ideal:
+        total = math.fsum(points + [missing * end])
+        steps.append(f"({_sum_text(points + [end] * missing)}) / {len(ideal)} = "
+                     f"{_fmt(total / len(ideal))}")
+    else:
+        steps.append("no relevant document: 0")
+    return _running_terms(pairs, "ndcg_rel = mean over the relevant documents of DCG/IDCG at "
+                          "their rank (unretrieved ones: at the end of the ranking)", steps)
+
+
+def _terms_rndcg(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
+    pairs, _, _ = _running_dcg(q, m, rows)
+    return _running_terms(pairs, "Rndcg = mean of DCG/IDCG at the ranks where the ideal gain "
+                          "changes level, and at the end of the ranking", [
+                              f"ideal gains: {_list(g for _, g in pairs)}",
+                              "DCG/IDCG is read where the ideal gain steps down "
+                              "(see the idcg column)"])
+
+
+def _terms_g(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
+    gains = _gains_and_ideal(q, m)[0]
+    pairs = _ideal_pairs(q, _gain_of(m))
+    gained = cost = 0.0
+    for i, r in enumerate(rows):
+        g = gains[i]
+        gained += g
+        ig = pairs[i][1] if i < len(pairs) else 0.0
+        cost += ig if ig >= 1.0 else 1.0
+        r["gain"] = g
+        r["cost"] = cost
+        r["gained"] = gained
+        r["contribution"] = g / math.log2(2 + cost - gained) if g else None
+    terms, total = _summed(rows)
+    total_ideal = math.fsum(g for _, g in pairs)
+    return Terms(["gain", "cost", "gained", "contribution"],
+                 "G = (1 / total ideal gain) * sum of gain / log2(2 + cost - gained)", [
+                     f"sum = {_eq(terms, total)}", f"total ideal gain = {_fmt(total_ideal)}",
+                     _divide(total, total_ideal, "no ideal gain: 0"),
+                 ], ideal=_ideal_of(pairs, None))
+
+
+def _terms_err(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
+    k = _opt_int(m.param)
+    max_label = m.option("max_label")
+    if max_label is None:
+        max_label = env.max_label
+    reach = 1.0
+    for r, x in zip(rows, q.labels):
+        inside = k is None or r["rank"] <= k
+        g = x if x is not None and x > 0 else 0
+        stop = (2.0 ** (g - max_label) - 2.0 ** -max_label) if g and max_label > 0 else 0.0
+        r["stop"] = stop if inside else None
+        r["reach"] = reach if inside else None
+        r["contribution"] = reach * stop / r["rank"] if inside and stop else None
+        if inside:
+            reach *= 1.0 - stop
+    terms, total = _summed(rows)
+    return Terms(["stop", "reach", "contribution"],
+                 "ERR = sum of P(reach rank) * R_rank / rank, R = (2^label - 1) / 2^max_label",
+                 [f"max_label = {max_label}", f"ERR = {_eq(terms, total)}"],
+                 extent=k, rest=f"below the cutoff k = {k}")
+
+
+def _terms_rbp(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
+    rel, ranks = _relevance(q, m, env, rows)
+    k = _opt_int(m.param)
+    p = float(m.option("p", 0.8))
+    w = 1.0
+    for r in rows:
+        inside = k is None or r["rank"] <= k
+        r["weight"] = w if inside else None
+        r["contribution"] = w if inside and r["relevant"] else None
+        w *= p
+    terms, total = _summed(rows)
+    extent, rest = _after(ranks, k)
+    return Terms(["relevant", "weight", "contribution"],
+                 f"RBP = (1 - p) * sum of p^(rank - 1) over the relevant ranks, p = {p:g}", [
+                     f"sum = {_eq(terms, total)}",
+                     f"(1 - {p:g}) * {total:.4f} = {_fmt((1.0 - p) * total)}",
+                 ], extent=extent, rest=rest)
+
+
+def _terms_judged(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
+    k = _opt_int(m.param)
+    top = rows if k is None else rows[:k]
+    for r in rows:
+        r["judged"] = r["label"] is not None and r["label"] >= 0
+    judged = sum(1 for r in top if r["judged"])
+    return Terms(["judged"], "Judged@k = (judged documents in the top k) / min(k, ranked)",
+                 [_divide(judged, len(top), "nothing ranked: 0")],
+                 extent=k, rest=f"below the cutoff k = {k}")
+
+
 # === Option parsers ==========================================================
 
 
-def _opt_rel(value: str) -> int:
-    try:
-        v = int(value)
-    except ValueError:
-        raise InvalidArgumentError(f"'rel' must be a positive int (got {value!r})") from None
-    if v < 1:
-        raise InvalidArgumentError(f"'rel' must be a positive int (got {value!r})")
-    return v
+def _ranged(
+    name: str, convert: Callable[[str], Any], ok: Callable[[Any], bool], what: str
+) -> Callable[[str], Any]:
+    """The parser of option *name*: its value *convert*-ed, which must be *ok*
+    (else an error saying it must be *what*)."""
+
+    def parse(value: str) -> Any:
+        try:
+            v = convert(value)
+        except ValueError:
+            raise InvalidArgumentError(f"{name!r} must be {what} (got {value!r})") from None
+        if not ok(v):
+            raise InvalidArgumentError(f"{name!r} must be {what} (got {value!r})")
+        return v
+
+    return parse
 
 
-def _opt_p(value: str) -> float:
-    try:
-        v = float(value)
-    except ValueError:
-        raise InvalidArgumentError(f"'p' must be a number in (0, 1) (got {value!r})") from None
-    if not 0.0 < v < 1.0:
-        raise InvalidArgumentError(f"'p' must be a number in (0, 1) (got {value!r})")
-    return v
+_opt_rel = _ranged("rel", int, lambda v: v >= 1, "a positive int")
+_opt_p = _ranged("p", float, lambda v: 0.0 < v < 1.0, "a number in (0, 1)")
+_opt_max_label = _ranged("max_label", int, lambda v: v >= 1, "a positive int")
+_opt_beta = _ranged("beta", float, lambda v: 0.0 < v < math.inf, "a positive number")
+_opt_alpha = _ranged("alpha", float, lambda v: 0.0 <= v <= 1.0, "a number in [0, 1]")
+_opt_nrbp_beta = _ranged("beta", float, lambda v: 0.0 < v <= 1.0, "a number in (0, 1]")
 
 
 def _opt_gain(value: str) -> Any:
@@ -1110,16 +1669,6 @@ def _opt_discount(value: str) -> str:
     if value not in ("log2", "jk"):
         raise InvalidArgumentError(f"'discount' must be log2 or jk (got {value!r})")
     return value
-
-
-def _opt_max_label(value: str) -> int:
-    try:
-        v = int(value)
-    except ValueError:
-        v = -1
-    if v < 1:
-        raise InvalidArgumentError(f"'max_label' must be a positive int (got {value!r})")
-    return v
 
 
 def _numbers(value: str, what: str) -> Tuple[float, ...]:
@@ -1162,36 +1711,6 @@ def _opt_length(value: str) -> int:
     return int(value)
 
 
-def _opt_beta(value: str) -> float:
-    try:
-        v = float(value)
-    except ValueError:
-        v = -1.0
-    if not 0.0 < v < math.inf:
-        raise InvalidArgumentError(f"'beta' must be a positive number (got {value!r})")
-    return v
-
-
-def _opt_alpha(value: str) -> float:
-    try:
-        v = float(value)
-    except ValueError:
-        v = math.nan
-    if not 0.0 <= v <= 1.0:
-        raise InvalidArgumentError(f"'alpha' must be a number in [0, 1] (got {value!r})")
-    return v
-
-
-def _opt_nrbp_beta(value: str) -> float:
-    try:
-        v = float(value)
-    except ValueError:
-        v = math.nan
-    if not 0.0 < v <= 1.0:
-        raise InvalidArgumentError(f"'beta' must be a number in (0, 1] (got {value!r})")
-    return v
-
-
 _REL: Dict[str, Callable[[str], Any]] = {"rel": _opt_rel}
 _GAIN: Dict[str, Callable[[str], Any]] = {"gain": _opt_gain}
 _UTILITY = (1.0, -1.0, 0.0, 0.0)
@@ -1222,96 +1741,124 @@ FAMILIES: Tuple[Family, ...] = (
     Family("runid", _runid, "The run's name (the tag column of its last line).",
            output=Output("name", per_query=False, text=True), ties=_ORDER_FREE),
     Family("num_q", _num_q, "Number of queries evaluated.", names=Names("NumQ"),
-           output=Output("sum", is_count=True, per_query=False), ties=_ORDER_FREE),
+           output=Output("sum", is_count=True, per_query=False), ties=_ORDER_FREE,
+           explain=_terms_num_q),
     Family("num_ret", _num_ret, "Number of documents retrieved.", names=Names("NumRet"),
-           output=_SUM, ties=_ORDER_FREE),
+           output=_SUM, ties=_ORDER_FREE, explain=_terms_num_ret),
     Family("num_rel", _num_rel, "Number of relevant documents (R).", names=Names("NumRel"),
-           takes=_REL_ONLY, output=_SUM, ties=_ORDER_FREE),
+           takes=_REL_ONLY, output=_SUM, ties=_ORDER_FREE, explain=_terms_num_rel),
     Family("num_rel_ret", _num_rel_ret, "Number of relevant documents retrieved.",
            names=Names("NumRelRet"), takes=_REL_ONLY, output=_SUM,
-           ties=_binary_ties(_t.expected_relevant_retrieved, "count_n")),
+           ties=_binary_ties(_t.expected_relevant_retrieved, "count_n"),
+           explain=_terms_num_rel_ret),
     Family("map", _ap, "Average precision over the whole ranking (denominator R).",
-           names=Names("AP", metric="average_precision"), takes=_REL_ONLY, ties=_AP_TIES),
+           names=Names("AP", metric="average_precision"), takes=_REL_ONLY, ties=_AP_TIES,
+           explain=_terms_ap),
     Family("gm_map", _ap, "Geometric mean over queries of average precision (floor 1e-5).",
            names=Names("GMAP", metric="average_precision"), takes=_REL_ONLY, output=_GM,
-           ties=_AP_TIES),
+           ties=_AP_TIES, explain=_terms_ap),
     Family("Rprec", _rprec, "Precision at rank R.", names=Names("Rprec", metric="r_precision"),
-           takes=_REL_ONLY, ties=_binary_ties(_t.expected_r_precision, "count_R")),
+           takes=_REL_ONLY, ties=_binary_ties(_t.expected_r_precision, "count_R"),
+           explain=_terms_rprec),
     Family("bpref", _bpref, "Binary preference.", names=Names("Bpref", metric="bpref"),
-           takes=_REL_ONLY, ties=_BINARY_EXTREMES),
+           takes=_REL_ONLY, ties=_BINARY_EXTREMES, explain=_terms_bpref),
     Family("recip_rank", _rr, "Reciprocal rank of the first relevant document.",
-           names=Names("RR", metric="reciprocal_rank"), takes=_REL_ONLY, ties=_RR_TIES),
+           names=Names("RR", metric="reciprocal_rank"), takes=_REL_ONLY, ties=_RR_TIES,
+           explain=_terms_rr),
     Family("iprec_at_recall", _iprec, "Interpolated precision at a recall level.",
            names=Names("IPrec", metric="interpolated_precision"),
-           takes=Takes("fraction", _RECALL_LEVELS, _REL), ties=_BINARY_EXTREMES),
+           takes=Takes("fraction", _RECALL_LEVELS, _REL), ties=_BINARY_EXTREMES,
+           explain=_terms_iprec),
     Family("P", _p, "Precision at rank k (divided by k).",
-           names=Names("P", metric="precision_at_k"), takes=_AT_K, ties=_COUNT_IN_TOP_K),
+           names=Names("P", metric="precision_at_k"), takes=_AT_K, ties=_COUNT_IN_TOP_K,
+           explain=_terms_p),
     Family("relstring", _relstring, "The first 10 relevance values, as a string.",
            takes=Takes(options={"length": _opt_length}, trec_params="length"),
            output=Output("first", in_summary=False, text=True)),
     Family("recall", _recall, "Recall at rank k.", names=Names("R", metric="recall_at_k"),
-           takes=_AT_K, ties=_binary_ties(_t.expected_recall, "count")),
+           takes=_AT_K, ties=_binary_ties(_t.expected_recall, "count"), explain=_terms_recall),
     Family("infAP", _infap, "Inferred average precision.",
            names=Names("infAP", metric="inferred_ap"), takes=_REL_ONLY,
-           ties=Ties(None, _by_infap, "binary")),
+           ties=Ties(None, _by_infap, "binary"), explain=_terms_infap),
     Family("gm_bpref", _bpref, "Geometric mean over queries of bpref (floor 1e-5).",
-           names=Names(metric="bpref"), takes=_REL_ONLY, output=_GM, ties=_BINARY_EXTREMES),
+           names=Names(metric="bpref"), takes=_REL_ONLY, output=_GM, ties=_BINARY_EXTREMES,
+           explain=_terms_bpref),
     Family("Rprec_mult", _rprec_mult, "Precision at rank multiple * R.",
            names=Names(metric="r_precision_multiple"),
-           takes=Takes("multiple", _MULTIPLES, _REL), ties=_BINARY_EXTREMES),
+           takes=Takes("multiple", _MULTIPLES, _REL), ties=_BINARY_EXTREMES,
+           explain=_terms_rprec_mult),
     Family("utility", _utility, "Set utility: relevant retrieved minus non-relevant retrieved.",
            takes=Takes(options={"rel": _opt_rel, "coefficients": _opt_coefficients},
-                       trec_params="coefficients")),
+                       trec_params="coefficients"),
+           explain=_set_terms("utility = (relevant retrieved) - (non-relevant retrieved)",
+                              _utility_steps)),
     Family("11pt_avg", _11pt, "Mean interpolated precision at recall 0.0, 0.1, ..., 1.0.",
            names=Names(metric="eleven_point_average"),
-           takes=Takes(options={"rel": _opt_rel, "levels": _opt_levels}, trec_params="levels")),
-    Family("binG", _bin_g, "Binary G (trec_eval's experimental measure).", takes=_REL_ONLY),
+           takes=Takes(options={"rel": _opt_rel, "levels": _opt_levels}, trec_params="levels"),
+           explain=_terms_11pt),
+    Family("binG", _bin_g, "Binary G (trec_eval's experimental measure).", takes=_REL_ONLY,
+           explain=_terms_bin_g),
     Family("G", _g, "G (trec_eval's experimental gain measure).",
-           takes=Takes(options=_GAIN, trec_params="gain")),
+           takes=Takes(options=_GAIN, trec_params="gain"), explain=_terms_g),
     Family("ndcg", _ndcg, "nDCG of the whole ranking; the ideal is every judged document.",
            names=Names("nDCG", metric="ndcg"),
            takes=Takes(options={"gain": _opt_gain, "discount": _opt_discount},
                        trec_params="gain"),
-           ties=_NDCG_TIES),
+           ties=_NDCG_TIES, explain=_terms_ndcg),
     Family("ndcg_rel", _ndcg_rel, "nDCG averaged over relevant documents (experimental).",
-           takes=Takes(options=_GAIN, trec_params="gain")),
+           takes=Takes(options=_GAIN, trec_params="gain"), explain=_terms_ndcg_rel),
     Family("Rndcg", _rndcg, "nDCG averaged at the R levels (experimental).",
-           takes=Takes(options=_GAIN, trec_params="gain")),
+           takes=Takes(options=_GAIN, trec_params="gain"), explain=_terms_rndcg),
     Family("ndcg_cut", _ndcg, "nDCG of the top k; the ideal is cut at k too.",
            names=Names("nDCG", metric="ndcg"),
            takes=Takes("cutoff", _CUTOFFS, {"gain": _opt_gain, "discount": _opt_discount}),
-           ties=_NDCG_TIES),
+           ties=_NDCG_TIES, explain=_terms_ndcg),
     Family("map_cut", _ap, "Average precision of the top k (denominator R).",
-           names=Names("AP", metric="average_precision"), takes=_AT_K, ties=_AP_TIES),
-    Family("relative_P", _relative_p, "Relevant in the top k over min(k, R).", takes=_AT_K),
+           names=Names("AP", metric="average_precision"), takes=_AT_K, ties=_AP_TIES,
+           explain=_terms_ap),
+    Family("relative_P", _relative_p, "Relevant in the top k over min(k, R).", takes=_AT_K,
+           explain=_terms_relative_p),
     Family("success", _success, "1 if a relevant document is in the top k.",
            names=Names("Success", metric="success_at_k"), takes=Takes("cutoff", (1, 5, 10), _REL),
-           ties=_binary_ties(_t.expected_success, "success")),
+           ties=_binary_ties(_t.expected_success, "success"), explain=_terms_success),
     Family("set_P", _set_p, "Precision of the whole retrieved set.", names=Names("SetP"),
-           takes=_REL_ONLY),
+           takes=_REL_ONLY,
+           explain=_set_terms("set_P = (relevant retrieved) / retrieved", _set_p_steps)),
     Family("set_relative_P", _set_relative_p, "Relevant retrieved over min(retrieved, R).",
-           takes=_REL_ONLY),
+           takes=_REL_ONLY,
+           explain=_set_terms(
+               "set_relative_P = (relevant retrieved) / min(retrieved, R)", _set_relative_p_steps)),
     Family("set_recall", _set_recall, "Recall of the whole retrieved set.",
-           names=Names("SetR"), takes=_REL_ONLY),
-    Family("set_map", _set_map, "Set precision times set recall.", takes=_REL_ONLY),
+           names=Names("SetR"), takes=_REL_ONLY,
+           explain=_set_terms("set_recall = (relevant retrieved) / R", _set_recall_steps)),
+    Family("set_map", _set_map, "Set precision times set recall.", takes=_REL_ONLY,
+           explain=_set_terms(
+               "set_map = set_P * set_recall = (relevant retrieved)^2 / (retrieved * R)",
+               _set_map_steps)),
     Family("set_F", _set_f, "F measure of the retrieved set.",
            names=Names("SetF", metric="f_measure"),
            takes=Takes(options={"rel": _opt_rel, "beta": _opt_beta, "weight": _opt_weight},
                        trec_params="weight"),
-           ties=Ties(_f_expected, _by_relevance, "count_n")),
+           ties=Ties(_f_expected, _by_relevance, "count_n"),
+           explain=_set_terms(
+               "set_F = (1 + x) P R / (x P + R), P and R of the retrieved set", _set_f_steps)),
     Family("num_nonrel_judged_ret", _num_nonrel_judged_ret,
-           "Number of judged non-relevant documents retrieved.", takes=_REL_ONLY, output=_SUM),
+           "Number of judged non-relevant documents retrieved.", takes=_REL_ONLY, output=_SUM,
+           explain=_terms_num_nonrel),
     # Measures trec_eval 9.0.8 does not have: irmetrics' own names.
     Family("RR_cut", _rr, "Reciprocal rank within the top k.",
            names=Names("RR", trec=False, metric="reciprocal_rank"),
-           takes=Takes("cutoff", options=_REL), ties=_RR_TIES),
+           takes=Takes("cutoff", options=_REL), ties=_RR_TIES, explain=_terms_rr),
     Family("ERR", _err, "Expected reciprocal rank.", names=Names("ERR", False, metric="err"),
-           takes=Takes("optional-cutoff", options={"max_label": _opt_max_label})),
+           takes=Takes("optional-cutoff", options={"max_label": _opt_max_label}),
+           explain=_terms_err),
     Family("RBP", _rbp, "Rank-biased precision (binary, no residual).",
            names=Names("RBP", False, metric="rbp"),
-           takes=Takes("optional-cutoff", options={"p": _opt_p, "rel": _opt_rel})),
+           takes=Takes("optional-cutoff", options={"p": _opt_p, "rel": _opt_rel}),
+           explain=_terms_rbp),
     Family("Judged", _judged, "Fraction of the top k documents that are judged.",
-           names=Names("Judged", False, metric="judged_at_k"), takes=Takes("optional-cutoff")),
+           names=Names("Judged", False, metric="judged_at_k"), takes=Takes("optional-cutoff"),
+           explain=_terms_judged),
     # ndeval's diversity measures over subtopics (irmetrics.diversity); the
     # ir_measures name is the canonical one, ndeval's an alias.
     Family("alpha-DCG", _alpha_dcg,
@@ -1493,17 +2040,22 @@ def _parse_param(fam: Family, raw: str, text: str) -> Union[int, float]:
     raise InvalidArgumentError(f"measure {text!r}: {fam.key} takes no parameter")
 
 
-def _parse_options(fam: Family, raw: str, text: str) -> Options:
+def _parse_options(
+    fam: Family, raw: str, text: str, only: Optional[Tuple[str, ...]] = None
+) -> Dict[str, Any]:
+    """The options *raw* of measure *text*, read by *fam*'s parsers: all of
+    them, or *only* these (F's)."""
+    names = fam.options if only is None else only
     opts: Dict[str, Any] = {}
     for part in _split_options(raw):
         key, sep, value = part.partition("=")
         key = key.strip()
-        if not sep or key not in fam.options:
-            allowed = ", ".join(sorted(fam.options)) or "none"
+        if not sep or key not in names:
+            allowed = ", ".join(sorted(names)) or "none"
+            hint = "" if only else _option_hint(fam, text, part, key, value)
             raise InvalidArgumentError(
                 f"measure {text!r}: unknown option {part.strip()!r} "
-                f"(options of {fam.ir or fam.key}: {allowed})"
-                + _option_hint(fam, text, part, key, value)
+                f"(options of {_F_BETA if only else fam.ir or fam.key}: {allowed}){hint}"
             )
         if key in opts:
             raise InvalidArgumentError(f"measure {text!r}: option {key!r} given twice")
@@ -1511,7 +2063,7 @@ def _parse_options(fam: Family, raw: str, text: str) -> Options:
             opts[key] = fam.options[key](value.strip())
         except InvalidArgumentError as exc:
             raise InvalidArgumentError(f"measure {text!r}: {exc}") from None
-    return _normalise_options(fam, opts)
+    return opts
 
 
 def _option_hint(fam: Family, text: str, part: str, key: str, value: str) -> str:
@@ -1638,7 +2190,7 @@ def parse_measure(text: str) -> Measure:
         fam = _BY_TREC.get(base)
         if fam is None:
             raise _unknown(text, base)
-    options = _parse_options(fam, opts_raw or "", text)
+    options = _normalise_options(fam, _parse_options(fam, opts_raw or "", text))
     param: Param = None
     if param_raw is not None:
         if fam.param == "none":
@@ -1662,19 +2214,7 @@ def _parse_f_beta(text: str, opts_raw: Optional[str], param_raw: Optional[str]) 
     fam = _BY_TREC["set_F"]
     if param_raw is not None:
         raise InvalidArgumentError(f"measure {text!r}: F takes no cutoff (it is a set measure)")
-    opts: Dict[str, Any] = {}
-    for part in _split_options(opts_raw or ""):
-        key, sep, value = part.partition("=")
-        key = key.strip()
-        if not sep or key not in ("beta", "rel"):
-            raise InvalidArgumentError(
-                f"measure {text!r}: unknown option {part.strip()!r} (options of F: beta, rel)")
-        if key in opts:
-            raise InvalidArgumentError(f"measure {text!r}: option {key!r} given twice")
-        try:
-            opts[key] = fam.options[key](value.strip())
-        except InvalidArgumentError as exc:
-            raise InvalidArgumentError(f"measure {text!r}: {exc}") from None
+    opts = _parse_options(fam, opts_raw or "", text, only=("beta", "rel"))
     if "beta" in opts:
         beta = opts.pop("beta")
         opts["weight"] = beta * beta

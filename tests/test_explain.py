@@ -23,7 +23,7 @@ from irmetrics.errors import (
     UnknownMeasureError,
 )
 from irmetrics.evaluation import check_options
-from irmetrics.explain import _TERMS, MAX_ROWS_SHOWN
+from irmetrics.explain import MAX_ROWS_SHOWN
 from irmetrics.measures import FAMILIES, parse_measure
 
 # The seeds' worked example: relevance 1,1,0,1,0,1 down the ranking, four
@@ -74,11 +74,11 @@ NAMES = _names()
 def test_the_names_cover_the_registry_and_parse_back():
     families = {parse_measure(n).family.key for n in NAMES}
     assert families == {f.key for f in FAMILIES if not f.text}
-    # the table of terms names registered families only, and has trec_eval's
-    # and the other measures this module was written with
-    assert set(_TERMS) <= families
+    # the families with terms of their own (explain= in their entries) have
+    # trec_eval's and the other measures this module was written with
+    explained = {f.key for f in FAMILIES if f.explain is not None}
     assert {"map", "ndcg_cut", "bpref", "infAP", "G", "Rndcg", "ERR", "RBP", "Judged",
-            "RR_cut", "set_F", "11pt_avg", "iprec_at_recall"} <= set(_TERMS)
+            "RR_cut", "set_F", "11pt_avg", "iprec_at_recall"} <= explained
     for name in NAMES:  # each name is one measure, and its canonical name the same one
         m = parse_measure(name)
         assert parse_measure(m.name) == m
@@ -343,7 +343,7 @@ def test_to_dict_is_plain_json():
 
 
 def test_a_family_without_terms_shows_its_rows(monkeypatch):
-    monkeypatch.delitem(_TERMS, "P")
+    monkeypatch.setattr(parse_measure("P@2").family, "explain", None)
     e = explain(SEED_QRELS, SEED_RUN, "q1", "P@2")
     assert e.value == 1.0 and e.columns == () and len(e.rows) == 6
     assert "no per-rank terms" in str(e) and str(e).endswith("P_2 = 1.0000")
