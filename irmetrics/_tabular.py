@@ -467,8 +467,13 @@ def _one_by_one(
 
 
 #: The converter of each role's column.
-_CONVERT = {"query_id": _ids, "doc_id": _ids, "subtopic": _ids,
-            "relevance": _relevances, "score": _scores}
+_CONVERT: Dict[str, Callable[[List[Any], str, str], List[Any]]] = {
+    "query_id": _ids,
+    "doc_id": _ids,
+    "subtopic": _ids,
+    "relevance": _relevances,
+    "score": _scores,
+}
 
 
 def _labels(roles: Sequence[str]) -> List[str]:
@@ -480,7 +485,7 @@ def _converted(
     roles: Sequence[str], columns: Sequence[Any], labels: Sequence[str], source: str
 ) -> List[List[Any]]:
     """Each role's column converted (ids to str, labels to int, scores to float)."""
-    out = []
+    out: List[List[Any]] = []
     for role, values, label in zip(roles, columns, labels):
         out.append(_CONVERT[role](values, label, source))
     return out

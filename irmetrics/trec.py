@@ -688,32 +688,65 @@ class _Table:
         return line + row - first
 
 
+class _Reader:
+    """The entry lines of a binary stream, a block of rows at a time: the
+    one loop of every reader (blank blocks counted, not split; read errors
+    and long lines named by line; a file without entries refused).  ``lines``
+    counts the lines read, ``tag`` is a run's last tag."""
+
+    def __init__(self, stream: Any, name: str, form: _Format, size: int = _BLOCK) -> None:
+        self.stream = stream
+        self.name = name
+        self.form = form
+        self.size = size
+        self.lines = 0
+        self.tag: Optional[bytes] = None
+        self.warned = False
+
+    def __iter__(self) -> Iterator[_Rows]:
+        lines = _Lines(_chunks(self.stream, self.size))
+        entries = False
+        try:
+            for block, unterminated in lines:
+                if block.isspace():  # blank lines only (ASCII white space, as split())
+                    self.lines += block.count(b"\n")
+                    continue
+                rows = _rows(block, self.lines, self.form, self.name, unterminated)
+                entries = entries or rows.n > 0
+                yield rows  # which the caller may cut before a bad field, and raise
+                self.lines = rows.end
+        except _READ_ERRORS + (UnicodeDecodeError,) as exc:  # (a text-mode file's)
+            raise _read_error(self.name, self.lines, exc) from exc
+        except _LineTooLong:
+            raise _too_long(self.name, self.lines + 1) from None
+        if not entries:
+            raise _empty_error(self.name, self.form.kind, max(self.lines, int(lines.bom)))
+
+    def scored(self, rows: _Rows) -> Tuple[_Rows, List[float]]:
+        """A run's rows, cut before a bad score, and their scores; a line of
+        many fields before the first bad line is warned about, once a file."""
+        rows, scores = _parsed(rows, 4, _scores, self.name)
+        if rows.wide is not None and not self.warned and rows.wide[0] < _error_line(rows):
+            self.warned = True
+            _many_fields_warning(self.name, *rows.wide)
+        if rows.n:
+            self.tag = rows.fields[-2]
+        return rows, scores
+
+
 def _read_table(
     source: PathOrFile,
     form: _Format,
-    add: Callable[[_Table, _Rows], None],
+    add: Callable[[_Reader, _Table, _Rows], None],
     duplicates: Optional[List[DuplicateEntryError]] = None,
-) -> Dict[str, Dict[str, Any]]:
-    """The loop of the readers of whole files: each block's rows, given to
-    *add* with the table; blocks of blank lines are counted, not split."""
+) -> Tuple[Dict[str, Dict[str, Any]], _Reader]:
+    """The table of a whole file, each block's rows given to *add*, and its reader."""
     with _open_lines(source) as (stream, name), paused_gc():
+        reader = _Reader(stream, name, form)
         table = _Table(name, duplicates)
-        lineno = 0
-        try:
-            for block, unterminated in _Lines(_chunks(stream, _BLOCK)):
-                if block.isspace():  # blank lines only (ASCII white space, as split())
-                    lineno += block.count(b"\n")
-                    continue
-                rows = _rows(block, lineno, form, name, unterminated)
-                add(table, rows)  # which may cut the rows before a bad field
-                lineno = rows.end
-        except _READ_ERRORS + (UnicodeDecodeError,) as exc:
-            raise _read_error(name, lineno, exc) from exc
-        except _LineTooLong:
-            raise _too_long(name, lineno + 1) from None
-    if not table.out:
-        raise _empty_error(name, form.kind, lineno)
-    return table.out
+        for rows in reader:
+            add(reader, table, rows)
+    return table.out, reader
 
 
 def _raise(rows: _Rows) -> None:
@@ -737,21 +770,14 @@ def read_run(source: PathOrFile) -> Tuple[Dict[str, Dict[str, float]], str]:
     ...
     irmetrics.errors.TrecFormatError: <file>, line 1: score must be a number (got 'high')
     """
-    tag: List[bytes] = []
-    warned: List[int] = []
 
-    def add(table: _Table, rows: _Rows) -> None:
-        rows, scores = _parsed(rows, 4, _scores, table.source)
-        if rows.wide is not None and not warned and rows.wide[0] < _error_line(rows):
-            warned.append(rows.wide[0])
-            _many_fields_warning(table.source, *rows.wide)
-        if rows.n:
-            tag[:] = [rows.fields[-2]]
+    def add(reader: _Reader, table: _Table, rows: _Rows) -> None:
+        rows, scores = reader.scored(rows)
         table.add(rows, rows.column(0), _decoded(rows.column(2)), scores)
         _raise(rows)
 
-    out = _read_table(source, _RUN, add)
-    return out, tag[0].decode()
+    out, reader = _read_table(source, _RUN, add)
+    return out, cast(bytes, reader.tag).decode()
 
 
 def _error_line(rows: _Rows) -> int:
@@ -770,11 +796,11 @@ def read_ranked_list(source: PathOrFile) -> Dict[str, Dict[str, float]]:
     {'q1': {'d7': -1.0, 'd3': -2.0}, 'q2': {'d3': -1.0}}
     """
 
-    def add(table: _Table, rows: _Rows) -> None:
+    def add(reader: _Reader, table: _Table, rows: _Rows) -> None:
         table.add(rows, rows.column(0), _decoded(rows.column(1)), None)
         _raise(rows)
 
-    return _read_table(source, _RANKED_LIST, add)
+    return _read_table(source, _RANKED_LIST, add)[0]
 
 
 def _read_run_ranks(
@@ -786,7 +812,7 @@ def _read_run_ranks(
     number given once per query), or, with *traditional*, its score."""
     first: List[bytes] = []
 
-    def add(table: _Table, rows: _Rows) -> None:
+    def add(reader: _Reader, table: _Table, rows: _Rows) -> None:
         rows, scores = _parsed(rows, 4, _scores, table.source)
         rows, ranks = _parsed(rows, 3, _natural, table.source)
         if not first and rows.n:
@@ -795,8 +821,8 @@ def _read_run_ranks(
                   scores[: rows.n] if traditional else _decoded(ranks))
         _raise(rows)
 
-    out = _read_table(source, _RUN, add)
-    name = _source_name(source)
+    out, reader = _read_table(source, _RUN, add)
+    name = reader.name
     if not traditional:
         # The ranks as the file writes them, compared as integers (exactly: a
         # float would take 10**23 and 10**23 - 1 for one rank); a document's
@@ -886,7 +912,7 @@ def _read_qrels_tables(
     """
     topics = _Topics()
 
-    def add(table: _Table, rows: _Rows) -> None:
+    def add(reader: _Reader, table: _Table, rows: _Rows) -> None:
         rows, labels = _parsed(rows, 3, _labels, table.source)
         qids = rows.column(0)
         keys = topics.keys(qids, rows.column(1), _decoded(rows.column(2)), table.out, rows.line)
@@ -894,7 +920,7 @@ def _read_qrels_tables(
         _raise(rows)
 
     try:
-        out = _read_table(source, _QRELS, add, duplicates)
+        out = _read_table(source, _QRELS, add, duplicates)[0]
     except DuplicateEntryError as exc:
         raise topics.named(exc) from None
     if duplicates:
@@ -1157,8 +1183,7 @@ class RunStream:
         # looks only at the documents it evaluates).
         self.keep_duplicates = keep_duplicates
         self.duplicates: List[DuplicateEntryError] = []
-        self.tag: Optional[str] = None
-        self.lines = 0
+        self._reader: Optional[_Reader] = None
         self.members: Set[bytes] = set()
         self._docs: List[bytes] = []
         self.chunk_size = chunk_size
@@ -1218,9 +1243,19 @@ class RunStream:
         for f in owned:
             f.close()
 
+    @property
+    def lines(self) -> int:
+        """The lines read so far."""
+        return 0 if self._reader is None else self._reader.lines
+
+    @property
+    def tag(self) -> Optional[str]:
+        """The run's name: the tag of the last entry line read."""
+        tag = None if self._reader is None else self._reader.tag
+        return None if tag is None else tag.decode()
+
     def __iter__(self) -> Iterator[Tuple[str, List[bytes], List[float]]]:
-        self.lines = 0
-        self.tag = None
+        self._reader = None
         if self._open_path and self._tee is None:
             try:
                 raw = open(self._source, "rb")  # noqa: SIM115 - closed by close()
@@ -1232,7 +1267,8 @@ class RunStream:
             self._source = self._tee
         try:
             with _open_lines(self._source) as (stream, _):
-                yield from self._groups(_Lines(_chunks(stream, self.chunk_size)))
+                self._reader = _Reader(stream, self.name, _RUN, self.chunk_size)
+                yield from self._groups(self._reader)
         except RunNotGrouped:
             raise
         except BaseException:
@@ -1240,55 +1276,36 @@ class RunStream:
             raise
         self.close()
 
-    def _groups(self, lines: _Lines) -> Iterator[Tuple[str, List[bytes], List[float]]]:
+    def _groups(self, reader: _Reader) -> Iterator[Tuple[str, List[bytes], List[float]]]:
         # Each query is gathered as a _Group; grouped, it is yielded when
         # the next one begins, else all are yielded at the end.
-        name = self.name
         held: Dict[bytes, _Group] = {}  # ungrouped: every query, in file order
         done: Set[bytes] = set()
         cur: Optional[_Group] = None
-        warned = False
-        try:
-            for block, unterminated in lines:
-                if block.isspace():  # blank lines only: counted, not split
-                    self.lines += block.count(b"\n")
+        for rows in reader:
+            rows, scores = reader.scored(rows)
+            qids, docids = rows.column(0), rows.column(2)
+            for a, b in _runs(qids):
+                q = qids[a]
+                if not self.grouped or (cur is not None and cur.qid == q):
+                    group = cur if self.grouped else held.get(q)
+                    if group is None:
+                        group = held[q] = _Group(q)
+                    group.add(rows, a, docids[a:b], scores[a:b])
                     continue
-                rows = _rows(block, self.lines, _RUN, name, unterminated)
-                rows, scores = _parsed(rows, 4, _scores, name)
-                if rows.wide is not None and not warned and rows.wide[0] < _error_line(rows):
-                    warned = True
-                    _many_fields_warning(name, *rows.wide)
-                qids, docids = rows.column(0), rows.column(2)
-                if qids:
-                    self.tag = rows.fields[-2].decode()
-                for a, b in _runs(qids):
-                    q = qids[a]
-                    if not self.grouped or (cur is not None and cur.qid == q):
-                        group = cur if self.grouped else held.get(q)
-                        if group is None:
-                            group = held[q] = _Group(q)
-                        group.add(rows, a, docids[a:b], scores[a:b])
-                        continue
-                    if cur is not None:
-                        yield self._finish(cur)
-                        done.add(cur.qid)
-                    if q in done:
-                        raise RunNotGrouped(q.decode(), rows.line(a))
-                    cur = _Group(q)
-                    cur.add(rows, a, docids[a:b], scores[a:b])
-                if rows.error is not None:
-                    if cur is not None and self.grouped:
-                        self._finish(cur)  # a repeated document first
-                    raise rows.error
-                self.lines = rows.end
-        except _READ_ERRORS + (UnicodeDecodeError,) as exc:  # (a text-mode file's)
-            raise _read_error(name, self.lines, exc) from exc
-        except _LineTooLong:
-            raise _too_long(name, self.lines + 1) from None
+                if cur is not None:
+                    yield self._finish(cur)
+                    done.add(cur.qid)
+                if q in done:
+                    raise RunNotGrouped(q.decode(), rows.line(a))
+                cur = _Group(q)
+                cur.add(rows, a, docids[a:b], scores[a:b])
+            if rows.error is not None:
+                if cur is not None and self.grouped:
+                    self._finish(cur)  # a repeated document first
+                raise rows.error
         for group in [cur] if cur is not None else held.values():
             yield self._finish(group)
-        if self.tag is None:
-            raise _empty_error(name, "run", max(self.lines, int(lines.bom)))
 
     def _finish(self, group: _Group) -> Tuple[str, List[bytes], List[float]]:
         qid, docs = group.qid.decode(), group.docids
