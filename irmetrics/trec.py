@@ -138,26 +138,8 @@ def _probe_binary(fileobj: Any) -> Tuple[Any, bytes]:
         return fileobj, bytes(head)
     # Neither peekable nor seekable: a buffer in front of it gives a peek,
     # and the stream is still read once, in constant memory.
-    buffered = io.BufferedReader(_RawReader(fileobj))
+    buffered = io.BufferedReader(_Chain([fileobj], getattr(fileobj, "name", None)))
     return buffered, bytes(buffered.peek(2)[:2])
-
-
-class _RawReader(io.RawIOBase):
-    """Any object with ``read(n) -> bytes``, as a raw stream (for a buffer)."""
-
-    def __init__(self, fileobj: Any) -> None:
-        super().__init__()
-        self._read = fileobj.read
-        self.name = getattr(fileobj, "name", None)
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buf: Any) -> int:
-        data = self._read(len(buf))
-        n = len(data)
-        buf[:n] = data
-        return n
 
 
 class _TextReader:
@@ -1097,13 +1079,16 @@ class _Tee:
     def replay(self) -> Any:
         """A reader giving everything read so far, then the rest of the input."""
         self.spool.seek(0)
-        return _Chain(self.spool, self.raw, self.name)
+        return _Chain([self.spool, self.raw], self.name)
 
 
 class _Chain(io.RawIOBase):
-    def __init__(self, first: Any, second: Any, name: Any) -> None:
+    """Objects with ``read(n) -> bytes``, one after the other, as a raw
+    stream (for a buffer in front of it)."""
+
+    def __init__(self, parts: List[Any], name: Any) -> None:
         super().__init__()
-        self._parts = [first, second]
+        self._parts = parts
         self.name = name
 
     def readable(self) -> bool:
@@ -1436,19 +1421,7 @@ def write_qrels(qrels: Mapping[str, Mapping[str, int]], dest: PathOrFile) -> Non
     q1 0 d1 1
     q1 0 d2 0
     """
-    with _open_writer(dest) as write:
-        for qid, docs in qrels.items():
-            _check_id(qid, "query id")
-            chunk = []
-            for docid, rel in docs.items():
-                _check_id(docid, "document id", qid)
-                if type(rel) is not int or not MIN_LABEL <= rel <= MAX_LABEL:
-                    raise InvalidArgumentError(
-                        f"cannot write relevance {rel!r} (query {qid!r}, document {docid!r}): "
-                        f"relevance must be an int between {MIN_LABEL} and {MAX_LABEL}"
-                    )
-                chunk.append(f"{qid} 0 {docid} {rel}\n")
-            write("".join(chunk))
+    _write_judgments(((qid, {"0": docs}) for qid, docs in qrels.items()), dest)
 
 
 def write_subtopic_qrels(
@@ -1462,18 +1435,27 @@ def write_subtopic_qrels(
     q1 1 d1 1
     q1 2 d1 0
     """
+    _write_judgments(qrels.items(), dest)
+
+
+def _write_judgments(
+    queries: Iterable[Tuple[str, Mapping[str, Mapping[str, int]]]], dest: PathOrFile
+) -> None:
+    """``qid subtopic docid relevance`` lines, a query at a time, every id
+    and label checked to read back as written."""
     with _open_writer(dest) as write:
-        for qid, topics in qrels.items():
+        for qid, topics in queries:
             _check_id(qid, "query id")
             chunk = []
             for subtopic, docs in topics.items():
                 _check_id(subtopic, "subtopic", qid)
                 for docid, rel in docs.items():
                     _check_id(docid, "document id", qid)
-                    if type(rel) is not int:
+                    if type(rel) is not int or not MIN_LABEL <= rel <= MAX_LABEL:
                         raise InvalidArgumentError(
                             f"cannot write relevance {rel!r} (query {qid!r}, document "
-                            f"{docid!r}): relevance must be an int"
+                            f"{docid!r}): relevance must be an int between {MIN_LABEL} "
+                            f"and {MAX_LABEL}"
                         )
                     chunk.append(f"{qid} {subtopic} {docid} {rel}\n")
             write("".join(chunk))
