@@ -327,7 +327,7 @@ def _empty_error(source: str, kind: str, lineno: int) -> TrecFormatError:
 
 def _line_of(blocks: List[Tuple[int, int]], index: int) -> int:
     """The line of a query's entry *index*, given ``(line, index)`` where each
-    run of the query's consecutive lines begins."""
+    run of the query's consecutive lines begins (:meth:`_Rows.segments`)."""
     for line, start in reversed(blocks):
         if start <= index:
             return line + index - start
@@ -335,8 +335,7 @@ def _line_of(blocks: List[Tuple[int, int]], index: int) -> int:
 
 
 def _first_line(docs: Mapping[str, object], blocks: List[Tuple[int, int]], docid: str) -> int:
-    """The line on which *docid*, an entry of *docs*, was read (see
-    :func:`_line_of`; or its row, given rows)."""
+    """The line on which *docid*, an entry of *docs*, was read (see :func:`_line_of`)."""
     return _line_of(blocks, list(docs).index(docid))
 
 
@@ -584,12 +583,10 @@ class _Table:
 
     A key given twice for a query raises :class:`DuplicateEntryError`
     naming both lines; with a *duplicates* list, the first repeat of each
-    query is appended there instead and the first entry kept.  Entry lines
-    are counted as rows (``lines`` maps them to lines); each query keeps the
-    row of its first entry, and ``(row, entry index)`` of each later run of
-    its lines, what :func:`_first_line` reads: a query's entries are walked
-    once, at its first repeat, so that a file of repeats is read in linear
-    time.
+    query is appended there instead and the first entry kept.  Each query
+    keeps ``(line, entry index)`` where each run of its lines begins, what
+    :func:`_first_line` reads: a query's entries are walked once, at its
+    first repeat, so that a file of repeats is read in linear time.
     """
 
     def __init__(self, source: str, duplicates: Optional[List[DuplicateEntryError]] = None):
@@ -597,33 +594,26 @@ class _Table:
         self.out: Dict[str, Dict[str, Any]] = {}
         self.duplicates = duplicates
         self.listed: Set[str] = set()  # queries with a repeat listed
-        self.first_row: Dict[str, int] = {}
-        self.more: Dict[str, List[Tuple[int, int]]] = {}
-        self.lines: List[Tuple[int, int]] = []  # (row, line) where lines stop following
-        self.rows = 0  # rows so far
-        self.base = 0  # the rows before the block being added
+        self.where: Dict[str, List[Tuple[int, int]]] = {}
 
     def add(self, rows: _Rows, qids: List[bytes], keys: List[str],
             values: Optional[List[Any]]) -> None:
         """Add *rows*, given their columns; *values* None: minus the rank
         within the query (a ranked list)."""
-        base = self.base = self.rows
-        self.rows += rows.n
-        self.lines += [(base + r, line) for r, line in rows.starts]
         runs = list(_runs(qids))
         # (a block usually begins with the rest of the last one's last query)
         going_on = runs[:1] if runs and qids[0].decode() in self.out else []
         if values is not None and len(runs) > 1:
             # the block's new queries at once, each table made in C
-            heads = [a for a, _ in runs[len(going_on):]]
-            names = _decoded([qids[a] for a in heads])
-            sizes = [b - a for a, b in runs[len(going_on):]]
-            a = heads[0]
+            new = runs[len(going_on):]
+            names = _decoded([qids[a] for a, _ in new])
+            sizes = [b - a for a, b in new]
+            a = new[0][0]
             tables = list(map(dict, map(islice, repeat(zip(keys[a:], values[a:])), sizes)))
             if (list(map(len, tables)) == sizes and len(set(names)) == len(names)
                     and self.out.keys().isdisjoint(names)):
                 self.out.update(zip(names, tables))
-                self.first_row.update(zip(names, [base + a for a in heads]))
+                self.where.update(zip(names, [rows.segments(a, b, 0) for a, b in new]))
                 runs = going_on
         for a, b in runs:
             self._add_run(rows, qids[a].decode(), a, b, keys, values)
@@ -635,39 +625,27 @@ class _Table:
         vals = (values[a:b] if values is not None
                 else [-float(i) for i in range(size + 1, size + 1 + b - a)])
         new = dict(zip(keys[a:b], vals))
+        self.where.setdefault(qid, []).extend(rows.segments(a, b, size))
         if len(new) != b - a or (got and not got.keys().isdisjoint(new)):
             self._repeat(rows, qid, a, keys[a:b], vals)
         elif got is None:
             self.out[qid] = new
-            self.first_row[qid] = self.base + a
         else:
-            self.more.setdefault(qid, []).append((self.base + a, size))
             got.update(new)
 
     def _repeat(self, rows: _Rows, qid: str, a: int, keys: List[str], values: List[Any]) -> None:
         # a run of lines repeating a key: entry by entry
-        got = self.out.get(qid)
-        if got is None:
-            got = self.out[qid] = {}
-            self.first_row[qid] = self.base + a
-        else:
-            self.more.setdefault(qid, []).append((self.base + a, len(got)))
+        got = self.out.setdefault(qid, {})
         for row, key, value in zip(range(a, a + len(keys)), keys, values):
             if key not in got:
                 got[key] = value
             elif qid not in self.listed:
-                where = [(self.first_row[qid], 0), *self.more.get(qid, ())]
-                first = self.line(_first_line(got, where, key))
+                first = _first_line(got, self.where[qid], key)
                 error = DuplicateEntryError(self.source, first, rows.line(row), qid, key)
                 if self.duplicates is None:
                     raise error
                 self.listed.add(qid)
                 self.duplicates.append(error)
-
-    def line(self, row: int) -> int:
-        """The line of a row (counted from 0 over the whole file)."""
-        first, line = self.lines[bisect_right(self.lines, (row, MAX_LINE)) - 1]
-        return line + row - first
 
 
 class _Reader:
