@@ -39,7 +39,13 @@ V = TypeVar("V", int, float)
 
 _ABSENT = object()  # no column or key of a role
 
-_LIBRARIES = ("pandas", "polars", "pyarrow")
+#: The frames read, by library: their types, the attribute listing their
+#: columns, and the methods giving one column and that column as a list.
+_FRAMES: Dict[str, Tuple[Tuple[str, ...], str, str, str]] = {
+    "pandas": (("DataFrame",), "columns", "__getitem__", "tolist"),
+    "polars": (("DataFrame",), "columns", "get_column", "to_list"),
+    "pyarrow": (("Table", "RecordBatch"), "column_names", "column", "to_pylist"),
+}
 
 # === Value checks ===
 #
@@ -347,7 +353,7 @@ def _library(obj: Any) -> Optional[str]:
     """'pandas', 'polars' or 'pyarrow' when *obj* is one of theirs, else None."""
     for cls in type(obj).__mro__:
         root = cls.__module__.partition(".")[0]
-        if root in _LIBRARIES:
+        if root in _FRAMES:
             return root
     return None
 
@@ -369,13 +375,10 @@ def _describe(obj: Any, lib: str) -> str:
 
 
 def _column_names(obj: Any, lib: str, what: str) -> List[Any]:
+    kinds, names, _, _ = _FRAMES[lib]
     kind = type(obj).__name__
-    if lib == "pandas" and kind == "DataFrame":
-        return list(obj.columns)
-    if lib == "polars" and kind == "DataFrame":
-        return list(obj.columns)
-    if lib == "pyarrow" and kind in ("Table", "RecordBatch"):
-        return list(obj.column_names)
+    if kind in kinds:
+        return list(getattr(obj, names))
     if kind == "LazyFrame":
         hint = "call .collect() on it first"
     elif kind in ("Series", "ChunkedArray", "Array") or kind.endswith("Array"):
@@ -387,23 +390,9 @@ def _column_names(obj: Any, lib: str, what: str) -> List[Any]:
 
 
 def _column(obj: Any, lib: str, name: Any) -> List[Any]:
-    if lib == "pandas":
-        values: List[Any] = obj[name].tolist()
-    elif lib == "polars":
-        values = obj.get_column(name).to_list()
-    else:
-        values = obj.column(name).to_pylist()
+    _, _, get, as_list = _FRAMES[lib]
+    values: List[Any] = getattr(getattr(obj, get)(name), as_list)()
     return values
-
-
-def _find_columns(
-    obj: Any, lib: str, what: str, roles: Sequence[str], columns: Any, source: str
-) -> Dict[str, Any]:
-    """{role: column name} for every role of *roles*, or an error saying what is missing."""
-    seen = _column_names(obj, lib, what)
-    index = [n for n in obj.index.names if n is not None] if lib == "pandas" else []
-    return choose_columns(seen, source, what, roles, columns, index)
-
 
 
 # === Converting the columns ===
@@ -534,7 +523,9 @@ def _table(
         )
     roles = ("query_id", "doc_id", value_role)
     described = described or _describe(frame, lib)
-    found = _find_columns(frame, lib, what, roles, columns, described)
+    seen = _column_names(frame, lib, what)
+    index = [n for n in frame.index.names if n is not None] if lib == "pandas" else []
+    found = choose_columns(seen, described, what, roles, columns, index)
     names = [found[role] for role in roles]
     labels = [f"{label} (column {name!r})" for label, name in zip(_labels(roles), names)]
     values = [_column(frame, lib, name) for name in names]
