@@ -39,7 +39,7 @@ import io
 import math
 import os
 from bisect import bisect_right
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from itertools import compress, islice, repeat
 from operator import itemgetter, ne
 from typing import (
@@ -90,6 +90,8 @@ __all__ = [
     "rank_documents",
 ]
 
+#: What a path may be given as (what :func:`open` takes).
+_PATHS = (str, bytes, os.PathLike)
 _GZIP_MAGIC = b"\x1f\x8b"
 _BOM = b"\xef\xbb\xbf"
 # Errors a file object may raise while being read: I/O failures, and
@@ -112,7 +114,7 @@ def _gzip() -> Any:
 
 
 def _source_name(source: Any) -> str:
-    if isinstance(source, (str, bytes, os.PathLike)):
+    if isinstance(source, _PATHS):
         return os.fsdecode(os.fspath(source))
     name = getattr(source, "name", None)
     if isinstance(name, str) and name:
@@ -156,47 +158,38 @@ class _TextReader:
         return cast(str, self._read(n)).encode("utf-8", "surrogatepass")
 
 
+def _open_path(path: Any, name: str) -> Any:
+    """A file given by path, opened to read its bytes, or the error naming it."""
+    try:
+        return open(path, "rb")  # noqa: SIM115 - the caller closes it
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise TrecFormatError(f"cannot open file ({reason})", name) from exc
+
+
 @contextmanager
 def _open_lines(source: PathOrFile) -> Iterator[Tuple[Any, str]]:
-    """Yield (a binary stream, ``read(n) -> bytes``, and the source's name)."""
+    """Yield (a binary stream of the source's bytes, gzip undone, and its name)."""
     name = _source_name(source)
-    if isinstance(source, (str, bytes, os.PathLike)):
+    with ExitStack() as opened:
+        fileobj: Any = source
+        if isinstance(source, _PATHS):
+            fileobj = opened.enter_context(_open_path(source, name))
+        elif not callable(getattr(source, "read", None)):
+            raise InvalidArgumentError(
+                f"expected a path or an open file object (got {type(source).__name__} {source!r})"
+            )
         try:
-            raw = open(source, "rb")  # noqa: SIM115 - closed below
-        except OSError as exc:
-            reason = exc.strerror or str(exc)
-            raise TrecFormatError(f"cannot open file ({reason})", name) from exc
-        try:
-            try:
-                head = raw.peek(2)[:2]
-            except OSError as exc:
-                reason = exc.strerror or str(exc)
-                raise TrecFormatError(f"cannot read file ({reason})", name) from exc
-            if head == _GZIP_MAGIC:
-                with _gzip().GzipFile(fileobj=raw, mode="rb") as gz:
-                    yield gz, name
+            if isinstance(fileobj.read(0), str):
+                stream, head = _TextReader(fileobj), b""
             else:
-                yield raw, name
-        finally:
-            raw.close()
-        return
-    if not callable(getattr(source, "read", None)):
-        raise InvalidArgumentError(
-            f"expected a path or an open file object (got {type(source).__name__} {source!r})"
-        )
-    try:
-        probe = source.read(0)
-    except _READ_ERRORS as exc:
-        raise TrecFormatError(f"cannot read file ({exc})", name) from exc
-    if isinstance(probe, str):
-        yield _TextReader(source), name
-        return
-    stream, head = _probe_binary(source)
-    if head == _GZIP_MAGIC:
-        # GzipFile(fileobj=...) leaves the caller's file open when closed.
-        with _gzip().GzipFile(fileobj=stream, mode="rb") as gz:
-            yield gz, name
-    else:
+                stream, head = _probe_binary(fileobj)
+        except _READ_ERRORS as exc:
+            reason = getattr(exc, "strerror", None) or str(exc)
+            raise TrecFormatError(f"cannot read file ({reason})", name) from exc
+        if head == _GZIP_MAGIC:
+            # GzipFile(fileobj=...) leaves the file it reads open when closed.
+            stream = opened.enter_context(_gzip().GzipFile(fileobj=stream, mode="rb"))
         yield stream, name
 
 
@@ -1158,7 +1151,7 @@ class RunStream:
         # non-regular file given by path
         self._owned: List[Any] = []
         self._open_path = False
-        if isinstance(source, (str, bytes, os.PathLike)):
+        if isinstance(source, _PATHS):
             # a FIFO or a device: opened (and copied) when first read
             self._open_path = not _is_regular_file(source)
         else:
@@ -1220,11 +1213,7 @@ class RunStream:
     def __iter__(self) -> Iterator[Tuple[str, List[bytes], List[float]]]:
         self._reader = None
         if self._open_path and self._tee is None:
-            try:
-                raw = open(self._source, "rb")  # noqa: SIM115 - closed by close()
-            except OSError as exc:
-                reason = exc.strerror or str(exc)
-                raise TrecFormatError(f"cannot open file ({reason})", self.name) from exc
+            raw = _open_path(self._source, self.name)  # closed by close()
             self._tee = _Tee(raw)
             self._owned += [raw, self._tee]
             self._source = self._tee
@@ -1357,7 +1346,7 @@ def _check_id(value: str, what: str, qid: Optional[str] = None) -> None:
 @contextmanager
 def _open_writer(dest: PathOrFile) -> Iterator[Any]:
     """Yield a callable that writes one str chunk to *dest*."""
-    if isinstance(dest, (str, bytes, os.PathLike)):
+    if isinstance(dest, _PATHS):
         path = os.fsdecode(os.fspath(dest))
         if path.endswith(".gz"):
             with _gzip().open(dest, "wt", encoding="utf-8", newline="\n") as fz:
