@@ -352,26 +352,15 @@ class _Format(NamedTuple):
     kind: str  # the file's kind, for messages ("qrels", "run", "ranked list")
     width: int  # the fields read from each line
     exact: bool  # lines must have exactly *width* fields (else at least)
-    columns: Callable[[List[bytes]], str]  # the message for a line of *n* fields
+    expected: str  # the message for a line of another number of fields
+    other: str  # the kind a line of another width may be a line of (see _swapped_hint)
 
 
-def _qrels_width(fields: List[bytes]) -> str:
-    return (f"expected 4 columns (qid iteration docid relevance), got {len(fields)}"
-            + _swapped_hint(fields, "run"))
-
-
-def _run_width(fields: List[bytes]) -> str:
-    return (f"expected at least 6 columns (qid Q0 docid rank score tag), got {len(fields)}"
-            + _swapped_hint(fields, "qrels"))
-
-
-def _list_width(fields: List[bytes]) -> str:
-    return f"expected 2 columns (qid docid) in a ranked list, got {len(fields)}"
-
-
-_QRELS = _Format("qrels", 4, True, _qrels_width)
-_RUN = _Format("run", 6, False, _run_width)
-_RANKED_LIST = _Format("ranked list", 2, True, _list_width)
+_QRELS = _Format("qrels", 4, True, "expected 4 columns (qid iteration docid relevance)", "run")
+_RUN = _Format("run", 6, False, "expected at least 6 columns (qid Q0 docid rank score tag)",
+               "qrels")
+_RANKED_LIST = _Format("ranked list", 2, True, "expected 2 columns (qid docid) in a ranked list",
+                       "")
 
 
 class _Rows(NamedTuple):
@@ -467,7 +456,8 @@ def _line_by_line(block: bytes, lineno: int, form: _Format, source: str) -> _Row
             follows = False
             continue
         if len(got) != width and (form.exact or len(got) < width):
-            error = TrecFormatError(form.columns(got), source, line)
+            message = f"{form.expected}, got {len(got)}" + _swapped_hint(got, form.other)
+            error = TrecFormatError(message, source, line)
             break
         if wide is None and len(got) > _MANY_FIELDS:
             wide = (line, len(got))
