@@ -1337,13 +1337,9 @@ def _check_id(value: str, what: str, qid: Optional[str] = None) -> None:
 def _open_writer(dest: PathOrFile) -> Iterator[Any]:
     """Yield a callable that writes one str chunk to *dest*."""
     if isinstance(dest, _PATHS):
-        path = os.fsdecode(os.fspath(dest))
-        if path.endswith(".gz"):
-            with _gzip().open(dest, "wt", encoding="utf-8", newline="\n") as fz:
-                yield fz.write
-        else:
-            with open(dest, "w", encoding="utf-8", newline="\n") as f:
-                yield f.write
+        opener = _gzip().open if os.fsdecode(os.fspath(dest)).endswith(".gz") else open
+        with opener(dest, "wt", encoding="utf-8", newline="\n") as f:
+            yield f.write
         return
     if not callable(getattr(dest, "write", None)):
         raise InvalidArgumentError(
