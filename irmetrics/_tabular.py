@@ -278,12 +278,16 @@ def _record_fields(record: Any, roles: Sequence[str], index: int) -> Sequence[An
 def _record_columns(records: Any, roles: Sequence[str]) -> List[Sequence[Any]]:
     """The items of *records* as columns, one per role, each record checked
     for its shape (errors name its 1-based index)."""
-    if isinstance(records, (str, bytes, Mapping)) or not hasattr(records, "__iter__"):
+    try:
+        if isinstance(records, (str, bytes, Mapping)):
+            raise TypeError
+        iterator = iter(records)
+    except TypeError:
         raise InvalidArgumentError(
             f"'records' must be an iterable of ({', '.join(roles)}) records "
             f"(got {_kind(records)})"
-        )
-    rows = [_record_fields(record, roles, index) for index, record in enumerate(records, 1)]
+        ) from None
+    rows = [_record_fields(record, roles, index) for index, record in enumerate(iterator, 1)]
     if not rows:
         return [[] for _ in roles]
     return list(map(list, zip(*rows)))
