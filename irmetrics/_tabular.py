@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from itertools import groupby, islice
 from numbers import Integral, Real
+from operator import itemgetter
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar
 
 from .errors import DuplicateEntryError, InvalidArgumentError, TrecFormatError
@@ -253,11 +254,11 @@ def _from_dict(data: Any, what: str, convert: Callable[[Any], V]) -> Dict[str, D
 def _record_fields(record: Any, roles: Sequence[str], index: int) -> Sequence[Any]:
     """A record's items, one per role: the first items of a tuple, a list or
     another iterable, or a mapping's values (:func:`_record_values`)."""
-    if isinstance(record, Mapping):
-        return _record_values(record, roles, index)
     items: Sequence[Any] = ()
     if isinstance(record, (tuple, list)):
         items = record[: len(roles)]
+    elif isinstance(record, Mapping):
+        return _record_values(record, roles, index)
     elif not isinstance(record, (str, bytes)):
         try:
             items = tuple(islice(record, len(roles)))
@@ -288,9 +289,7 @@ def _record_columns(records: Any, roles: Sequence[str]) -> List[Sequence[Any]]:
             f"(got {_kind(records)})"
         ) from None
     rows = [_record_fields(record, roles, index) for index, record in enumerate(iterator, 1)]
-    if not rows:
-        return [[] for _ in roles]
-    return list(map(list, zip(*rows)))
+    return [list(map(itemgetter(i), rows)) for i in range(len(roles))]
 
 
 def records_table(records: Any, value_role: str) -> Dict[str, Dict[str, Any]]:
