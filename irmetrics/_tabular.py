@@ -12,12 +12,13 @@ pyarrow: a frame is recognised by the module its type comes from.
 from __future__ import annotations
 
 import math
-from itertools import groupby
+from itertools import groupby, islice
 from numbers import Integral, Real
+from operator import itemgetter
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar
 
 from .errors import DuplicateEntryError, InvalidArgumentError, TrecFormatError
-from .trec import MAX_LABEL, MIN_LABEL, _first_line
+from .trec import MAX_LABEL, MIN_LABEL
 
 #: The name a :class:`~irmetrics.Run` gets when its source has none.
 DEFAULT_RUN_NAME = "irmetrics"
@@ -39,7 +40,13 @@ V = TypeVar("V", int, float)
 
 _ABSENT = object()  # no column or key of a role
 
-_LIBRARIES = ("pandas", "polars", "pyarrow")
+#: The frames read, by library: their types, the attribute listing their
+#: columns, and the methods giving one column and that column as a list.
+_FRAMES: Dict[str, Tuple[Tuple[str, ...], str, str, str]] = {
+    "pandas": (("DataFrame",), "columns", "__getitem__", "tolist"),
+    "polars": (("DataFrame",), "columns", "get_column", "to_list"),
+    "pyarrow": (("Table", "RecordBatch"), "column_names", "column", "to_pylist"),
+}
 
 # === Value checks ===
 #
@@ -200,6 +207,19 @@ def _names(seen: List[Any]) -> str:
 # === Dicts and records ===
 
 
+def _query_id(raw: Any, what: str, seen: Mapping[str, Any]) -> str:
+    """A dict's query id as str, not one *seen* already under another type."""
+    try:
+        qid = _as_id(raw)
+    except TypeError as exc:
+        raise InvalidArgumentError(f"query id in {what!r} {exc}") from None
+    if qid in seen:
+        raise InvalidArgumentError(
+            f"{what!r} has two query ids that are both {qid!r} as str (got {raw!r})"
+        )
+    return qid
+
+
 def _from_dict(data: Any, what: str, convert: Callable[[Any], V]) -> Dict[str, Dict[str, V]]:
     if not isinstance(data, Mapping):
         raise InvalidArgumentError(
@@ -208,14 +228,7 @@ def _from_dict(data: Any, what: str, convert: Callable[[Any], V]) -> Dict[str, D
         )
     out: Dict[str, Dict[str, V]] = {}
     for raw_qid, raw_docs in data.items():
-        try:
-            qid = _as_id(raw_qid)
-        except TypeError as exc:
-            raise InvalidArgumentError(f"query id in {what!r} {exc}") from None
-        if qid in out:
-            raise InvalidArgumentError(
-                f"{what!r} has two query ids that are both {qid!r} as str (got {raw_qid!r})"
-            )
+        qid = _query_id(raw_qid, what, out)
         if not isinstance(raw_docs, Mapping):
             raise InvalidArgumentError(
                 f"{what}[{raw_qid!r}] must be a mapping of doc id to value (got {_kind(raw_docs)})"
@@ -238,103 +251,102 @@ def _from_dict(data: Any, what: str, convert: Callable[[Any], V]) -> Dict[str, D
     return out
 
 
-def _record_fields(record: Any, value_role: str, index: int) -> Tuple[Any, Any, Any]:
+def _record_fields(record: Any, roles: Sequence[str], index: int) -> Sequence[Any]:
+    """A record's items, one per role: the first items of a tuple, a list or
+    another iterable, or a mapping's values (:func:`_record_values`)."""
+    items: Sequence[Any] = ()
     if isinstance(record, (tuple, list)):
-        if len(record) >= 3:
-            return record[0], record[1], record[2]
-        items: List[Any] = list(record)
+        items = record[: len(roles)]
     elif isinstance(record, Mapping):
-        found = _record_values(record, ("query_id", "doc_id", value_role), index)
-        return found[0], found[1], found[2]
-    elif isinstance(record, (str, bytes)):
-        items = []
-    else:
+        return _record_values(record, roles, index)
+    elif not isinstance(record, (str, bytes)):
         try:
-            it = iter(record)
+            items = tuple(islice(record, len(roles)))
         except TypeError:
-            items = []
-        else:
-            items = [x for _, x in zip(range(3), it)]
-            if len(items) == 3:
-                return items[0], items[1], items[2]
+            pass
+    if len(items) == len(roles):
+        return items
     # Iterating a DataFrame yields its column names: say what to pass instead.
     hint = "; for a DataFrame pass df.itertuples(index=False)" if isinstance(record, str) else ""
     raise TrecFormatError(
-        f"expected a (query_id, doc_id, {value_role}) record or a mapping "
+        f"expected a ({', '.join(roles)}) record or a mapping "
         f"(got {_kind(record)} {record!r}{hint})",
         _RECORDS,
         index,
     )
 
 
-def _from_records(
-    records: Any, what: str, value_role: str, convert: Callable[[Any], V]
-) -> Dict[str, Dict[str, V]]:
-    """``{query id: {doc id: value}}`` from records: tuples, lists or mappings.
-
-    *value_role* is ``"relevance"`` or ``"score"``; a mapping's keys are
-    found by :func:`_record_values`; errors name the record's 1-based index.
-    """
-    if isinstance(records, (str, bytes, Mapping)):
-        raise InvalidArgumentError(
-            f"'records' must be an iterable of (query_id, doc_id, {value_role}) records "
-            f"(got {_kind(records)})"
-        )
+def _record_columns(records: Any, roles: Sequence[str]) -> List[Sequence[Any]]:
+    """The items of *records* as columns, one per role, each record checked
+    for its shape (errors name its 1-based index)."""
     try:
+        if isinstance(records, (str, bytes, Mapping)):
+            raise TypeError
         iterator = iter(records)
     except TypeError:
         raise InvalidArgumentError(
-            f"'records' must be an iterable of (query_id, doc_id, {value_role}) records "
+            f"'records' must be an iterable of ({', '.join(roles)}) records "
             f"(got {_kind(records)})"
         ) from None
-    out: Dict[str, Dict[str, V]] = {}
-    # (first index, position in the query's dict) per run of consecutive
-    # records of one query, to name the first of two duplicates cheaply.
-    blocks: Dict[str, List[Tuple[int, int]]] = {}
-    docs: Dict[str, V] = {}
-    prev: Optional[str] = None
-    for index, record in enumerate(iterator, 1):
-        raw_qid, raw_docid, raw_value = _record_fields(record, value_role, index)
-        try:
-            qid = _as_id(raw_qid)
-        except TypeError as exc:
-            raise TrecFormatError(f"query id {exc}", _RECORDS, index) from None
-        try:
-            docid = _as_id(raw_docid)
-        except TypeError as exc:
-            raise TrecFormatError(f"doc id {exc}", _RECORDS, index) from None
-        try:
-            value = convert(raw_value)
-        except (TypeError, ValueError) as exc:
-            raise TrecFormatError(f"{value_role} {exc}", _RECORDS, index) from None
-        if qid != prev:
-            got = out.get(qid)
-            if got is None:
-                got = out[qid] = {}
-                blocks[qid] = []
-            docs = got
-            blocks[qid].append((index, len(docs)))
-            prev = qid
-        if docid in docs:
-            first = _first_line(docs, blocks[qid], docid)
-            raise DuplicateEntryError(_RECORDS, first, index, qid, docid)
-        docs[docid] = value
-    return out
+    rows = [_record_fields(record, roles, index) for index, record in enumerate(iterator, 1)]
+    return [list(map(itemgetter(i), rows)) for i in range(len(roles))]
 
 
-def _subtopic_record(record: Any, index: int) -> Tuple[Any, Any, Any, Any]:
-    # (query_id, subtopic, doc_id, relevance) from a tuple, list or mapping
-    if isinstance(record, (tuple, list)) and len(record) >= 4:
-        return record[0], record[1], record[2], record[3]
-    if isinstance(record, Mapping):
-        found = _record_values(record, ("query_id", "subtopic", "doc_id", "relevance"), index)
-        return found[0], found[1], found[2], found[3]
-    raise TrecFormatError(
-        "expected a (query_id, subtopic, doc_id, relevance) record or a mapping "
-        f"(got {_kind(record)} {record!r})",
-        _RECORDS,
-        index,
-    )
+def records_table(records: Any, value_role: str) -> Dict[str, Dict[str, Any]]:
+    """``{query id: {doc id: value}}`` from ``(query_id, doc_id, value)``
+    records (tuples, lists or mappings); *value_role* is ``"relevance"`` or
+    ``"score"``.  Errors name the record's 1-based index."""
+    roles = ("query_id", "doc_id", value_role)
+    columns = _record_columns(records, roles)
+    qids, docids, values = _converted(roles, columns, _labels(roles), _RECORDS)
+    return _group(qids, docids, values, _RECORDS)
+
+
+Subtopics = Dict[str, Dict[str, Dict[str, int]]]
+
+
+def _split_topics(table: Subtopics) -> Tuple[Dict[str, Dict[str, int]], Subtopics]:
+    """``{qid: {subtopic: {doc: relevance}}}`` as a flat table (each
+    document's highest relevance) and the queries with subtopics other than "0"."""
+    flat: Dict[str, Dict[str, int]] = {}
+    kept: Subtopics = {}
+    for qid, topics in table.items():
+        if list(topics) == ["0"]:
+            flat[qid] = topics["0"]
+        else:
+            kept[qid] = topics
+            docs = flat[qid] = {}
+            for judged in topics.values():
+                for doc, value in judged.items():
+                    if value > docs.get(doc, value - 1):
+                        docs[doc] = value
+    return flat, kept
+
+
+def subtopics_from_dict(data: Any) -> Tuple[Dict[str, Dict[str, int]], Subtopics]:
+    """:func:`_split_topics` of ``{query id: {subtopic: {doc id: relevance}}}``, checked."""
+    if not isinstance(data, Mapping):
+        raise InvalidArgumentError(
+            "'qrels' must be a mapping of query id to a mapping of subtopic to a mapping "
+            f"of doc id to relevance (got {_kind(data)})"
+        )
+    table: Subtopics = {}
+    for raw_qid, topics in data.items():
+        qid = _query_id(raw_qid, "qrels", table)
+        table[qid] = _from_dict(topics, f"qrels[{raw_qid!r}]", _as_relevance)
+    return _split_topics(table)
+
+
+def subtopics_from_records(records: Any) -> Tuple[Dict[str, Dict[str, int]], Subtopics]:
+    """:func:`_split_topics` of ``(query_id, subtopic, doc_id, relevance)``
+    records; a (query, subtopic, document) given twice names both records."""
+    roles = ("query_id", "subtopic", "doc_id", "relevance")
+    columns = _record_columns(records, roles)
+    qids, topics, docids, values = _converted(roles, columns, _labels(roles), _RECORDS)
+    table: Subtopics = {}
+    for (qid, topic), docs in _group(list(zip(qids, topics)), docids, values, _RECORDS).items():
+        table.setdefault(qid, {})[topic] = docs
+    return _split_topics(table)
 
 
 # === DataFrames ===
@@ -344,7 +356,7 @@ def _library(obj: Any) -> Optional[str]:
     """'pandas', 'polars' or 'pyarrow' when *obj* is one of theirs, else None."""
     for cls in type(obj).__mro__:
         root = cls.__module__.partition(".")[0]
-        if root in _LIBRARIES:
+        if root in _FRAMES:
             return root
     return None
 
@@ -366,13 +378,10 @@ def _describe(obj: Any, lib: str) -> str:
 
 
 def _column_names(obj: Any, lib: str, what: str) -> List[Any]:
+    kinds, names, _, _ = _FRAMES[lib]
     kind = type(obj).__name__
-    if lib == "pandas" and kind == "DataFrame":
-        return list(obj.columns)
-    if lib == "polars" and kind == "DataFrame":
-        return list(obj.columns)
-    if lib == "pyarrow" and kind in ("Table", "RecordBatch"):
-        return list(obj.column_names)
+    if kind in kinds:
+        return list(getattr(obj, names))
     if kind == "LazyFrame":
         hint = "call .collect() on it first"
     elif kind in ("Series", "ChunkedArray", "Array") or kind.endswith("Array"):
@@ -384,42 +393,28 @@ def _column_names(obj: Any, lib: str, what: str) -> List[Any]:
 
 
 def _column(obj: Any, lib: str, name: Any) -> List[Any]:
-    if lib == "pandas":
-        values: List[Any] = obj[name].tolist()
-    elif lib == "polars":
-        values = obj.get_column(name).to_list()
-    else:
-        values = obj.column(name).to_pylist()
+    _, _, get, as_list = _FRAMES[lib]
+    values: List[Any] = getattr(getattr(obj, get)(name), as_list)()
     return values
-
-
-def _find_columns(
-    obj: Any, lib: str, what: str, roles: Sequence[str], columns: Any, source: str
-) -> Dict[str, Any]:
-    """{role: column name} for every role of *roles*, or an error saying what is missing."""
-    seen = _column_names(obj, lib, what)
-    index = [n for n in obj.index.names if n is not None] if lib == "pandas" else []
-    return choose_columns(seen, source, what, roles, columns, index)
-
 
 
 # === Converting the columns ===
 #
 # Each takes a whole column as a list and returns the converted list, with
 # C-level passes when the column has one type, else value by value (naming
-# the row of the first bad value).
+# the row of the first bad value, its *label* saying which column).
 
 
-def _ids(values: List[Any], role: str, column: Any, source: str) -> List[str]:
+def _ids(values: List[Any], label: str, source: str) -> List[str]:
     kinds = set(map(type, values))
     if kinds <= {str}:
         return values
     if kinds <= {str, int}:
         return list(map(str, values))
-    return _one_by_one(values, _as_id, role, column, source)
+    return _one_by_one(values, _as_id, label, source)
 
 
-def _relevances(values: List[Any], column: Any, source: str) -> List[int]:
+def _relevances(values: List[Any], label: str, source: str) -> List[int]:
     kinds = set(map(type, values))
     if kinds <= {int}:
         labels = values
@@ -432,10 +427,10 @@ def _relevances(values: List[Any], column: Any, source: str) -> List[int]:
         not labels or MIN_LABEL <= min(labels) and max(labels) <= MAX_LABEL
     ):
         return labels
-    return _one_by_one(values, _as_relevance, "relevance", column, source)
+    return _one_by_one(values, _as_relevance, label, source)
 
 
-def _scores(values: List[Any], column: Any, source: str) -> List[float]:
+def _scores(values: List[Any], label: str, source: str) -> List[float]:
     kinds = set(map(type, values))
     try:
         if kinds <= {float}:
@@ -448,26 +443,52 @@ def _scores(values: List[Any], column: Any, source: str) -> List[float]:
             return scores
     except OverflowError:
         pass
-    return _one_by_one(values, _as_score, "score", column, source)
+    return _one_by_one(values, _as_score, label, source)
 
 
 def _one_by_one(
-    values: List[Any], convert: Callable[[Any], Any], role: str, column: Any, source: str
+    values: List[Any], convert: Callable[[Any], Any], label: str, source: str
 ) -> List[Any]:
     out = []
     for row, value in enumerate(values, 1):
         try:
             out.append(convert(value))
         except (TypeError, ValueError) as exc:
-            raise TrecFormatError(f"{role} (column {column!r}) {exc}", source, row) from None
+            raise TrecFormatError(f"{label} {exc}", source, row) from None
+    return out
+
+
+#: The converter of each role's column.
+_CONVERT: Dict[str, Callable[[List[Any], str, str], List[Any]]] = {
+    "query_id": _ids,
+    "doc_id": _ids,
+    "subtopic": _ids,
+    "relevance": _relevances,
+    "score": _scores,
+}
+
+
+def _labels(roles: Sequence[str]) -> List[str]:
+    """The roles as messages name them: ``query_id`` is "query id"."""
+    return [role.replace("_", " ") for role in roles]
+
+
+def _converted(
+    roles: Sequence[str], columns: Sequence[Any], labels: Sequence[str], source: str
+) -> List[List[Any]]:
+    """Each role's column converted (ids to str, labels to int, scores to float)."""
+    out: List[List[Any]] = []
+    for role, values, label in zip(roles, columns, labels):
+        out.append(_CONVERT[role](values, label, source))
     return out
 
 
 def _group(
-    qids: List[str], docids: List[str], values: List[V], source: str
-) -> Dict[str, Dict[str, V]]:
-    """{qid: {docid: value}}: one dict(zip(...)) per run of rows of one query."""
-    out: Dict[str, Dict[str, V]] = {}
+    qids: List[Any], docids: List[str], values: List[V], source: str
+) -> Dict[Any, Dict[str, V]]:
+    """{qid: {docid: value}}: one dict(zip(...)) per run of rows of one query
+    (or of one (query, subtopic) pair)."""
+    out: Dict[Any, Dict[str, V]] = {}
     start = 0
     for qid, rows in groupby(qids):
         end = start + len(list(rows))
@@ -484,22 +505,18 @@ def _group(
     return out
 
 
-def _raise_duplicate(qids: List[str], docids: List[str], source: str) -> None:
-    first: Dict[Tuple[str, str], int] = {}
+def _raise_duplicate(qids: List[Any], docids: List[str], source: str) -> None:
+    first: Dict[Tuple[Any, str], int] = {}
     for row, key in enumerate(zip(qids, docids), 1):
         at = first.setdefault(key, row)
         if at != row:
-            raise DuplicateEntryError(source, at, row, key[0], key[1])
+            qid, subtopic = key[0] if isinstance(key[0], tuple) else (key[0], None)
+            raise DuplicateEntryError(source, at, row, qid, key[1], subtopic)
     raise AssertionError("unreachable: a duplicate was counted but not found")  # pragma: no cover
 
 
 def _table(
-    frame: Any,
-    what: str,
-    value_role: str,
-    convert: Callable[[List[Any], Any, str], List[Any]],
-    columns: Any,
-    described: Optional[str] = None,
+    frame: Any, what: str, value_role: str, columns: Any, described: Optional[str] = None
 ) -> Dict[str, Dict[str, Any]]:
     lib = _library(frame)
     if lib is None:
@@ -509,13 +526,15 @@ def _table(
         )
     roles = ("query_id", "doc_id", value_role)
     described = described or _describe(frame, lib)
-    found = _find_columns(frame, lib, what, roles, columns, described)
+    seen = _column_names(frame, lib, what)
+    index = [n for n in frame.index.names if n is not None] if lib == "pandas" else []
+    found = choose_columns(seen, described, what, roles, columns, index)
+    names = [found[role] for role in roles]
+    labels = [f"{label} (column {name!r})" for label, name in zip(_labels(roles), names)]
+    values = [_column(frame, lib, name) for name in names]
     source = f"<{described}>"
-    qcol, dcol, vcol = found["query_id"], found["doc_id"], found[value_role]
-    qids = _ids(_column(frame, lib, qcol), "query id", qcol, source)
-    docids = _ids(_column(frame, lib, dcol), "doc id", dcol, source)
-    values = convert(_column(frame, lib, vcol), vcol, source)
-    return _group(qids, docids, values, source)
+    qids, docids, converted = _converted(roles, values, labels, source)
+    return _group(qids, docids, converted, source)
 
 
 def qrels_table(
@@ -533,12 +552,12 @@ def qrels_table(
     irmetrics.errors.InvalidArgumentError: 'qrels' must be a pandas or polars DataFrame
     or a pyarrow Table (got list)
     """
-    return _table(frame, "qrels", "relevance", _relevances, columns, source)
+    return _table(frame, "qrels", "relevance", columns, source)
 
 
 def run_table(
     frame: Any, *, columns: Optional[Mapping[str, Any]] = None
 ) -> Dict[str, Dict[str, float]]:
     """``{query id: {doc id: score}}`` from a frame (see the module's docstring)."""
-    return _table(frame, "run", "score", _scores, columns)
+    return _table(frame, "run", "score", columns)
 

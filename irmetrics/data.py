@@ -41,25 +41,23 @@ from typing import (
     List,
     Mapping,
     Optional,
-    Tuple,
     TypeVar,
 )
 
 from ._tabular import (
-    _RECORDS,
     DEFAULT_RUN_NAME,
-    _as_id,
     _as_relevance,
     _as_score,
     _from_dict,
-    _from_records,
     _kind,
-    _subtopic_record,
     is_frame,
     qrels_table,
+    records_table,
     run_table,
+    subtopics_from_dict,
+    subtopics_from_records,
 )
-from .errors import DuplicateEntryError, InvalidArgumentError, TrecFormatError
+from .errors import InvalidArgumentError
 from .trec import (
     _read_qrels_tables,
     read_ranked_list,
@@ -136,6 +134,14 @@ class _Table(Mapping[str, Mapping[str, V]], Generic[V]):
     def __contains__(self, qid: object) -> bool:
         return qid in self._data
 
+    def to_dict(self) -> Dict[str, Dict[str, V]]:
+        """Return a new plain ``dict`` of ``dict`` s.
+
+        >>> Qrels({"q1": {"d1": 1}}).to_dict(), Run({"q1": {"d1": 1}}).to_dict()
+        ({'q1': {'d1': 1}}, {'q1': {'d1': 1.0}})
+        """
+        return {qid: dict(docs) for qid, docs in self._data.items()}
+
     @property
     def n_entries(self) -> int:
         """The number of (query, document) entries, over all queries."""
@@ -205,25 +211,6 @@ class Qrels(_Table[int]):
         return self
 
     @classmethod
-    def _from_topics(cls, table: Dict[str, Dict[str, Dict[str, int]]]) -> Qrels:
-        # {qid: {subtopic: {doc: rel}}} -> the flat table (highest relevance
-        # per document, in order of first appearance) and the subtopic one
-        flat: Dict[str, Dict[str, int]] = {}
-        kept: Dict[str, Dict[str, Dict[str, int]]] = {}
-        for qid, topics in table.items():
-            if list(topics) == ["0"]:
-                flat[qid] = topics["0"]
-                continue
-            docs: Dict[str, int] = {}
-            for judged in topics.values():
-                for doc, value in judged.items():
-                    if value > docs.get(doc, value - 1):
-                        docs[doc] = value
-            flat[qid] = docs
-            kept[qid] = topics
-        return cls._trusted(flat, kept)
-
-    @classmethod
     def from_subtopics(cls, qrels: Mapping[Any, Mapping[Any, Mapping[Any, Any]]]) -> Qrels:
         """Build from diversity judgments ``{query id: {subtopic: {doc id: relevance}}}``.
 
@@ -237,23 +224,7 @@ class Qrels(_Table[int]):
         >>> qrels.subtopics("q1")
         {'1': {'d1': 1, 'd2': 0}, '2': {'d2': 2}}
         """
-        if not isinstance(qrels, Mapping):
-            raise InvalidArgumentError(
-                "'qrels' must be a mapping of query id to a mapping of subtopic to a mapping "
-                f"of doc id to relevance (got {_kind(qrels)})"
-            )
-        table: Dict[str, Dict[str, Dict[str, int]]] = {}
-        for raw_qid, topics in qrels.items():
-            try:
-                qid = _as_id(raw_qid)
-            except TypeError as exc:
-                raise InvalidArgumentError(f"query id in 'qrels' {exc}") from None
-            if qid in table:
-                raise InvalidArgumentError(
-                    f"'qrels' has two query ids that are both {qid!r} as str (got {raw_qid!r})"
-                )
-            table[qid] = _from_dict(topics, f"qrels[{raw_qid!r}]", _as_relevance)
-        return cls._from_topics(table)
+        return cls._trusted(*subtopics_from_dict(qrels))
 
     @classmethod
     def from_subtopic_records(cls, records: Iterable[Any]) -> Qrels:
@@ -275,29 +246,7 @@ class Qrels(_Table[int]):
         irmetrics.errors.DuplicateEntryError: <records>, line 2: document 'd1' appears twice
         for query 'q1', subtopic '1' (lines 1 and 2)
         """
-        if isinstance(records, (str, bytes, Mapping)) or not hasattr(records, "__iter__"):
-            raise InvalidArgumentError(
-                "'records' must be an iterable of (query_id, subtopic, doc_id, relevance) "
-                f"records (got {_kind(records)})"
-            )
-        table: Dict[str, Dict[str, Dict[str, int]]] = {}
-        first: Dict[Tuple[str, str, str], int] = {}
-        for index, record in enumerate(records, 1):
-            fields = _subtopic_record(record, index)
-            try:
-                qid, subtopic, docid = (_as_id(x) for x in fields[:3])
-            except TypeError as exc:
-                raise TrecFormatError(f"id {exc}", _RECORDS, index) from None
-            try:
-                value = _as_relevance(fields[3])
-            except (TypeError, ValueError) as exc:
-                raise TrecFormatError(f"relevance {exc}", _RECORDS, index) from None
-            key = (qid, subtopic, docid)
-            if key in first:
-                raise DuplicateEntryError(_RECORDS, first[key], index, qid, docid, subtopic)
-            first[key] = index
-            table.setdefault(qid, {}).setdefault(subtopic, {})[docid] = value
-        return cls._from_topics(table)
+        return cls._trusted(*subtopics_from_records(records))
 
     @property
     def has_subtopics(self) -> bool:
@@ -366,7 +315,7 @@ class Qrels(_Table[int]):
         """
         if _is_frame(records):
             return cls.from_dataframe(records)
-        return cls._trusted(_from_records(records, "qrels", "relevance", _as_relevance))
+        return cls._trusted(records_table(records, "relevance"))
 
     @classmethod
     def from_dataframe(cls, frame: Any, *, columns: Optional[Mapping[str, Any]] = None) -> Qrels:
@@ -404,14 +353,6 @@ class Qrels(_Table[int]):
             write_qrels(self._data, dest)
         else:
             write_subtopic_qrels({qid: self._topics(qid) for qid in self._data}, dest)
-
-    def to_dict(self) -> Dict[str, Dict[str, int]]:
-        """Return a new plain ``dict`` of ``dict`` s.
-
-        >>> Qrels({"q1": {"d1": 1}}).to_dict()
-        {'q1': {'d1': 1}}
-        """
-        return {qid: dict(docs) for qid, docs in self._data.items()}
 
     def __repr__(self) -> str:
         queries = "1 query" if len(self) == 1 else f"{len(self)} queries"
@@ -489,7 +430,7 @@ class Run(_Table[float]):
         name = _check_name(name)
         if _is_frame(records):
             return cls._trusted(run_table(records), name)
-        return cls._trusted(_from_records(records, "run", "score", _as_score), name)
+        return cls._trusted(records_table(records, "score"), name)
 
     @classmethod
     def from_dataframe(
@@ -563,14 +504,6 @@ class Run(_Table[float]):
         q1 Q0 d1 2 0.1 x
         """
         write_run(self._data, dest, name=self._name)
-
-    def to_dict(self) -> Dict[str, Dict[str, float]]:
-        """Return a new plain ``dict`` of ``dict`` s.
-
-        >>> Run({"q1": {"d1": 1}}).to_dict()
-        {'q1': {'d1': 1.0}}
-        """
-        return {qid: dict(docs) for qid, docs in self._data.items()}
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Run):

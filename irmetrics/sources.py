@@ -45,10 +45,8 @@ def open_qrels(qrels: Any) -> Tuple[Qrels, List[DuplicateEntryError]]:
     :func:`~irmetrics.trec._read_qrels_keeping_duplicates`)."""
     if isinstance(qrels, Qrels):
         return qrels, []
-    if isinstance(qrels, Mapping):
-        return Qrels.from_dict(qrels), []
-    if frames.is_frame(qrels):
-        return Qrels.from_dataframe(qrels), []
+    if isinstance(qrels, Mapping) or frames.is_frame(qrels):
+        return Qrels(qrels), []  # (a dict, or a frame by its usual column names)
     if is_file_source(qrels):
         flat, subtopics, duplicates = _read_qrels_keeping_duplicates(qrels)
         return Qrels._trusted(flat, subtopics), duplicates
@@ -61,10 +59,8 @@ def as_run(run: Any) -> Run:
     """A run given as an object: a ``Run``, a dict of dicts, or records."""
     if isinstance(run, Run):
         return run
-    if isinstance(run, Mapping):
-        return Run.from_dict(run)
-    if frames.is_frame(run):
-        return Run.from_dataframe(run)
+    if isinstance(run, Mapping) or frames.is_frame(run):
+        return Run(run)
     if not isinstance(run, (str, bytes)) and hasattr(run, "__iter__"):
         return Run.from_records(run)
     raise InvalidArgumentError(

@@ -39,7 +39,7 @@ import io
 import math
 import os
 from bisect import bisect_right
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from itertools import compress, islice, repeat
 from operator import itemgetter, ne
 from typing import (
@@ -90,6 +90,8 @@ __all__ = [
     "rank_documents",
 ]
 
+#: What a path may be given as (what :func:`open` takes).
+_PATHS = (str, bytes, os.PathLike)
 _GZIP_MAGIC = b"\x1f\x8b"
 _BOM = b"\xef\xbb\xbf"
 # Errors a file object may raise while being read: I/O failures, and
@@ -112,7 +114,7 @@ def _gzip() -> Any:
 
 
 def _source_name(source: Any) -> str:
-    if isinstance(source, (str, bytes, os.PathLike)):
+    if isinstance(source, _PATHS):
         return os.fsdecode(os.fspath(source))
     name = getattr(source, "name", None)
     if isinstance(name, str) and name:
@@ -138,26 +140,8 @@ def _probe_binary(fileobj: Any) -> Tuple[Any, bytes]:
         return fileobj, bytes(head)
     # Neither peekable nor seekable: a buffer in front of it gives a peek,
     # and the stream is still read once, in constant memory.
-    buffered = io.BufferedReader(_RawReader(fileobj))
+    buffered = io.BufferedReader(_Chain([fileobj], getattr(fileobj, "name", None)))
     return buffered, bytes(buffered.peek(2)[:2])
-
-
-class _RawReader(io.RawIOBase):
-    """Any object with ``read(n) -> bytes``, as a raw stream (for a buffer)."""
-
-    def __init__(self, fileobj: Any) -> None:
-        super().__init__()
-        self._read = fileobj.read
-        self.name = getattr(fileobj, "name", None)
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buf: Any) -> int:
-        data = self._read(len(buf))
-        n = len(data)
-        buf[:n] = data
-        return n
 
 
 class _TextReader:
@@ -174,47 +158,38 @@ class _TextReader:
         return cast(str, self._read(n)).encode("utf-8", "surrogatepass")
 
 
+def _open_path(path: Any, name: str) -> Any:
+    """A file given by path, opened to read its bytes, or the error naming it."""
+    try:
+        return open(path, "rb")  # noqa: SIM115 - the caller closes it
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise TrecFormatError(f"cannot open file ({reason})", name) from exc
+
+
 @contextmanager
 def _open_lines(source: PathOrFile) -> Iterator[Tuple[Any, str]]:
-    """Yield (a binary stream, ``read(n) -> bytes``, and the source's name)."""
+    """Yield (a binary stream of the source's bytes, gzip undone, and its name)."""
     name = _source_name(source)
-    if isinstance(source, (str, bytes, os.PathLike)):
+    with ExitStack() as opened:
+        fileobj: Any = source
+        if isinstance(source, _PATHS):
+            fileobj = opened.enter_context(_open_path(source, name))
+        elif not callable(getattr(source, "read", None)):
+            raise InvalidArgumentError(
+                f"expected a path or an open file object (got {type(source).__name__} {source!r})"
+            )
         try:
-            raw = open(source, "rb")  # noqa: SIM115 - closed below
-        except OSError as exc:
-            reason = exc.strerror or str(exc)
-            raise TrecFormatError(f"cannot open file ({reason})", name) from exc
-        try:
-            try:
-                head = raw.peek(2)[:2]
-            except OSError as exc:
-                reason = exc.strerror or str(exc)
-                raise TrecFormatError(f"cannot read file ({reason})", name) from exc
-            if head == _GZIP_MAGIC:
-                with _gzip().GzipFile(fileobj=raw, mode="rb") as gz:
-                    yield gz, name
+            if isinstance(fileobj.read(0), str):
+                stream, head = _TextReader(fileobj), b""
             else:
-                yield raw, name
-        finally:
-            raw.close()
-        return
-    if not callable(getattr(source, "read", None)):
-        raise InvalidArgumentError(
-            f"expected a path or an open file object (got {type(source).__name__} {source!r})"
-        )
-    try:
-        probe = source.read(0)
-    except _READ_ERRORS as exc:
-        raise TrecFormatError(f"cannot read file ({exc})", name) from exc
-    if isinstance(probe, str):
-        yield _TextReader(source), name
-        return
-    stream, head = _probe_binary(source)
-    if head == _GZIP_MAGIC:
-        # GzipFile(fileobj=...) leaves the caller's file open when closed.
-        with _gzip().GzipFile(fileobj=stream, mode="rb") as gz:
-            yield gz, name
-    else:
+                stream, head = _probe_binary(fileobj)
+        except _READ_ERRORS as exc:
+            reason = getattr(exc, "strerror", None) or str(exc)
+            raise TrecFormatError(f"cannot read file ({reason})", name) from exc
+        if head == _GZIP_MAGIC:
+            # GzipFile(fileobj=...) leaves the file it reads open when closed.
+            stream = opened.enter_context(_gzip().GzipFile(fileobj=stream, mode="rb"))
         yield stream, name
 
 
@@ -345,7 +320,7 @@ def _empty_error(source: str, kind: str, lineno: int) -> TrecFormatError:
 
 def _line_of(blocks: List[Tuple[int, int]], index: int) -> int:
     """The line of a query's entry *index*, given ``(line, index)`` where each
-    run of the query's consecutive lines begins."""
+    run of the query's consecutive lines begins (:meth:`_Rows.segments`)."""
     for line, start in reversed(blocks):
         if start <= index:
             return line + index - start
@@ -353,8 +328,7 @@ def _line_of(blocks: List[Tuple[int, int]], index: int) -> int:
 
 
 def _first_line(docs: Mapping[str, object], blocks: List[Tuple[int, int]], docid: str) -> int:
-    """The line on which *docid*, an entry of *docs*, was read (see
-    :func:`_line_of`; or its row, given rows)."""
+    """The line on which *docid*, an entry of *docs*, was read (see :func:`_line_of`)."""
     return _line_of(blocks, list(docs).index(docid))
 
 
@@ -378,26 +352,15 @@ class _Format(NamedTuple):
     kind: str  # the file's kind, for messages ("qrels", "run", "ranked list")
     width: int  # the fields read from each line
     exact: bool  # lines must have exactly *width* fields (else at least)
-    columns: Callable[[List[bytes]], str]  # the message for a line of *n* fields
+    expected: str  # the message for a line of another number of fields
+    other: str  # the kind a line of another width may be a line of (see _swapped_hint)
 
 
-def _qrels_width(fields: List[bytes]) -> str:
-    return (f"expected 4 columns (qid iteration docid relevance), got {len(fields)}"
-            + _swapped_hint(fields, "run"))
-
-
-def _run_width(fields: List[bytes]) -> str:
-    return (f"expected at least 6 columns (qid Q0 docid rank score tag), got {len(fields)}"
-            + _swapped_hint(fields, "qrels"))
-
-
-def _list_width(fields: List[bytes]) -> str:
-    return f"expected 2 columns (qid docid) in a ranked list, got {len(fields)}"
-
-
-_QRELS = _Format("qrels", 4, True, _qrels_width)
-_RUN = _Format("run", 6, False, _run_width)
-_RANKED_LIST = _Format("ranked list", 2, True, _list_width)
+_QRELS = _Format("qrels", 4, True, "expected 4 columns (qid iteration docid relevance)", "run")
+_RUN = _Format("run", 6, False, "expected at least 6 columns (qid Q0 docid rank score tag)",
+               "qrels")
+_RANKED_LIST = _Format("ranked list", 2, True, "expected 2 columns (qid docid) in a ranked list",
+                       "")
 
 
 class _Rows(NamedTuple):
@@ -493,7 +456,8 @@ def _line_by_line(block: bytes, lineno: int, form: _Format, source: str) -> _Row
             follows = False
             continue
         if len(got) != width and (form.exact or len(got) < width):
-            error = TrecFormatError(form.columns(got), source, line)
+            message = f"{form.expected}, got {len(got)}" + _swapped_hint(got, form.other)
+            error = TrecFormatError(message, source, line)
             break
         if wide is None and len(got) > _MANY_FIELDS:
             wide = (line, len(got))
@@ -602,12 +566,10 @@ class _Table:
 
     A key given twice for a query raises :class:`DuplicateEntryError`
     naming both lines; with a *duplicates* list, the first repeat of each
-    query is appended there instead and the first entry kept.  Entry lines
-    are counted as rows (``lines`` maps them to lines); each query keeps the
-    row of its first entry, and ``(row, entry index)`` of each later run of
-    its lines, what :func:`_first_line` reads: a query's entries are walked
-    once, at its first repeat, so that a file of repeats is read in linear
-    time.
+    query is appended there instead and the first entry kept.  Each query
+    keeps ``(line, entry index)`` where each run of its lines begins, what
+    :func:`_first_line` reads: a query's entries are walked once, at its
+    first repeat, so that a file of repeats is read in linear time.
     """
 
     def __init__(self, source: str, duplicates: Optional[List[DuplicateEntryError]] = None):
@@ -615,33 +577,26 @@ class _Table:
         self.out: Dict[str, Dict[str, Any]] = {}
         self.duplicates = duplicates
         self.listed: Set[str] = set()  # queries with a repeat listed
-        self.first_row: Dict[str, int] = {}
-        self.more: Dict[str, List[Tuple[int, int]]] = {}
-        self.lines: List[Tuple[int, int]] = []  # (row, line) where lines stop following
-        self.rows = 0  # rows so far
-        self.base = 0  # the rows before the block being added
+        self.where: Dict[str, List[Tuple[int, int]]] = {}
 
     def add(self, rows: _Rows, qids: List[bytes], keys: List[str],
             values: Optional[List[Any]]) -> None:
         """Add *rows*, given their columns; *values* None: minus the rank
         within the query (a ranked list)."""
-        base = self.base = self.rows
-        self.rows += rows.n
-        self.lines += [(base + r, line) for r, line in rows.starts]
         runs = list(_runs(qids))
         # (a block usually begins with the rest of the last one's last query)
         going_on = runs[:1] if runs and qids[0].decode() in self.out else []
         if values is not None and len(runs) > 1:
             # the block's new queries at once, each table made in C
-            heads = [a for a, _ in runs[len(going_on):]]
-            names = _decoded([qids[a] for a in heads])
-            sizes = [b - a for a, b in runs[len(going_on):]]
-            a = heads[0]
+            new = runs[len(going_on):]
+            names = _decoded([qids[a] for a, _ in new])
+            sizes = [b - a for a, b in new]
+            a = new[0][0]
             tables = list(map(dict, map(islice, repeat(zip(keys[a:], values[a:])), sizes)))
             if (list(map(len, tables)) == sizes and len(set(names)) == len(names)
                     and self.out.keys().isdisjoint(names)):
                 self.out.update(zip(names, tables))
-                self.first_row.update(zip(names, [base + a for a in heads]))
+                self.where.update(zip(names, [rows.segments(a, b, 0) for a, b in new]))
                 runs = going_on
         for a, b in runs:
             self._add_run(rows, qids[a].decode(), a, b, keys, values)
@@ -653,67 +608,88 @@ class _Table:
         vals = (values[a:b] if values is not None
                 else [-float(i) for i in range(size + 1, size + 1 + b - a)])
         new = dict(zip(keys[a:b], vals))
+        self.where.setdefault(qid, []).extend(rows.segments(a, b, size))
         if len(new) != b - a or (got and not got.keys().isdisjoint(new)):
             self._repeat(rows, qid, a, keys[a:b], vals)
         elif got is None:
             self.out[qid] = new
-            self.first_row[qid] = self.base + a
         else:
-            self.more.setdefault(qid, []).append((self.base + a, size))
             got.update(new)
 
     def _repeat(self, rows: _Rows, qid: str, a: int, keys: List[str], values: List[Any]) -> None:
         # a run of lines repeating a key: entry by entry
-        got = self.out.get(qid)
-        if got is None:
-            got = self.out[qid] = {}
-            self.first_row[qid] = self.base + a
-        else:
-            self.more.setdefault(qid, []).append((self.base + a, len(got)))
+        got = self.out.setdefault(qid, {})
         for row, key, value in zip(range(a, a + len(keys)), keys, values):
             if key not in got:
                 got[key] = value
             elif qid not in self.listed:
-                where = [(self.first_row[qid], 0), *self.more.get(qid, ())]
-                first = self.line(_first_line(got, where, key))
+                first = _first_line(got, self.where[qid], key)
                 error = DuplicateEntryError(self.source, first, rows.line(row), qid, key)
                 if self.duplicates is None:
                     raise error
                 self.listed.add(qid)
                 self.duplicates.append(error)
 
-    def line(self, row: int) -> int:
-        """The line of a row (counted from 0 over the whole file)."""
-        first, line = self.lines[bisect_right(self.lines, (row, MAX_LINE)) - 1]
-        return line + row - first
+
+class _Reader:
+    """The entry lines of a binary stream, a block of rows at a time: the
+    one loop of every reader (blank blocks counted, not split; read errors
+    and long lines named by line; a file without entries refused).  ``lines``
+    counts the lines read, ``tag`` is a run's last tag."""
+
+    def __init__(self, stream: Any, name: str, form: _Format, size: int = _BLOCK) -> None:
+        self.stream = stream
+        self.name = name
+        self.form = form
+        self.size = size
+        self.lines = 0
+        self.tag: Optional[bytes] = None
+        self.warned = False
+
+    def __iter__(self) -> Iterator[_Rows]:
+        lines = _Lines(_chunks(self.stream, self.size))
+        entries = False
+        try:
+            for block, unterminated in lines:
+                if block.isspace():  # blank lines only (ASCII white space, as split())
+                    self.lines += block.count(b"\n")
+                    continue
+                rows = _rows(block, self.lines, self.form, self.name, unterminated)
+                entries = entries or rows.n > 0
+                yield rows  # which the caller may cut before a bad field, and raise
+                self.lines = rows.end
+        except _READ_ERRORS + (UnicodeDecodeError,) as exc:  # (a text-mode file's)
+            raise _read_error(self.name, self.lines, exc) from exc
+        except _LineTooLong:
+            raise _too_long(self.name, self.lines + 1) from None
+        if not entries:
+            raise _empty_error(self.name, self.form.kind, max(self.lines, int(lines.bom)))
+
+    def scored(self, rows: _Rows) -> Tuple[_Rows, List[float]]:
+        """A run's rows, cut before a bad score, and their scores; a line of
+        many fields before the first bad line is warned about, once a file."""
+        rows, scores = _parsed(rows, 4, _scores, self.name)
+        if rows.wide is not None and not self.warned and rows.wide[0] < _error_line(rows):
+            self.warned = True
+            _many_fields_warning(self.name, *rows.wide)
+        if rows.n:
+            self.tag = rows.fields[-2]
+        return rows, scores
 
 
 def _read_table(
     source: PathOrFile,
     form: _Format,
-    add: Callable[[_Table, _Rows], None],
+    add: Callable[[_Reader, _Table, _Rows], None],
     duplicates: Optional[List[DuplicateEntryError]] = None,
-) -> Dict[str, Dict[str, Any]]:
-    """The loop of the readers of whole files: each block's rows, given to
-    *add* with the table; blocks of blank lines are counted, not split."""
+) -> Tuple[Dict[str, Dict[str, Any]], _Reader]:
+    """The table of a whole file, each block's rows given to *add*, and its reader."""
     with _open_lines(source) as (stream, name), paused_gc():
+        reader = _Reader(stream, name, form)
         table = _Table(name, duplicates)
-        lineno = 0
-        try:
-            for block, unterminated in _Lines(_chunks(stream, _BLOCK)):
-                if block.isspace():  # blank lines only (ASCII white space, as split())
-                    lineno += block.count(b"\n")
-                    continue
-                rows = _rows(block, lineno, form, name, unterminated)
-                add(table, rows)  # which may cut the rows before a bad field
-                lineno = rows.end
-        except _READ_ERRORS + (UnicodeDecodeError,) as exc:
-            raise _read_error(name, lineno, exc) from exc
-        except _LineTooLong:
-            raise _too_long(name, lineno + 1) from None
-    if not table.out:
-        raise _empty_error(name, form.kind, lineno)
-    return table.out
+        for rows in reader:
+            add(reader, table, rows)
+    return table.out, reader
 
 
 def _raise(rows: _Rows) -> None:
@@ -737,21 +713,14 @@ def read_run(source: PathOrFile) -> Tuple[Dict[str, Dict[str, float]], str]:
     ...
     irmetrics.errors.TrecFormatError: <file>, line 1: score must be a number (got 'high')
     """
-    tag: List[bytes] = []
-    warned: List[int] = []
 
-    def add(table: _Table, rows: _Rows) -> None:
-        rows, scores = _parsed(rows, 4, _scores, table.source)
-        if rows.wide is not None and not warned and rows.wide[0] < _error_line(rows):
-            warned.append(rows.wide[0])
-            _many_fields_warning(table.source, *rows.wide)
-        if rows.n:
-            tag[:] = [rows.fields[-2]]
+    def add(reader: _Reader, table: _Table, rows: _Rows) -> None:
+        rows, scores = reader.scored(rows)
         table.add(rows, rows.column(0), _decoded(rows.column(2)), scores)
         _raise(rows)
 
-    out = _read_table(source, _RUN, add)
-    return out, tag[0].decode()
+    out, reader = _read_table(source, _RUN, add)
+    return out, cast(bytes, reader.tag).decode()
 
 
 def _error_line(rows: _Rows) -> int:
@@ -770,11 +739,11 @@ def read_ranked_list(source: PathOrFile) -> Dict[str, Dict[str, float]]:
     {'q1': {'d7': -1.0, 'd3': -2.0}, 'q2': {'d3': -1.0}}
     """
 
-    def add(table: _Table, rows: _Rows) -> None:
+    def add(reader: _Reader, table: _Table, rows: _Rows) -> None:
         table.add(rows, rows.column(0), _decoded(rows.column(1)), None)
         _raise(rows)
 
-    return _read_table(source, _RANKED_LIST, add)
+    return _read_table(source, _RANKED_LIST, add)[0]
 
 
 def _read_run_ranks(
@@ -786,7 +755,7 @@ def _read_run_ranks(
     number given once per query), or, with *traditional*, its score."""
     first: List[bytes] = []
 
-    def add(table: _Table, rows: _Rows) -> None:
+    def add(reader: _Reader, table: _Table, rows: _Rows) -> None:
         rows, scores = _parsed(rows, 4, _scores, table.source)
         rows, ranks = _parsed(rows, 3, _natural, table.source)
         if not first and rows.n:
@@ -795,8 +764,8 @@ def _read_run_ranks(
                   scores[: rows.n] if traditional else _decoded(ranks))
         _raise(rows)
 
-    out = _read_table(source, _RUN, add)
-    name = _source_name(source)
+    out, reader = _read_table(source, _RUN, add)
+    name = reader.name
     if not traditional:
         # The ranks as the file writes them, compared as integers (exactly: a
         # float would take 10**23 and 10**23 - 1 for one rank); a document's
@@ -886,7 +855,7 @@ def _read_qrels_tables(
     """
     topics = _Topics()
 
-    def add(table: _Table, rows: _Rows) -> None:
+    def add(reader: _Reader, table: _Table, rows: _Rows) -> None:
         rows, labels = _parsed(rows, 3, _labels, table.source)
         qids = rows.column(0)
         keys = topics.keys(qids, rows.column(1), _decoded(rows.column(2)), table.out, rows.line)
@@ -894,7 +863,7 @@ def _read_qrels_tables(
         _raise(rows)
 
     try:
-        out = _read_table(source, _QRELS, add, duplicates)
+        out = _read_table(source, _QRELS, add, duplicates)[0]
     except DuplicateEntryError as exc:
         raise topics.named(exc) from None
     if duplicates:
@@ -1071,13 +1040,16 @@ class _Tee:
     def replay(self) -> Any:
         """A reader giving everything read so far, then the rest of the input."""
         self.spool.seek(0)
-        return _Chain(self.spool, self.raw, self.name)
+        return _Chain([self.spool, self.raw], self.name)
 
 
 class _Chain(io.RawIOBase):
-    def __init__(self, first: Any, second: Any, name: Any) -> None:
+    """Objects with ``read(n) -> bytes``, one after the other, as a raw
+    stream (for a buffer in front of it)."""
+
+    def __init__(self, parts: List[Any], name: Any) -> None:
         super().__init__()
-        self._parts = [first, second]
+        self._parts = parts
         self.name = name
 
     def readable(self) -> bool:
@@ -1157,8 +1129,7 @@ class RunStream:
         # looks only at the documents it evaluates).
         self.keep_duplicates = keep_duplicates
         self.duplicates: List[DuplicateEntryError] = []
-        self.tag: Optional[str] = None
-        self.lines = 0
+        self._reader: Optional[_Reader] = None
         self.members: Set[bytes] = set()
         self._docs: List[bytes] = []
         self.chunk_size = chunk_size
@@ -1170,7 +1141,7 @@ class RunStream:
         # non-regular file given by path
         self._owned: List[Any] = []
         self._open_path = False
-        if isinstance(source, (str, bytes, os.PathLike)):
+        if isinstance(source, _PATHS):
             # a FIFO or a device: opened (and copied) when first read
             self._open_path = not _is_regular_file(source)
         else:
@@ -1218,21 +1189,28 @@ class RunStream:
         for f in owned:
             f.close()
 
+    @property
+    def lines(self) -> int:
+        """The lines read so far."""
+        return 0 if self._reader is None else self._reader.lines
+
+    @property
+    def tag(self) -> Optional[str]:
+        """The run's name: the tag of the last entry line read."""
+        tag = None if self._reader is None else self._reader.tag
+        return None if tag is None else tag.decode()
+
     def __iter__(self) -> Iterator[Tuple[str, List[bytes], List[float]]]:
-        self.lines = 0
-        self.tag = None
+        self._reader = None
         if self._open_path and self._tee is None:
-            try:
-                raw = open(self._source, "rb")  # noqa: SIM115 - closed by close()
-            except OSError as exc:
-                reason = exc.strerror or str(exc)
-                raise TrecFormatError(f"cannot open file ({reason})", self.name) from exc
+            raw = _open_path(self._source, self.name)  # closed by close()
             self._tee = _Tee(raw)
             self._owned += [raw, self._tee]
             self._source = self._tee
         try:
             with _open_lines(self._source) as (stream, _):
-                yield from self._groups(_Lines(_chunks(stream, self.chunk_size)))
+                self._reader = _Reader(stream, self.name, _RUN, self.chunk_size)
+                yield from self._groups(self._reader)
         except RunNotGrouped:
             raise
         except BaseException:
@@ -1240,55 +1218,36 @@ class RunStream:
             raise
         self.close()
 
-    def _groups(self, lines: _Lines) -> Iterator[Tuple[str, List[bytes], List[float]]]:
+    def _groups(self, reader: _Reader) -> Iterator[Tuple[str, List[bytes], List[float]]]:
         # Each query is gathered as a _Group; grouped, it is yielded when
         # the next one begins, else all are yielded at the end.
-        name = self.name
         held: Dict[bytes, _Group] = {}  # ungrouped: every query, in file order
         done: Set[bytes] = set()
         cur: Optional[_Group] = None
-        warned = False
-        try:
-            for block, unterminated in lines:
-                if block.isspace():  # blank lines only: counted, not split
-                    self.lines += block.count(b"\n")
+        for rows in reader:
+            rows, scores = reader.scored(rows)
+            qids, docids = rows.column(0), rows.column(2)
+            for a, b in _runs(qids):
+                q = qids[a]
+                if not self.grouped or (cur is not None and cur.qid == q):
+                    group = cur if self.grouped else held.get(q)
+                    if group is None:
+                        group = held[q] = _Group(q)
+                    group.add(rows, a, docids[a:b], scores[a:b])
                     continue
-                rows = _rows(block, self.lines, _RUN, name, unterminated)
-                rows, scores = _parsed(rows, 4, _scores, name)
-                if rows.wide is not None and not warned and rows.wide[0] < _error_line(rows):
-                    warned = True
-                    _many_fields_warning(name, *rows.wide)
-                qids, docids = rows.column(0), rows.column(2)
-                if qids:
-                    self.tag = rows.fields[-2].decode()
-                for a, b in _runs(qids):
-                    q = qids[a]
-                    if not self.grouped or (cur is not None and cur.qid == q):
-                        group = cur if self.grouped else held.get(q)
-                        if group is None:
-                            group = held[q] = _Group(q)
-                        group.add(rows, a, docids[a:b], scores[a:b])
-                        continue
-                    if cur is not None:
-                        yield self._finish(cur)
-                        done.add(cur.qid)
-                    if q in done:
-                        raise RunNotGrouped(q.decode(), rows.line(a))
-                    cur = _Group(q)
-                    cur.add(rows, a, docids[a:b], scores[a:b])
-                if rows.error is not None:
-                    if cur is not None and self.grouped:
-                        self._finish(cur)  # a repeated document first
-                    raise rows.error
-                self.lines = rows.end
-        except _READ_ERRORS + (UnicodeDecodeError,) as exc:  # (a text-mode file's)
-            raise _read_error(name, self.lines, exc) from exc
-        except _LineTooLong:
-            raise _too_long(name, self.lines + 1) from None
+                if cur is not None:
+                    yield self._finish(cur)
+                    done.add(cur.qid)
+                if q in done:
+                    raise RunNotGrouped(q.decode(), rows.line(a))
+                cur = _Group(q)
+                cur.add(rows, a, docids[a:b], scores[a:b])
+            if rows.error is not None:
+                if cur is not None and self.grouped:
+                    self._finish(cur)  # a repeated document first
+                raise rows.error
         for group in [cur] if cur is not None else held.values():
             yield self._finish(group)
-        if self.tag is None:
-            raise _empty_error(name, "run", max(self.lines, int(lines.bom)))
 
     def _finish(self, group: _Group) -> Tuple[str, List[bytes], List[float]]:
         qid, docs = group.qid.decode(), group.docids
@@ -1377,14 +1336,10 @@ def _check_id(value: str, what: str, qid: Optional[str] = None) -> None:
 @contextmanager
 def _open_writer(dest: PathOrFile) -> Iterator[Any]:
     """Yield a callable that writes one str chunk to *dest*."""
-    if isinstance(dest, (str, bytes, os.PathLike)):
-        path = os.fsdecode(os.fspath(dest))
-        if path.endswith(".gz"):
-            with _gzip().open(dest, "wt", encoding="utf-8", newline="\n") as fz:
-                yield fz.write
-        else:
-            with open(dest, "w", encoding="utf-8", newline="\n") as f:
-                yield f.write
+    if isinstance(dest, _PATHS):
+        opener = _gzip().open if os.fsdecode(os.fspath(dest)).endswith(".gz") else open
+        with opener(dest, "wt", encoding="utf-8", newline="\n") as f:
+            yield f.write
         return
     if not callable(getattr(dest, "write", None)):
         raise InvalidArgumentError(
@@ -1419,19 +1374,7 @@ def write_qrels(qrels: Mapping[str, Mapping[str, int]], dest: PathOrFile) -> Non
     q1 0 d1 1
     q1 0 d2 0
     """
-    with _open_writer(dest) as write:
-        for qid, docs in qrels.items():
-            _check_id(qid, "query id")
-            chunk = []
-            for docid, rel in docs.items():
-                _check_id(docid, "document id", qid)
-                if type(rel) is not int or not MIN_LABEL <= rel <= MAX_LABEL:
-                    raise InvalidArgumentError(
-                        f"cannot write relevance {rel!r} (query {qid!r}, document {docid!r}): "
-                        f"relevance must be an int between {MIN_LABEL} and {MAX_LABEL}"
-                    )
-                chunk.append(f"{qid} 0 {docid} {rel}\n")
-            write("".join(chunk))
+    _write_judgments(((qid, {"0": docs}) for qid, docs in qrels.items()), dest)
 
 
 def write_subtopic_qrels(
@@ -1445,18 +1388,27 @@ def write_subtopic_qrels(
     q1 1 d1 1
     q1 2 d1 0
     """
+    _write_judgments(qrels.items(), dest)
+
+
+def _write_judgments(
+    queries: Iterable[Tuple[str, Mapping[str, Mapping[str, int]]]], dest: PathOrFile
+) -> None:
+    """``qid subtopic docid relevance`` lines, a query at a time, every id
+    and label checked to read back as written."""
     with _open_writer(dest) as write:
-        for qid, topics in qrels.items():
+        for qid, topics in queries:
             _check_id(qid, "query id")
             chunk = []
             for subtopic, docs in topics.items():
                 _check_id(subtopic, "subtopic", qid)
                 for docid, rel in docs.items():
                     _check_id(docid, "document id", qid)
-                    if type(rel) is not int:
+                    if type(rel) is not int or not MIN_LABEL <= rel <= MAX_LABEL:
                         raise InvalidArgumentError(
                             f"cannot write relevance {rel!r} (query {qid!r}, document "
-                            f"{docid!r}): relevance must be an int"
+                            f"{docid!r}): relevance must be an int between {MIN_LABEL} "
+                            f"and {MAX_LABEL}"
                         )
                     chunk.append(f"{qid} {subtopic} {docid} {rel}\n")
             write("".join(chunk))

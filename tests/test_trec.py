@@ -673,8 +673,12 @@ def test_qrels_fields_are_split_on_ascii_white_space_only():
 
 
 def test_write_qrels_refuses_labels_it_could_not_read_back():
+    from irmetrics.trec import write_subtopic_qrels
+
     with pytest.raises(InvalidArgumentError, match="relevance 2147483648"):
         write_qrels({"q1": {"d1": 2**31}}, io.StringIO())
+    with pytest.raises(InvalidArgumentError, match="relevance -2147483649"):
+        write_subtopic_qrels({"q1": {"1": {"d1": -(2**31) - 1}}}, io.StringIO())
 
 
 # === Repeated judgments: linear work (issue 42) ===
