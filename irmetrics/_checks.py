@@ -10,7 +10,7 @@ import math
 import sys
 from collections.abc import Mapping, Set, ValuesView
 from numbers import Integral, Real
-from typing import Any, Iterable, List, Optional, Union
+from typing import Any, Iterable, List, Optional, Sequence, Union
 
 from .errors import InvalidArgumentError, InvalidLabelError, UnorderedRankingError
 
@@ -94,25 +94,10 @@ def check_labels(
     out: List[Label] = items
     for i, x in enumerate(items):
         t = type(x)
-        if t is int:
-            if x < 0 or x > _FLOAT_MAX:
-                raise InvalidLabelError(
-                    f"{name}[{i}] (rank {i + 1}) must be a finite non-negative number "
-                    f"(got {x!r})",
-                    i,
-                )
-            continue
-        if t is float:
-            if not (0.0 <= x < math.inf):
-                raise InvalidLabelError(
-                    f"{name}[{i}] (rank {i + 1}) must be a finite non-negative number "
-                    f"(got {x!r})",
-                    i,
-                )
-            continue
-        if x is None:
-            continue
-        out[i] = _coerce_label(x, name, i, allow_bool)
+        if (t is int or t is float) and 0 <= x <= _FLOAT_MAX:
+            continue  # the common case, checked first: a plain label in range
+        if x is not None:
+            out[i] = _coerce_label(x, name, i, allow_bool)
     return out
 
 
@@ -128,16 +113,12 @@ def _coerce_label(x: Any, name: str, i: int, allow_bool: bool = True) -> Union[i
         return int(x)  # a relevance mask: True is 1, False is 0
     if isinstance(x, Integral):
         value: Union[int, float] = int(x)
-        if value > _FLOAT_MAX:
-            raise InvalidLabelError(f"{where} must be a finite non-negative number (got {x!r})", i)
     elif isinstance(x, Real):
         value = float(x)
     else:
         raise InvalidLabelError(f"{where} must be a number or None (got {_kind(x)} {x!r})", i)
-    if not (0 <= value < math.inf):
-        raise InvalidLabelError(
-            f"{where} must be a finite non-negative number (got {x!r})", i
-        )
+    if not 0 <= value <= _FLOAT_MAX:  # negative, NaN, infinite, or an int too large for a float
+        raise InvalidLabelError(f"{where} must be a finite non-negative number (got {x!r})", i)
     return value
 
 
@@ -208,3 +189,12 @@ def check_int(value: Any, name: str, minimum: int) -> int:
     if value < minimum:
         raise InvalidArgumentError(f"{name!r} must be an int >= {minimum} (got {value!r})")
     return int(value)
+
+
+def check_choice(value: Any, name: str, choices: Sequence[str]) -> str:
+    """Check one of a few named options: "'method' must be one of 'a', 'b' (got 'c')"."""
+    if value not in choices:
+        raise InvalidArgumentError(
+            f"{name!r} must be one of {', '.join(map(repr, choices))} (got {value!r})"
+        )
+    return str(value)

@@ -35,6 +35,7 @@ from bisect import bisect_left, bisect_right
 from numbers import Real
 from typing import TYPE_CHECKING, Any, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
+from ._checks import check_choice
 from .errors import InvalidArgumentError, UndefinedStatisticError
 
 if TYPE_CHECKING:
@@ -88,37 +89,27 @@ def _betacf(a: float, b: float, x: float) -> float:
     """
     qab, qap, qam = a + b, a + 1.0, a - 1.0
     c = 1.0
-    d = 1.0 - qab * x / qap
-    if abs(d) < _TINY:
-        d = _TINY
-    d = 1.0 / d
+    d = 1.0 / _off_zero(1.0 - qab * x / qap)
     h = d
     for m in range(1, 100_000):
         m2 = 2 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        if abs(d) < _TINY:
-            d = _TINY
-        c = 1.0 + aa / c
-        if abs(c) < _TINY:
-            c = _TINY
-        d = 1.0 / d
-        h *= d * c
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        if abs(d) < _TINY:
-            d = _TINY
-        c = 1.0 + aa / c
-        if abs(c) < _TINY:
-            c = _TINY
-        d = 1.0 / d
-        delta = d * c
-        h *= delta
+        even = m * (b - m) * x / ((qam + m2) * (a + m2))
+        odd = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        for aa in (even, odd):  # one step of the fraction each
+            d = 1.0 / _off_zero(1.0 + aa * d)
+            c = _off_zero(1.0 + aa / c)
+            delta = d * c
+            h *= delta
         if abs(delta - 1.0) < 4 * _EPS:
             return h
     raise ArithmeticError(  # pragma: no cover - needs a, b far beyond any query count
         f"incomplete beta continued fraction did not converge (a={a}, b={b}, x={x})"
     )
+
+
+def _off_zero(v: float) -> float:
+    """*v*, or a tiny positive number in its place when it is nearly 0 (Lentz's guard)."""
+    return _TINY if abs(v) < _TINY else v
 
 
 def _betainc(a: float, b: float, x: float, y: float) -> float:
@@ -445,10 +436,6 @@ def _two_sided_from_counts(counts: Sequence[int], k_low: int, k_high: int) -> fl
     return min(1.0, 2 * min(below, above) / total)
 
 
-_ZERO_METHODS = ("wilcox", "pratt", "zsplit")
-_WILCOXON_METHODS = ("auto", "exact", "approx")
-
-
 def wilcoxon_test(
     x: Iterable[float],
     y: Optional[Iterable[float]] = None,
@@ -488,15 +475,8 @@ def wilcoxon_test(
     >>> r.statistic, r.p_value, r.method   # R- = 1 + 3; 7 of 64 subsets of 1..6 sum to <= 4
     (4.0, 0.21875, 'exact')
     """
-    if zero_method not in _ZERO_METHODS:
-        raise InvalidArgumentError(
-            f"'zero_method' must be one of {', '.join(map(repr, _ZERO_METHODS))} "
-            f"(got {zero_method!r})"
-        )
-    if method not in _WILCOXON_METHODS:
-        raise InvalidArgumentError(
-            f"'method' must be one of {', '.join(map(repr, _WILCOXON_METHODS))} (got {method!r})"
-        )
+    check_choice(zero_method, "zero_method", ("wilcox", "pratt", "zsplit"))
+    check_choice(method, "method", ("auto", "exact", "approx"))
     if not isinstance(correction, bool):
         raise InvalidArgumentError(f"'correction' must be a bool (got {correction!r})")
     d = _differences(x, y, minimum=1)
@@ -628,8 +608,9 @@ def permutation_test(
             count += size - bisect_left(right, target - a) + bisect_right(right, -target - a)
         return SignificanceResult(mean, count / 2.0**n, "exact")
     # Sampled: a random n-bit word per resample; bit i set flips d_i.  The
-    # signed sum is read from tables of partial sums over 8 bits at a time.
-    tables = [_byte_table(d[i : i + 8]) for i in range(0, n, 8)]
+    # signed sum is read from tables of partial sums over 8 bits at a time
+    # (_signed_sums lists them in that order: bit i of the index flips v_i).
+    tables = [_signed_sums(d[i : i + 8]) for i in range(0, n, 8)]
     count = 0
     for _ in range(n_resamples):
         bits = rng.getrandbits(n)
@@ -640,14 +621,6 @@ def permutation_test(
         if abs(s) >= target:
             count += 1
     return SignificanceResult(mean, (count + 1) / (n_resamples + 1), "sampled")
-
-
-def _byte_table(chunk: Sequence[float]) -> List[float]:
-    """table[b] = sum over i of (-chunk[i] if bit i of b is set else chunk[i])."""
-    table = []
-    for b in range(1 << len(chunk)):
-        table.append(math.fsum(-v if b >> i & 1 else v for i, v in enumerate(chunk)))
-    return table
 
 
 def _bootstrap_means(
