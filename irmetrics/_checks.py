@@ -128,11 +128,7 @@ def check_k(k: Any, name: str = "k", *, optional: bool = True) -> Optional[int]:
         if optional:
             return None
         raise InvalidArgumentError(f"{name!r} must be a positive int (got None)")
-    if isinstance(k, bool) or not isinstance(k, Integral):
-        raise InvalidArgumentError(f"{name!r} must be a positive int (got {_kind(k)} {k!r})")
-    if k < 1:
-        raise InvalidArgumentError(f"{name!r} must be a positive int (got {k!r})")
-    return int(k)
+    return check_int(k, name, 1, what="a positive int")
 
 
 def check_positive_real(value: Any, name: str) -> float:
@@ -180,14 +176,14 @@ def check_n_relevant(n_relevant: Any, found: int) -> int:
     return n
 
 
-def check_int(value: Any, name: str, minimum: int) -> int:
-    """Check an int >= *minimum* (bools rejected)."""
+def check_int(value: Any, name: str, minimum: int, *, what: str = "") -> int:
+    """Check an int >= *minimum* (bools rejected), named in messages as *what*
+    (by default "an int >= minimum")."""
+    what = what or f"an int >= {minimum}"
     if isinstance(value, bool) or not isinstance(value, Integral):
-        raise InvalidArgumentError(
-            f"{name!r} must be an int >= {minimum} (got {_kind(value)} {value!r})"
-        )
+        raise InvalidArgumentError(f"{name!r} must be {what} (got {_kind(value)} {value!r})")
     if value < minimum:
-        raise InvalidArgumentError(f"{name!r} must be an int >= {minimum} (got {value!r})")
+        raise InvalidArgumentError(f"{name!r} must be {what} (got {value!r})")
     return int(value)
 
 

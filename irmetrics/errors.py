@@ -132,11 +132,9 @@ class DuplicateEntryError(TrecFormatError):
         where = f"query {quoted(qid)}"
         if subtopic is not None:
             where += f", subtopic {quoted(subtopic)}"
+        message = f"document {quoted(docid)} appears twice for {where}"
         if first_line is not None and line is not None:
-            lines = f"lines {first_line} and {line}"
-            message = f"document {quoted(docid)} appears twice for {where} ({lines})"
-        else:
-            message = f"document {quoted(docid)} appears twice for {where}"
+            message += f" (lines {first_line} and {line})"
         super().__init__(message, source, line)
 
     def __reduce__(self) -> Tuple[Any, ...]:

@@ -35,7 +35,7 @@ from bisect import bisect_left, bisect_right
 from numbers import Real
 from typing import TYPE_CHECKING, Any, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
-from ._checks import check_choice
+from ._checks import check_choice, check_int
 from .errors import InvalidArgumentError, UndefinedStatisticError
 
 if TYPE_CHECKING:
@@ -135,18 +135,12 @@ def _betainc(a: float, b: float, x: float, y: float) -> float:
 
 def _t_two_tailed(t: float, df: float) -> float:
     """P(|T| >= |t|) for T ~ Student t with *df* degrees of freedom."""
-    t = abs(t)
-    if t == 0.0:
-        return 1.0
-    if math.isinf(t):
-        return 0.0
     t2 = t * t
-    if math.isinf(t2):  # t beyond 1e154: x underflows anyway
+    if math.isinf(t2):  # |t| beyond 1e154: x underflows anyway
         return 0.0
     # x = df / (df + t^2) and 1 - x = t^2 / (df + t^2), each computed directly
-    x = df / (df + t2)
-    y = t2 / (df + t2)
-    return _betainc(df / 2.0, 0.5, x, y)
+    # (t = 0 gives x = 1: p = 1)
+    return _betainc(df / 2.0, 0.5, df / (df + t2), t2 / (df + t2))
 
 
 def _check_df(df: Any) -> float:
@@ -204,10 +198,8 @@ def t_quantile(p: float, df: float) -> float:
     >>> round(t_quantile(0.025, 10), 6)
     -2.228139
     """
-    p = _check_real(p, "p")
+    p = _check_level(p, "p")
     df = _check_df(df)
-    if not 0.0 < p < 1.0:
-        raise InvalidArgumentError(f"'p' must be in (0, 1) (got {p!r})")
     if p == 0.5:
         return 0.0
     q = p if p < 0.5 else 1.0 - p  # the tail probability, found on t > 0
@@ -318,19 +310,14 @@ def _finite_interval(low: float, high: float, e: int, what: str) -> Tuple[float,
 
 
 def _check_resamples(n_resamples: Any) -> int:
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 1:
-        raise InvalidArgumentError(
-            f"'n_resamples' must be a positive int (got {n_resamples!r})"
-        )
-    return n_resamples
+    return check_int(n_resamples, "n_resamples", 1, what="a positive int")
 
 
-def _check_level(confidence: Any) -> float:
-    if isinstance(confidence, bool) or not isinstance(confidence, Real) or not (
-        0.0 < float(confidence) < 1.0
-    ):
-        raise InvalidArgumentError(f"'confidence' must be in (0, 1) (got {confidence!r})")
-    return float(confidence)
+def _check_level(value: Any, name: str = "confidence") -> float:
+    """A number strictly between 0 and 1: a confidence level, or t_quantile's p."""
+    if isinstance(value, bool) or not isinstance(value, Real) or not 0.0 < float(value) < 1.0:
+        raise InvalidArgumentError(f"{name!r} must be in (0, 1) (got {value!r})")
+    return float(value)
 
 
 # === The paired t test ========================================================
