@@ -27,6 +27,17 @@ def _kind(value: Any) -> str:
 # DataFrames iterate over their column names, as a dict over its keys.
 _TABLES = {("pandas", "DataFrame"), ("polars", "DataFrame"), ("polars", "LazyFrame")}
 
+# Containers whose iteration order is not a ranking, tried in this order (a dict's
+# keys and items are Sets): what the message says after the container's kind.
+_UNORDERED = (
+    (Mapping, " (iterating it gives its keys); pass the values in rank order, e.g. "
+     "[d[doc] for doc in ranking], or list(d.values()) if the mapping is in rank order"),
+    (ValuesView, " view (its order is the mapping's, not necessarily a ranking's); pass "
+     "[d[doc] for doc in ranking], or list(d.values()) if the mapping is in rank order"),
+    (Set, ", which has no order (and holds each value once); pass a list in rank order, "
+     "e.g. list(...) of the ranking or sorted(...) by rank"),
+)
+
 
 def check_ordered(
     values: Any,
@@ -47,24 +58,9 @@ def check_ordered(
             f"one column in rank order, e.g. df.sort_values('rank')['label'].tolist() "
             f"(pandas) or df.sort('rank')['label'].to_list() (polars)"
         )
-    if isinstance(values, Mapping) or t.__name__ == "mappingproxy":
-        raise UnorderedRankingError(
-            f"{start} {_kind(values)} (iterating it gives its keys); pass the values in "
-            f"rank order, e.g. [d[doc] for doc in ranking], or list(d.values()) if the "
-            f"mapping is in rank order"
-        )
-    if isinstance(values, ValuesView):
-        raise UnorderedRankingError(
-            f"{start} {_kind(values)} view (its order is the mapping's, not necessarily "
-            f"a ranking's); pass [d[doc] for doc in ranking], or list(d.values()) if the "
-            f"mapping is in rank order"
-        )
-    if isinstance(values, Set):
-        raise UnorderedRankingError(
-            f"{start} {_kind(values)}, which has no order (and holds each value once); "
-            f"pass a list in rank order, e.g. list(...) of the ranking or sorted(...) "
-            f"by rank"
-        )
+    for kind, why in _UNORDERED:
+        if isinstance(values, kind):
+            raise UnorderedRankingError(f"{start} {_kind(values)}{why}")
 
 
 def check_labels(

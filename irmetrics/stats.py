@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, bisect_right
+from itertools import groupby
 from numbers import Real
 from typing import TYPE_CHECKING, Any, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
@@ -387,19 +388,16 @@ def t_ci(
 
 def _average_ranks(values: Sequence[float]) -> Tuple[List[float], List[int]]:
     """Average ranks (1-based) of *values*, and the sizes of the groups of ties."""
-    order = sorted(range(len(values)), key=values.__getitem__)
     ranks = [0.0] * len(values)
     groups = []
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
-            j += 1
-        rank = (i + j + 2) / 2.0  # the mean of ranks i+1 .. j+1
-        for k in range(i, j + 1):
-            ranks[order[k]] = rank
-        groups.append(j - i + 1)
-        i = j + 1
+    below = 0  # values ranked before the group
+    order = sorted(range(len(values)), key=values.__getitem__)
+    for _, group in groupby(order, key=values.__getitem__):
+        tied = list(group)
+        for i in tied:
+            ranks[i] = below + (len(tied) + 1) / 2.0  # the mean of ranks below+1 .. below+len
+        groups.append(len(tied))
+        below += len(tied)
     return ranks, groups
 
 
