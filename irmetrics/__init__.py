@@ -49,52 +49,17 @@ True
 
 from __future__ import annotations
 
+# The modules whose every public name is public here too: their own __all__
+# is the one list (a new list function goes in its module's __all__ only).
+from . import correlation, diversity, errors, metrics
 from .compare import Comparison, compare
-from .correlation import kendall_tau_weighted, weighted_tau
+from .correlation import *  # noqa: F403
 from .data import Qrels, Run
-from .diversity import (
-    alpha_dcg,
-    alpha_ndcg,
-    ap_ia,
-    err_ia,
-    nerr_ia,
-    nnrbp,
-    nrbp,
-    precision_ia,
-    subtopic_recall,
-)
-from .errors import (
-    DuplicateEntryError,
-    InvalidArgumentError,
-    InvalidLabelError,
-    IrmetricsError,
-    IrmetricsWarning,
-    TrecFormatError,
-    UndefinedStatisticError,
-    UnknownMeasureError,
-    UnorderedRankingError,
-)
+from .diversity import *  # noqa: F403
+from .errors import *  # noqa: F403
 from .evaluate import Evaluation, evaluate
 from .explain import Explanation, explain
-from .metrics import (
-    average_precision,
-    bpref,
-    dcg,
-    eleven_point_average,
-    err,
-    f_measure,
-    inferred_ap,
-    interpolated_precision,
-    judged_at_k,
-    ndcg,
-    precision_at_k,
-    r_precision,
-    r_precision_multiple,
-    rbp,
-    recall_at_k,
-    reciprocal_rank,
-    success_at_k,
-)
+from .metrics import *  # noqa: F403
 from .stats import (
     SignificanceResult,
     adjust_p_values,
@@ -111,39 +76,11 @@ from .tie_report import TieReport, tie_report
 
 __version__ = "0.1.0.dev0"
 
-__all__ = [
-    "__version__",
-    # metrics
-    "precision_at_k",
-    "recall_at_k",
-    "average_precision",
-    "reciprocal_rank",
-    "r_precision",
-    "success_at_k",
-    "judged_at_k",
-    "dcg",
-    "ndcg",
-    "err",
-    "rbp",
-    "bpref",
-    "inferred_ap",
-    "interpolated_precision",
-    "eleven_point_average",
-    "r_precision_multiple",
-    "f_measure",
-    # diversity
-    "alpha_dcg",
-    "alpha_ndcg",
-    "err_ia",
-    "nerr_ia",
-    "nrbp",
-    "nnrbp",
-    "precision_ia",
-    "subtopic_recall",
-    "ap_ia",
-    # correlation
-    "kendall_tau_weighted",
-    "weighted_tau",
+__all__ = ["__version__"]
+__all__ += metrics.__all__
+__all__ += diversity.__all__
+__all__ += correlation.__all__
+__all__ += [
     # runs
     "Qrels",
     "Run",
@@ -153,7 +90,7 @@ __all__ = [
     "TieReport",
     "explain",
     "Explanation",
-    # comparing systems
+    # comparing systems (all of irmetrics.stats but CORRECTIONS)
     "compare",
     "Comparison",
     "paired_t_test",
@@ -166,14 +103,5 @@ __all__ = [
     "t_sf",
     "t_quantile",
     "SignificanceResult",
-    # errors
-    "IrmetricsError",
-    "InvalidArgumentError",
-    "InvalidLabelError",
-    "UnorderedRankingError",
-    "UnknownMeasureError",
-    "TrecFormatError",
-    "DuplicateEntryError",
-    "UndefinedStatisticError",
-    "IrmetricsWarning",
 ]
+__all__ += errors.__all__

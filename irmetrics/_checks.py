@@ -10,7 +10,7 @@ import math
 import sys
 from collections.abc import Mapping, Set, ValuesView
 from numbers import Integral, Real
-from typing import Any, Iterable, List, Optional, Union
+from typing import Any, Iterable, List, Optional, Sequence, Union
 
 from .errors import InvalidArgumentError, InvalidLabelError, UnorderedRankingError
 
@@ -26,6 +26,17 @@ def _kind(value: Any) -> str:
 
 # DataFrames iterate over their column names, as a dict over its keys.
 _TABLES = {("pandas", "DataFrame"), ("polars", "DataFrame"), ("polars", "LazyFrame")}
+
+# Containers whose iteration order is not a ranking, tried in this order (a dict's
+# keys and items are Sets): what the message says after the container's kind.
+_UNORDERED = (
+    (Mapping, " (iterating it gives its keys); pass the values in rank order, e.g. "
+     "[d[doc] for doc in ranking], or list(d.values()) if the mapping is in rank order"),
+    (ValuesView, " view (its order is the mapping's, not necessarily a ranking's); pass "
+     "[d[doc] for doc in ranking], or list(d.values()) if the mapping is in rank order"),
+    (Set, ", which has no order (and holds each value once); pass a list in rank order, "
+     "e.g. list(...) of the ranking or sorted(...) by rank"),
+)
 
 
 def check_ordered(
@@ -47,24 +58,9 @@ def check_ordered(
             f"one column in rank order, e.g. df.sort_values('rank')['label'].tolist() "
             f"(pandas) or df.sort('rank')['label'].to_list() (polars)"
         )
-    if isinstance(values, Mapping) or t.__name__ == "mappingproxy":
-        raise UnorderedRankingError(
-            f"{start} {_kind(values)} (iterating it gives its keys); pass the values in "
-            f"rank order, e.g. [d[doc] for doc in ranking], or list(d.values()) if the "
-            f"mapping is in rank order"
-        )
-    if isinstance(values, ValuesView):
-        raise UnorderedRankingError(
-            f"{start} {_kind(values)} view (its order is the mapping's, not necessarily "
-            f"a ranking's); pass [d[doc] for doc in ranking], or list(d.values()) if the "
-            f"mapping is in rank order"
-        )
-    if isinstance(values, Set):
-        raise UnorderedRankingError(
-            f"{start} {_kind(values)}, which has no order (and holds each value once); "
-            f"pass a list in rank order, e.g. list(...) of the ranking or sorted(...) "
-            f"by rank"
-        )
+    for kind, why in _UNORDERED:
+        if isinstance(values, kind):
+            raise UnorderedRankingError(f"{start} {_kind(values)}{why}")
 
 
 def check_labels(
@@ -94,25 +90,10 @@ def check_labels(
     out: List[Label] = items
     for i, x in enumerate(items):
         t = type(x)
-        if t is int:
-            if x < 0 or x > _FLOAT_MAX:
-                raise InvalidLabelError(
-                    f"{name}[{i}] (rank {i + 1}) must be a finite non-negative number "
-                    f"(got {x!r})",
-                    i,
-                )
-            continue
-        if t is float:
-            if not (0.0 <= x < math.inf):
-                raise InvalidLabelError(
-                    f"{name}[{i}] (rank {i + 1}) must be a finite non-negative number "
-                    f"(got {x!r})",
-                    i,
-                )
-            continue
-        if x is None:
-            continue
-        out[i] = _coerce_label(x, name, i, allow_bool)
+        if (t is int or t is float) and 0 <= x <= _FLOAT_MAX:
+            continue  # the common case, checked first: a plain label in range
+        if x is not None:
+            out[i] = _coerce_label(x, name, i, allow_bool)
     return out
 
 
@@ -128,16 +109,12 @@ def _coerce_label(x: Any, name: str, i: int, allow_bool: bool = True) -> Union[i
         return int(x)  # a relevance mask: True is 1, False is 0
     if isinstance(x, Integral):
         value: Union[int, float] = int(x)
-        if value > _FLOAT_MAX:
-            raise InvalidLabelError(f"{where} must be a finite non-negative number (got {x!r})", i)
     elif isinstance(x, Real):
         value = float(x)
     else:
         raise InvalidLabelError(f"{where} must be a number or None (got {_kind(x)} {x!r})", i)
-    if not (0 <= value < math.inf):
-        raise InvalidLabelError(
-            f"{where} must be a finite non-negative number (got {x!r})", i
-        )
+    if not 0 <= value <= _FLOAT_MAX:  # negative, NaN, infinite, or an int too large for a float
+        raise InvalidLabelError(f"{where} must be a finite non-negative number (got {x!r})", i)
     return value
 
 
@@ -147,11 +124,7 @@ def check_k(k: Any, name: str = "k", *, optional: bool = True) -> Optional[int]:
         if optional:
             return None
         raise InvalidArgumentError(f"{name!r} must be a positive int (got None)")
-    if isinstance(k, bool) or not isinstance(k, Integral):
-        raise InvalidArgumentError(f"{name!r} must be a positive int (got {_kind(k)} {k!r})")
-    if k < 1:
-        raise InvalidArgumentError(f"{name!r} must be a positive int (got {k!r})")
-    return int(k)
+    return check_int(k, name, 1, what="a positive int")
 
 
 def check_positive_real(value: Any, name: str) -> float:
@@ -199,12 +172,21 @@ def check_n_relevant(n_relevant: Any, found: int) -> int:
     return n
 
 
-def check_int(value: Any, name: str, minimum: int) -> int:
-    """Check an int >= *minimum* (bools rejected)."""
+def check_int(value: Any, name: str, minimum: int, *, what: str = "") -> int:
+    """Check an int >= *minimum* (bools rejected), named in messages as *what*
+    (by default "an int >= minimum")."""
+    what = what or f"an int >= {minimum}"
     if isinstance(value, bool) or not isinstance(value, Integral):
-        raise InvalidArgumentError(
-            f"{name!r} must be an int >= {minimum} (got {_kind(value)} {value!r})"
-        )
+        raise InvalidArgumentError(f"{name!r} must be {what} (got {_kind(value)} {value!r})")
     if value < minimum:
-        raise InvalidArgumentError(f"{name!r} must be an int >= {minimum} (got {value!r})")
+        raise InvalidArgumentError(f"{name!r} must be {what} (got {value!r})")
     return int(value)
+
+
+def check_choice(value: Any, name: str, choices: Sequence[str]) -> str:
+    """Check one of a few named options: "'method' must be one of 'a', 'b' (got 'c')"."""
+    if value not in choices:
+        raise InvalidArgumentError(
+            f"{name!r} must be one of {', '.join(map(repr, choices))} (got {value!r})"
+        )
+    return str(value)

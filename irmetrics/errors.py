@@ -44,6 +44,12 @@ class IrmetricsError(ValueError):
                     f"{message[-500:]}",) + args[1:]
         super().__init__(*args)
 
+    def __reduce__(self) -> Tuple[Any, ...]:
+        # Picklable (errors cross process boundaries): rebuilt from its
+        # constructor's arguments, which a subclass taking other arguments
+        # than the message keeps in _given; then its attributes.
+        return (type(self), getattr(self, "_given", self.args), self.__dict__)
+
 
 class InvalidArgumentError(IrmetricsError):
     """An argument has the wrong type or a value outside its domain."""
@@ -58,9 +64,7 @@ class InvalidLabelError(InvalidArgumentError):
     def __init__(self, message: str, position: int) -> None:
         super().__init__(message)
         self.position = position
-
-    def __reduce__(self) -> Tuple[Any, ...]:  # picklable, e.g. across processes
-        return (type(self), (str(self), self.position))
+        self._given = (message, position)
 
 
 class UnorderedRankingError(InvalidArgumentError, TypeError):
@@ -87,9 +91,7 @@ class UnknownMeasureError(IrmetricsError):
         if self.suggestions:
             message += "; did you mean " + ", ".join(repr(s) for s in self.suggestions) + "?"
         super().__init__(message)
-
-    def __reduce__(self) -> Tuple[Any, ...]:
-        return (type(self), (self.name, self.suggestions))
+        self._given = (name, self.suggestions)
 
 
 class TrecFormatError(IrmetricsError):
@@ -105,9 +107,7 @@ class TrecFormatError(IrmetricsError):
         self.reason = message
         where = source if line is None else f"{source}, line {line}"
         super().__init__(f"{where}: {message}")
-
-    def __reduce__(self) -> Tuple[Any, ...]:
-        return (type(self), (self.reason, self.source, self.line))
+        self._given: Tuple[Any, ...] = (message, source, line)
 
 
 class DuplicateEntryError(TrecFormatError):
@@ -132,18 +132,11 @@ class DuplicateEntryError(TrecFormatError):
         where = f"query {quoted(qid)}"
         if subtopic is not None:
             where += f", subtopic {quoted(subtopic)}"
+        message = f"document {quoted(docid)} appears twice for {where}"
         if first_line is not None and line is not None:
-            lines = f"lines {first_line} and {line}"
-            message = f"document {quoted(docid)} appears twice for {where} ({lines})"
-        else:
-            message = f"document {quoted(docid)} appears twice for {where}"
+            message += f" (lines {first_line} and {line})"
         super().__init__(message, source, line)
-
-    def __reduce__(self) -> Tuple[Any, ...]:
-        return (
-            type(self),
-            (self.source, self.first_line, self.line, self.qid, self.docid, self.subtopic),
-        )
+        self._given = (source, first_line, line, qid, docid, subtopic)
 
 
 class UndefinedStatisticError(InvalidArgumentError):

@@ -32,9 +32,11 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, bisect_right
+from itertools import groupby
 from numbers import Real
 from typing import TYPE_CHECKING, Any, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
+from ._checks import check_choice, check_int
 from .errors import InvalidArgumentError, UndefinedStatisticError
 
 if TYPE_CHECKING:
@@ -88,37 +90,27 @@ def _betacf(a: float, b: float, x: float) -> float:
     """
     qab, qap, qam = a + b, a + 1.0, a - 1.0
     c = 1.0
-    d = 1.0 - qab * x / qap
-    if abs(d) < _TINY:
-        d = _TINY
-    d = 1.0 / d
+    d = 1.0 / _off_zero(1.0 - qab * x / qap)
     h = d
     for m in range(1, 100_000):
         m2 = 2 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        if abs(d) < _TINY:
-            d = _TINY
-        c = 1.0 + aa / c
-        if abs(c) < _TINY:
-            c = _TINY
-        d = 1.0 / d
-        h *= d * c
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        if abs(d) < _TINY:
-            d = _TINY
-        c = 1.0 + aa / c
-        if abs(c) < _TINY:
-            c = _TINY
-        d = 1.0 / d
-        delta = d * c
-        h *= delta
+        even = m * (b - m) * x / ((qam + m2) * (a + m2))
+        odd = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        for aa in (even, odd):  # one step of the fraction each
+            d = 1.0 / _off_zero(1.0 + aa * d)
+            c = _off_zero(1.0 + aa / c)
+            delta = d * c
+            h *= delta
         if abs(delta - 1.0) < 4 * _EPS:
             return h
     raise ArithmeticError(  # pragma: no cover - needs a, b far beyond any query count
         f"incomplete beta continued fraction did not converge (a={a}, b={b}, x={x})"
     )
+
+
+def _off_zero(v: float) -> float:
+    """*v*, or a tiny positive number in its place when it is nearly 0 (Lentz's guard)."""
+    return _TINY if abs(v) < _TINY else v
 
 
 def _betainc(a: float, b: float, x: float, y: float) -> float:
@@ -144,18 +136,12 @@ def _betainc(a: float, b: float, x: float, y: float) -> float:
 
 def _t_two_tailed(t: float, df: float) -> float:
     """P(|T| >= |t|) for T ~ Student t with *df* degrees of freedom."""
-    t = abs(t)
-    if t == 0.0:
-        return 1.0
-    if math.isinf(t):
-        return 0.0
     t2 = t * t
-    if math.isinf(t2):  # t beyond 1e154: x underflows anyway
+    if math.isinf(t2):  # |t| beyond 1e154: x underflows anyway
         return 0.0
     # x = df / (df + t^2) and 1 - x = t^2 / (df + t^2), each computed directly
-    x = df / (df + t2)
-    y = t2 / (df + t2)
-    return _betainc(df / 2.0, 0.5, x, y)
+    # (t = 0 gives x = 1: p = 1)
+    return _betainc(df / 2.0, 0.5, df / (df + t2), t2 / (df + t2))
 
 
 def _check_df(df: Any) -> float:
@@ -213,10 +199,8 @@ def t_quantile(p: float, df: float) -> float:
     >>> round(t_quantile(0.025, 10), 6)
     -2.228139
     """
-    p = _check_real(p, "p")
+    p = _check_level(p, "p")
     df = _check_df(df)
-    if not 0.0 < p < 1.0:
-        raise InvalidArgumentError(f"'p' must be in (0, 1) (got {p!r})")
     if p == 0.5:
         return 0.0
     q = p if p < 0.5 else 1.0 - p  # the tail probability, found on t > 0
@@ -227,10 +211,8 @@ def t_quantile(p: float, df: float) -> float:
 def _t_upper(q: float, df: float) -> float:
     """The t > 0 with P(T > t) = q, for 0 < q < 1/2."""
     lo, hi = 0.0, 1.0
-    while _t_two_tailed(hi, df) / 2.0 > q:
+    while _t_two_tailed(hi, df) / 2.0 > q:  # ends by 2**512, where the tail is 0
         lo, hi = hi, hi * 2.0
-        if math.isinf(hi):  # pragma: no cover - q below the smallest float tail
-            return math.inf
     t = (lo + hi) / 2.0
     for _ in range(2000):
         f = _t_two_tailed(t, df) / 2.0 - q  # decreasing in t
@@ -327,19 +309,14 @@ def _finite_interval(low: float, high: float, e: int, what: str) -> Tuple[float,
 
 
 def _check_resamples(n_resamples: Any) -> int:
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 1:
-        raise InvalidArgumentError(
-            f"'n_resamples' must be a positive int (got {n_resamples!r})"
-        )
-    return n_resamples
+    return check_int(n_resamples, "n_resamples", 1, what="a positive int")
 
 
-def _check_level(confidence: Any) -> float:
-    if isinstance(confidence, bool) or not isinstance(confidence, Real) or not (
-        0.0 < float(confidence) < 1.0
-    ):
-        raise InvalidArgumentError(f"'confidence' must be in (0, 1) (got {confidence!r})")
-    return float(confidence)
+def _check_level(value: Any, name: str = "confidence") -> float:
+    """A number strictly between 0 and 1: a confidence level, or t_quantile's p."""
+    if isinstance(value, bool) or not isinstance(value, Real) or not 0.0 < float(value) < 1.0:
+        raise InvalidArgumentError(f"{name!r} must be in (0, 1) (got {value!r})")
+    return float(value)
 
 
 # === The paired t test ========================================================
@@ -409,19 +386,16 @@ def t_ci(
 
 def _average_ranks(values: Sequence[float]) -> Tuple[List[float], List[int]]:
     """Average ranks (1-based) of *values*, and the sizes of the groups of ties."""
-    order = sorted(range(len(values)), key=values.__getitem__)
     ranks = [0.0] * len(values)
     groups = []
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
-            j += 1
-        rank = (i + j + 2) / 2.0  # the mean of ranks i+1 .. j+1
-        for k in range(i, j + 1):
-            ranks[order[k]] = rank
-        groups.append(j - i + 1)
-        i = j + 1
+    below = 0  # values ranked before the group
+    order = sorted(range(len(values)), key=values.__getitem__)
+    for _, group in groupby(order, key=values.__getitem__):
+        tied = list(group)
+        for i in tied:
+            ranks[i] = below + (len(tied) + 1) / 2.0  # the mean of ranks below+1 .. below+len
+        groups.append(len(tied))
+        below += len(tied)
     return ranks, groups
 
 
@@ -431,8 +405,7 @@ def _subset_sum_counts(weights: Sequence[int]) -> List[int]:
     for w in weights:
         grown = counts + [0] * w
         for s, c in enumerate(counts):
-            if c:
-                grown[s + w] += c
+            grown[s + w] += c
         counts = grown
     return counts
 
@@ -443,10 +416,6 @@ def _two_sided_from_counts(counts: Sequence[int], k_low: int, k_high: int) -> fl
     below = sum(counts[: max(0, k_low + 1)])
     above = sum(counts[max(0, k_high):])
     return min(1.0, 2 * min(below, above) / total)
-
-
-_ZERO_METHODS = ("wilcox", "pratt", "zsplit")
-_WILCOXON_METHODS = ("auto", "exact", "approx")
 
 
 def wilcoxon_test(
@@ -488,15 +457,8 @@ def wilcoxon_test(
     >>> r.statistic, r.p_value, r.method   # R- = 1 + 3; 7 of 64 subsets of 1..6 sum to <= 4
     (4.0, 0.21875, 'exact')
     """
-    if zero_method not in _ZERO_METHODS:
-        raise InvalidArgumentError(
-            f"'zero_method' must be one of {', '.join(map(repr, _ZERO_METHODS))} "
-            f"(got {zero_method!r})"
-        )
-    if method not in _WILCOXON_METHODS:
-        raise InvalidArgumentError(
-            f"'method' must be one of {', '.join(map(repr, _WILCOXON_METHODS))} (got {method!r})"
-        )
+    check_choice(zero_method, "zero_method", ("wilcox", "pratt", "zsplit"))
+    check_choice(method, "method", ("auto", "exact", "approx"))
     if not isinstance(correction, bool):
         raise InvalidArgumentError(f"'correction' must be a bool (got {correction!r})")
     d = _differences(x, y, minimum=1)
@@ -628,8 +590,9 @@ def permutation_test(
             count += size - bisect_left(right, target - a) + bisect_right(right, -target - a)
         return SignificanceResult(mean, count / 2.0**n, "exact")
     # Sampled: a random n-bit word per resample; bit i set flips d_i.  The
-    # signed sum is read from tables of partial sums over 8 bits at a time.
-    tables = [_byte_table(d[i : i + 8]) for i in range(0, n, 8)]
+    # signed sum is read from tables of partial sums over 8 bits at a time
+    # (_signed_sums lists them in that order: bit i of the index flips v_i).
+    tables = [_signed_sums(d[i : i + 8]) for i in range(0, n, 8)]
     count = 0
     for _ in range(n_resamples):
         bits = rng.getrandbits(n)
@@ -640,14 +603,6 @@ def permutation_test(
         if abs(s) >= target:
             count += 1
     return SignificanceResult(mean, (count + 1) / (n_resamples + 1), "sampled")
-
-
-def _byte_table(chunk: Sequence[float]) -> List[float]:
-    """table[b] = sum over i of (-chunk[i] if bit i of b is set else chunk[i])."""
-    table = []
-    for b in range(1 << len(chunk)):
-        table.append(math.fsum(-v if b >> i & 1 else v for i, v in enumerate(chunk)))
-    return table
 
 
 def _bootstrap_means(
