@@ -75,9 +75,9 @@ class Options:
 
     def public(self) -> Dict[str, Any]:
         """What :attr:`Evaluation.options` shows (``detect_ties`` aside)."""
-        return {"relevance_level": self.relevance_level, "complete": self.complete,
-                "depth": self.depth, "judged_only": self.judged_only,
-                "scores": self.scores, "ties": self.ties}
+        shown = dataclasses.asdict(self)
+        del shown["detect_ties"]
+        return shown
 
 
 def check_options(
@@ -161,26 +161,14 @@ class Evaluation:
         self.run_name = run_name
         self._options = options
         self.queries = queries
+        self.skipped = queries.skipped
+        self.missing = queries.missing
+        # the queries whose values the order of tied scores moves (the command
+        # line's note; empty unless asked for)
+        self.tie_moved = queries.tie_moved
+        self.complete = options.complete
         # the largest label (0 unless a measure reads it): merged parts must agree
         self.max_label = max_label
-
-    @property
-    def skipped(self) -> Tuple[str, ...]:
-        return self.queries.skipped
-
-    @property
-    def missing(self) -> Tuple[str, ...]:
-        return self.queries.missing
-
-    @property
-    def tie_moved(self) -> Tuple[str, ...]:
-        """The queries whose values the order of tied scores moves (the
-        command line's note; empty unless asked for)."""
-        return self.queries.tie_moved
-
-    @property
-    def complete(self) -> bool:
-        return self._options.complete
 
     @property
     def _per_query(self) -> Dict[str, Dict[str, Value]]:
@@ -323,14 +311,12 @@ def build(
         ids = sorted(ordered)
         if ids != list(ordered):  # rows read in query-id order are kept as they are
             ordered = {qid: ordered[qid] for qid in ids}
-    if ordered and final:
         by_name = dict(zip(names, measures))
-        filled = queries.filled
-        scored = [qid not in filled for qid in ordered] if filled else [True] * len(ordered)
+        scored = [qid not in queries.filled for qid in ordered]
         # one column at a time (less memory than the whole table transposed)
-        aggregates = {key: aggregate(by_name[key], list(map(itemgetter(c), ordered.values())),
-                                     scored, run_name)
-                      for c, key in enumerate(dict.fromkeys(names))}
+        for c, key in enumerate(dict.fromkeys(names) if ordered else ()):
+            column = list(map(itemgetter(c), ordered.values()))
+            aggregates[key] = aggregate(by_name[key], column, scored, run_name)
     return Evaluation(names, measures, ordered, aggregates, run_name, options, queries,
                       max_label)
 
