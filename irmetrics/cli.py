@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
-import math
 import os
 import sys
 import textwrap
@@ -251,49 +250,6 @@ def format_trec(result: Evaluation, *, per_query: bool, summary: bool) -> str:
     return formats.trec_text(result, per_query=per_query, summary=summary)
 
 
-# === --ndeval: ndeval's CSV ===
-
-
-def _ndeval_topic(qid: str) -> Tuple[int, int, str]:
-    # ndeval's topics are numbers, sorted as such; each is printed as the
-    # file writes it (ndeval's %d would print '01' and '1' both as 1)
-    return (0, int(qid), qid) if qid.isascii() and qid.isdigit() else (1, 0, qid)
-
-
-def _format_ndeval(result: Evaluation, qrels: Qrels, *, level: int, complete: bool) -> str:
-    """ndeval's output: a header, a line per run query (those without
-    judgments score 0.0), then ``amean``, the sum over the lines (left to
-    right, in topic order) over the number of queries both in the run and in
-    the qrels (with -c, in the qrels).  A query without any relevant
-    subtopic has nNRBP 0/0, which ndeval prints as ``-nan``, as here."""
-    lines = ["runid,topic," + ",".join(NDEVAL_MEASURES) + "\n"]
-    missing = set(result.missing)
-    queries = [q for q in result._rows if q not in missing] + list(result.skipped)
-    queries.sort(key=_ndeval_topic)
-    column = {key: i for i, key in enumerate(result._keys)}
-    columns = [column[name] for name in NDEVAL_MEASURES]
-    nnrbp = NDEVAL_MEASURES.index("nNRBP")
-    totals = [0.0] * len(columns)
-    runid = result.run_name
-    for qid in queries:
-        row = result._rows.get(qid)
-        values = [0.0] * len(columns) if row is None else [float(row[c]) for c in columns]
-        if row is not None and not any(v >= level for v in qrels[qid].values()):
-            values[nnrbp] = math.nan  # ndeval's 0/0
-        for i, v in enumerate(values):
-            totals[i] += v
-        lines.append(f"{runid},{qid}," + ",".join(map(_ndeval_number, values)) + "\n")
-    evaluated = len(qrels) if complete else len(result._rows)
-    means = [t / evaluated if evaluated else math.nan for t in totals]
-    lines.append(f"{runid},amean," + ",".join(map(_ndeval_number, means)) + "\n")
-    return "".join(lines)
-
-
-def _ndeval_number(v: float) -> str:
-    # C's printf("%.6f"); x86's 0/0 is a NaN with the sign bit set: "-nan"
-    return "-nan" if v != v else f"{v:.6f}"
-
-
 def _run_source(path: str) -> Any:
     """RUN as given: a file name, or for '-' standard input (which a shell's
     ``<&-`` closes: Python then has none)."""
@@ -432,7 +388,7 @@ def _evaluate_command(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> No
     if _isatty(stdout):
         stdout = cast(TextIO, _TerminalText(stdout))
     if args.ndeval:
-        stdout.write(_format_ndeval(result, qrels, level=args.level, complete=args.complete))
+        stdout.write(formats.ndeval_text(result, qrels))
     elif args.format == "trec":  # written as it is made: no copy of it all in memory
         for block in formats.trec_blocks(result, per_query=args.query,
                                          summary=not args.nosummary):
