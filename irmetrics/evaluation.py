@@ -362,14 +362,15 @@ def _run_rows(parts: List[Evaluation]) -> Tuple[Rows, Dict[str, int]]:
     part_of: Dict[str, int] = {}
     for i, part in enumerate(parts):
         filled = part.queries.filled
-        mine = {q: r for q, r in part._rows.items() if q not in filled}
-        for qid in itertools.chain(mine, part.skipped):
-            j = part_of.setdefault(qid, i)
-            if j != i:
-                raise InvalidArgumentError(
-                    f"query {qid!r} is in parts {j} and {i}: "
-                    "merged parts must hold disjoint sets of queries"
-                )
+        mine = {q: r for q, r in part._rows.items() if q not in filled} if filled else part._rows
+        ids = [*mine, *part.skipped]
+        if not part_of.keys().isdisjoint(ids):
+            qid = next(q for q in ids if q in part_of)
+            raise InvalidArgumentError(
+                f"query {qid!r} is in parts {part_of[qid]} and {i}: "
+                "merged parts must hold disjoint sets of queries"
+            )
+        part_of.update(dict.fromkeys(ids, i))
         rows.update(mine)
     return rows, part_of
 
