@@ -161,14 +161,26 @@ class Evaluation:
         self.run_name = run_name
         self._options = options
         self.queries = queries
-        self.skipped = queries.skipped
-        self.missing = queries.missing
-        # the queries whose values the order of tied scores moves (the command
-        # line's note; empty unless asked for)
-        self.tie_moved = queries.tie_moved
-        self.complete = options.complete
         # the largest label (0 unless a measure reads it): merged parts must agree
         self.max_label = max_label
+
+    @property
+    def skipped(self) -> Tuple[str, ...]:
+        return self.queries.skipped
+
+    @property
+    def missing(self) -> Tuple[str, ...]:
+        return self.queries.missing
+
+    @property
+    def tie_moved(self) -> Tuple[str, ...]:
+        """The queries whose values the order of tied scores moves (the
+        command line's note; empty unless asked for)."""
+        return self.queries.tie_moved
+
+    @property
+    def complete(self) -> bool:
+        return self._options.complete
 
     @property
     def _per_query(self) -> Dict[str, Dict[str, Value]]:
