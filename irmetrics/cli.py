@@ -10,7 +10,8 @@ pipe (``irmetrics ... | head -1``) ends quietly.
 from __future__ import annotations
 
 import argparse
-import math
+import contextlib
+import io
 import os
 import sys
 import textwrap
@@ -19,6 +20,7 @@ import warnings
 from typing import (
     Any,
     Dict,
+    Iterator,
     List,
     Optional,
     Sequence,
@@ -27,10 +29,10 @@ from typing import (
     cast,
 )
 
-from . import __version__, formats
+from . import __version__, formats, report
 from ._parallel import WorkerError
 from ._text import one_line, quoted, strict_json
-from .compare import ROW_KEYS, TESTS, _check_alpha, compare
+from .compare import TESTS, _check_alpha, compare
 from .data import Qrels, Run
 from .diversity import NDEVAL_MEASURES
 from .errors import (
@@ -71,8 +73,7 @@ To see how one query's value is derived: irmetrics explain -m MEASURE QRELS RUN 
 
 USAGE_ERROR = 2
 INTERRUPTED = 130
-FAILED = 1
-INTERNAL_ERROR = 1
+FAILED = 1  # a worker process died, or a bug
 
 #: The exit codes of both commands, and what each means (also in ``--help``).
 EXIT_CODES = (
@@ -111,6 +112,11 @@ class _Parser(argparse.ArgumentParser):
         raise _UsageError(message)
 
 
+def _new_parser(prog: str, description: str, *, epilog: bool = True) -> _Parser:
+    return _Parser(prog=prog, description=description, epilog=_epilog(prog) if epilog else None,
+                   formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
 def _evaluation_options(p: argparse.ArgumentParser, complete_help: str) -> None:
     """trec_eval's options that change what is evaluated (both commands take
     them), with trec_eval's long names as aliases."""
@@ -128,13 +134,12 @@ def _evaluation_options(p: argparse.ArgumentParser, complete_help: str) -> None:
                    help="drop unjudged documents before evaluating")
 
 
-def _bad_evaluation_option(args: argparse.Namespace) -> str:
-    """What is wrong with -l or -M, in words; "" when nothing is."""
+def _check_evaluation_options(args: argparse.Namespace) -> None:
+    """What is wrong with -l or -M, as an error."""
     if args.level < 1:
-        return f"-l must be a relevance level >= 1 (got {args.level})"
+        raise InvalidArgumentError(f"-l must be a relevance level >= 1 (got {args.level})")
     if args.depth is not None and args.depth < 0:  # -M 0: nothing retrieved, as trec_eval
-        return f"-M must be a depth >= 0 (got {args.depth})"
-    return ""
+        raise InvalidArgumentError(f"-M must be a depth >= 0 (got {args.depth})")
 
 
 #: trec_eval's formats of the relevance information (its option -R).
@@ -153,12 +158,7 @@ def _rel_info_format_problem(given: str) -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(
-        prog="irmetrics",
-        description=_DESCRIPTION,
-        epilog=_epilog("irmetrics"),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = _new_parser("irmetrics", _DESCRIPTION)
     p.add_argument("qrels", metavar="QRELS", help="TREC qrels file (4 columns; .gz read too)")
     p.add_argument("run", metavar="RUN", help="TREC run file (6 columns); '-' reads standard input")
     p.add_argument("-m", "--measure", action="append", default=[], metavar="MEASURE",
@@ -250,63 +250,11 @@ def format_trec(result: Evaluation, *, per_query: bool, summary: bool) -> str:
     return formats.trec_text(result, per_query=per_query, summary=summary)
 
 
-# === --ndeval: ndeval's CSV ===
-
-
-def _ndeval_measures() -> List[Tuple[str, Measure]]:
-    return [(name, parse_measure(name)) for name in NDEVAL_MEASURES]
-
-
-def _ndeval_run(source: Any, *, traditional: bool) -> Run:
-    # ndeval orders a query by the rank column (-traditional: like trec_eval,
-    # by score) and names the run by the tag of the first line
-    scores, tag = _read_run_ranks(source, traditional=traditional)
-    return Run._trusted(scores, tag)
-
-
-def _ndeval_topic(qid: str) -> Tuple[int, int, str]:
-    # ndeval's topics are numbers, sorted as such; each is printed as the
-    # file writes it (ndeval's %d would print '01' and '1' both as 1)
-    return (0, int(qid), qid) if qid.isascii() and qid.isdigit() else (1, 0, qid)
-
-
-def _format_ndeval(result: Evaluation, qrels: Qrels, *, level: int, complete: bool) -> str:
-    """ndeval's output: a header, a line per run query (those without
-    judgments score 0.0), then ``amean``, the sum over the lines (left to
-    right, in topic order) over the number of queries both in the run and in
-    the qrels (with -c, in the qrels).  A query without any relevant
-    subtopic has nNRBP 0/0, which ndeval prints as ``-nan``, as here."""
-    lines = ["runid,topic," + ",".join(NDEVAL_MEASURES) + "\n"]
-    missing = set(result.missing)
-    queries = [q for q in result._rows if q not in missing] + list(result.skipped)
-    queries.sort(key=_ndeval_topic)
-    column = {key: i for i, key in enumerate(result._keys)}
-    columns = [column[name] for name in NDEVAL_MEASURES]
-    nnrbp = NDEVAL_MEASURES.index("nNRBP")
-    totals = [0.0] * len(columns)
-    runid = result.run_name
-    for qid in queries:
-        row = result._rows.get(qid)
-        values = [0.0] * len(columns) if row is None else [float(row[c]) for c in columns]
-        if row is not None and not any(v >= level for v in qrels[qid].values()):
-            values[nnrbp] = math.nan  # ndeval's 0/0
-        for i, v in enumerate(values):
-            totals[i] += v
-        lines.append(f"{runid},{qid}," + ",".join(map(_ndeval_number, values)) + "\n")
-    evaluated = len(qrels) if complete else len(result._rows)
-    means = [t / evaluated if evaluated else math.nan for t in totals]
-    lines.append(f"{runid},amean," + ",".join(map(_ndeval_number, means)) + "\n")
-    return "".join(lines)
-
-
-def _ndeval_number(v: float) -> str:
-    # C's printf("%.6f"); x86's 0/0 is a NaN with the sign bit set: "-nan"
-    return "-nan" if v != v else f"{v:.6f}"
-
-
-def _standard_input() -> Any:
-    """Standard input, for RUN '-' (a shell's ``<&-`` closes it: Python then
-    has none)."""
+def _run_source(path: str) -> Any:
+    """RUN as given: a file name, or for '-' standard input (which a shell's
+    ``<&-`` closes: Python then has none)."""
+    if path != "-":
+        return path
     if sys.stdin is None:
         raise InvalidArgumentError(
             "standard input is closed, and RUN '-' reads the run from it: give the "
@@ -314,17 +262,15 @@ def _standard_input() -> Any:
     return sys.stdin.buffer
 
 
-class _Discard:
-    """Where messages go when standard error is closed (``2>&-``): nowhere."""
-
-    def write(self, text: str) -> int:
-        return len(text)
-
-    def flush(self) -> None:
-        pass
-
-    def isatty(self) -> bool:
-        return False
+@contextlib.contextmanager
+def _warnings_to(stderr: TextIO, prog: str) -> Iterator[None]:
+    """The irmetrics warnings of the block, each one line on *stderr*, once
+    the block has succeeded (an error is told alone)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", IrmetricsWarning)
+        yield
+    for w in caught:
+        stderr.write(f"{prog}: warning: {one_line(str(w.message))}\n")
 
 
 class _TerminalText:
@@ -380,79 +326,76 @@ class _Progress:
             self.out.flush()
 
 
-def _run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
-    if argv and argv[0] == "compare":
-        return _run_compare(argv[1:], stdout, stderr)
-    if argv and argv[0] == "ties":
-        return _run_ties(argv[1:], stdout, stderr)
-    if argv and argv[0] == "explain":
-        return _run_explain(argv[1:], stdout, stderr)
-    try:
-        args = _parser().parse_args(list(argv))
-    except _UsageError as exc:
-        stderr.write(f"irmetrics: error: {exc} (see 'irmetrics --help')\n")
-        return USAGE_ERROR
-    problem = _bad_evaluation_option(args)
-    if args.workers < 0:
-        problem = f"--workers must be >= 1 (got {args.workers})"
-    if args.ndeval and (args.measure or args.format != "trec" or args.ranked_list):
-        problem = ("--ndeval prints ndeval's own measures and format; it takes no -m, "
-                   "--format or --ranked-list (see 'irmetrics --help')")
-    if args.traditional and not args.ndeval:
-        problem = "--traditional goes with --ndeval (see 'irmetrics --help')"
+# === The commands ===
+# Each parses its arguments, checks what argparse cannot, calls the library
+# and writes what it returns; _run() turns an error into its one line.
+
+
+def _check_arguments(args: argparse.Namespace) -> None:
+    """The combinations of arguments that argparse does not check (of
+    several problems, the last of this list is told)."""
     if args.rel_info_format != "qrels":
-        problem = _rel_info_format_problem(args.rel_info_format)
-    if problem:
-        stderr.write(f"irmetrics: error: {problem}\n")
-        return USAGE_ERROR
-    try:
-        pairs = _ndeval_measures() if args.ndeval else _measures(args.measure)
-        options = check_options(
-            relevance_level=args.level, complete=args.complete, depth=args.depth,
-            judged_only=args.judged_only, ties=args.ties, detect_ties=args.ties == "trec_eval",
-            scores="float32" if args.float32_scores else "float64")
-        for name, m in pairs:
-            check_measure(name, m, options.ties)
-        # read by evaluate(), which looks at duplicates as trec_eval does;
-        # --ndeval's report also lists the qrels' queries
-        qrels: Any = Qrels.from_trec(args.qrels) if args.ndeval else args.qrels
-        source: Any = _standard_input() if args.run == "-" else args.run
-        run: Any = Run.from_ranked_list(source) if args.ranked_list else source
-        if args.ndeval:
-            run = _ndeval_run(source, traditional=args.traditional)
-        progress = None if args.quiet or not _isatty(stderr) else _Progress(stderr)
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", IrmetricsWarning)
-            try:
-                result = _evaluate(qrels, run, [n for n, _ in pairs], [m for _, m in pairs],
-                                   options, progress=progress, workers=args.workers or None)
-            finally:
-                if progress is not None:
-                    progress.clear()
-        for w in caught:
-            stderr.write(f"irmetrics: warning: {one_line(str(w.message))}\n")
-        moved = result.tie_moved
-        if moved:
-            stderr.write(
-                f"irmetrics: note: tied scores move the values of {len(moved)} "
-                f"quer{'y' if len(moved) == 1 else 'ies'} (e.g. {quoted(moved[0])}); see --ties "
-                "and 'irmetrics ties'\n")
-    except (IrmetricsError, OSError) as exc:
-        stderr.write(f"irmetrics: error: {_one_line(exc)}\n")
-        return USAGE_ERROR
+        raise InvalidArgumentError(_rel_info_format_problem(args.rel_info_format))
+    if args.traditional and not args.ndeval:
+        raise InvalidArgumentError("--traditional goes with --ndeval (see 'irmetrics --help')")
+    if args.ndeval and (args.measure or args.format != "trec" or args.ranked_list):
+        raise InvalidArgumentError(
+            "--ndeval prints ndeval's own measures and format; it takes no -m, "
+            "--format or --ranked-list (see 'irmetrics --help')")
+    if args.workers < 0:
+        raise InvalidArgumentError(f"--workers must be >= 1 (got {args.workers})")
+    _check_evaluation_options(args)
+
+
+def _evaluate_command(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> None:
+    args = _parser().parse_args(list(argv))
+    _check_arguments(args)
+    if args.ndeval:
+        pairs = [(name, parse_measure(name)) for name in NDEVAL_MEASURES]
+    else:
+        pairs = _measures(args.measure)
+    options = check_options(
+        relevance_level=args.level, complete=args.complete, depth=args.depth,
+        judged_only=args.judged_only, ties=args.ties, detect_ties=args.ties == "trec_eval",
+        scores="float32" if args.float32_scores else "float64")
+    for name, m in pairs:
+        check_measure(name, m, options.ties)
+    # read by evaluate(), which looks at duplicates as trec_eval does;
+    # --ndeval's report also lists the qrels' queries
+    qrels: Any = Qrels.from_trec(args.qrels) if args.ndeval else args.qrels
+    run: Any = _run_source(args.run)
+    if args.ranked_list:
+        run = Run.from_ranked_list(run)
+    elif args.ndeval:
+        # ndeval orders a query by the rank column (-traditional: like
+        # trec_eval, by score) and names the run by the tag of the first line
+        scores, tag = _read_run_ranks(run, traditional=args.traditional)
+        run = Run._trusted(scores, tag)
+    progress = None if args.quiet or not _isatty(stderr) else _Progress(stderr)
+    with _warnings_to(stderr, "irmetrics"):
+        try:
+            result = _evaluate(qrels, run, [n for n, _ in pairs], [m for _, m in pairs],
+                               options, progress=progress, workers=args.workers or None)
+        finally:
+            if progress is not None:
+                progress.clear()
+    moved = result.tie_moved
+    if moved:
+        stderr.write(
+            f"irmetrics: note: tied scores move the values of {len(moved)} "
+            f"quer{'y' if len(moved) == 1 else 'ies'} (e.g. {quoted(moved[0])}); see --ties "
+            "and 'irmetrics ties'\n")
     if _isatty(stdout):
         stdout = cast(TextIO, _TerminalText(stdout))
     if args.ndeval:
-        stdout.write(_format_ndeval(result, qrels, level=args.level, complete=args.complete))
-        return 0
-    if args.format == "trec":  # written as it is made: no copy of it all in memory
+        stdout.write(formats.ndeval_text(result, qrels))
+    elif args.format == "trec":  # written as it is made: no copy of it all in memory
         for block in formats.trec_blocks(result, per_query=args.query,
                                          summary=not args.nosummary):
             stdout.write(block)
-        return 0
-    formatter = {"json": formats.json_text, "csv": formats.csv_text}[args.format]
-    stdout.write(formatter(result, per_query=args.query, summary=not args.nosummary))
-    return 0
+    else:
+        formatter = {"json": formats.json_text, "csv": formats.csv_text}[args.format]
+        stdout.write(formatter(result, per_query=args.query, summary=not args.nosummary))
 
 
 _COMPARE_DESCRIPTION = """\
@@ -466,12 +409,7 @@ their last extension.
 
 
 def _compare_parser() -> argparse.ArgumentParser:
-    p = _Parser(
-        prog="irmetrics compare",
-        description=_COMPARE_DESCRIPTION,
-        epilog=_epilog("irmetrics compare"),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = _new_parser("irmetrics compare", _COMPARE_DESCRIPTION)
     p.add_argument("qrels", metavar="QRELS", help="TREC qrels file")
     p.add_argument("runs", metavar="RUN", nargs="+",
                    help="TREC run files, at least two; the first is the baseline by default")
@@ -503,68 +441,34 @@ def _run_names(paths: Sequence[str]) -> List[str]:
     return list(paths)
 
 
-def _run_compare(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
-    try:
-        args = _compare_parser().parse_args(list(argv))
-    except _UsageError as exc:
-        stderr.write(f"irmetrics compare: error: {exc} (see 'irmetrics compare --help')\n")
-        return USAGE_ERROR
-    problem = _bad_evaluation_option(args)
-    if problem:
-        stderr.write(f"irmetrics compare: error: {problem}\n")
-        return USAGE_ERROR
+def _compare_command(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> None:
+    args = _compare_parser().parse_args(list(argv))
+    _check_evaluation_options(args)
     if len(args.runs) < 2:
-        stderr.write(
-            f"irmetrics compare: error: needs at least two runs (got {len(args.runs)})\n"
-        )
-        return USAGE_ERROR
+        raise InvalidArgumentError(f"needs at least two runs (got {len(args.runs)})")
     names = _run_names(args.runs)
     if len(set(names)) != len(names):
-        stderr.write("irmetrics compare: error: a run file is given twice\n")
-        return USAGE_ERROR
-    try:  # named as the user gave them, not as compare()'s arguments
-        _check_alpha(args.alpha, "--alpha")
-        if args.resamples < 1:
-            raise InvalidArgumentError(f"--resamples must be at least 1 (got {args.resamples})")
-    except InvalidArgumentError as exc:
-        stderr.write(f"irmetrics compare: error: {exc}\n")
-        return USAGE_ERROR
-    try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", IrmetricsWarning)
-            result = compare(
-                Qrels.from_trec(args.qrels), dict(zip(names, args.runs)), args.measure,
-                baseline=args.baseline, test=args.test, alpha=args.alpha,
-                correction=args.correction, n_resamples=args.resamples, seed=args.seed,
-                relevance_level=args.level, complete=args.complete, depth=args.depth,
-                judged_only=args.judged_only,
-            )
-        for w in caught:
-            stderr.write(f"irmetrics compare: warning: {one_line(str(w.message))}\n")
-    except (IrmetricsError, OSError) as exc:
-        stderr.write(f"irmetrics compare: error: {_one_line(exc)}\n")
-        return USAGE_ERROR
-    if args.format == "json":
-        stdout.write(strict_json(result.to_dict(), indent=2) + "\n")
-    elif args.format == "csv":
-        rows = [[r[k] for k in ROW_KEYS] for r in result.rows]
-        stdout.write(formats.csv_lines([list(ROW_KEYS)] + rows))
-    else:
-        render = {"text": result.to_text, "markdown": result.to_markdown,
-                  "latex": result.to_latex}[args.format]
-        stdout.write(render())
-    return 0
+        raise InvalidArgumentError("a run file is given twice")
+    # named as the user gave them, not as compare()'s arguments
+    _check_alpha(args.alpha, "--alpha")
+    if args.resamples < 1:
+        raise InvalidArgumentError(f"--resamples must be at least 1 (got {args.resamples})")
+    with _warnings_to(stderr, "irmetrics compare"):
+        result = compare(
+            Qrels.from_trec(args.qrels), dict(zip(names, args.runs)), args.measure,
+            baseline=args.baseline, test=args.test, alpha=args.alpha,
+            correction=args.correction, n_resamples=args.resamples, seed=args.seed,
+            relevance_level=args.level, complete=args.complete, depth=args.depth,
+            judged_only=args.judged_only,
+        )
+    stdout.write(report.FORMATS[args.format](result))
 
 
 def _explain_parser() -> argparse.ArgumentParser:
-    p = _Parser(
-        prog="irmetrics explain",
-        description="Show how one query's value of one measure is derived, rank by rank "
+    p = _new_parser("irmetrics explain",
+                    "Show how one query's value of one measure is derived, rank by rank "
                     "(irmetrics.explain): the ranking as the measure sees it, each rank's "
-                    "terms, and the arithmetic.",
-        epilog=_epilog("irmetrics explain"),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+                    "terms, and the arithmetic.")
     p.add_argument("qrels", metavar="QRELS", help="TREC qrels file")
     p.add_argument("run", metavar="RUN", help="TREC run file; '-' reads standard input")
     p.add_argument("query", metavar="QUERY", help="the query id")
@@ -578,47 +482,19 @@ def _explain_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _run_explain(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
-    try:
-        args = _explain_parser().parse_args(list(argv))
-    except _UsageError as exc:
-        stderr.write(f"irmetrics explain: error: {exc} (see 'irmetrics explain --help')\n")
-        return USAGE_ERROR
-    problem = _bad_evaluation_option(args)
-    if problem:
-        stderr.write(f"irmetrics explain: error: {problem}\n")
-        return USAGE_ERROR
-    try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", IrmetricsWarning)
-            result = explain(
-                args.qrels, _standard_input() if args.run == "-" else args.run, args.query,
-                args.measure, relevance_level=args.level, complete=args.complete,
-                depth=args.depth, judged_only=args.judged_only,
-                scores="float32" if args.float32_scores else "float64",
-            )
-        for w in caught:
-            stderr.write(f"irmetrics explain: warning: {one_line(str(w.message))}\n")
-    except (IrmetricsError, OSError) as exc:
-        stderr.write(f"irmetrics explain: error: {_one_line(exc)}\n")
-        return USAGE_ERROR
+def _explain_command(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> None:
+    args = _explain_parser().parse_args(list(argv))
+    _check_evaluation_options(args)
+    with _warnings_to(stderr, "irmetrics explain"):
+        result = explain(
+            args.qrels, _run_source(args.run), args.query, args.measure,
+            relevance_level=args.level, complete=args.complete, depth=args.depth,
+            judged_only=args.judged_only, scores="float32" if args.float32_scores else "float64",
+        )
     if args.format == "json":
         stdout.write(strict_json(result.to_dict(), indent=2) + "\n")
     else:
         stdout.write(str(result) + "\n")
-    return 0
-
-
-def _one_line(exc: BaseException) -> str:
-    """The message of *exc* on one line, without control characters (an
-    OSError as 'file: reason')."""
-    if isinstance(exc, OSError) and not isinstance(exc, IrmetricsError):
-        reason = exc.strerror or str(exc) or type(exc).__name__
-        message = f"{exc.filename}: {reason}" if exc.filename is not None else reason
-    else:
-        message = str(exc) or type(exc).__name__
-    # a file name, say, may hold a line break or an escape sequence
-    return one_line(message)
 
 
 _TIES_DESCRIPTION = """\
@@ -630,8 +506,7 @@ by the spread (best - worst).  See also --ties MODE of 'irmetrics'.
 
 
 def _ties_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="irmetrics ties", description=_TIES_DESCRIPTION,
-                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = _new_parser("irmetrics ties", _TIES_DESCRIPTION, epilog=False)
     p.add_argument("qrels", metavar="QRELS", help="TREC qrels file")
     p.add_argument("run", metavar="RUN", help="TREC run file")
     p.add_argument("-m", "--measure", required=True, metavar="MEASURE",
@@ -645,22 +520,51 @@ def _ties_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _run_ties(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
+def _ties_command(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> None:
+    args = _ties_parser().parse_args(list(argv))
+    ties = tie_report(Qrels.from_trec(args.qrels), _run_source(args.run), args.measure,
+                      relevance_level=args.level, depth=args.depth, judged_only=args.judged_only)
+    stdout.write(str(ties))
+
+
+_COMMANDS = {"compare": _compare_command, "ties": _ties_command, "explain": _explain_command}
+
+
+def _prog(argv: Sequence[str]) -> str:
+    """The command's name in its messages: 'irmetrics', 'irmetrics compare' ..."""
+    return f"irmetrics {argv[0]}" if argv and argv[0] in _COMMANDS else "irmetrics"
+
+
+def _run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
+    """Run the command *argv* names; a usage or input error is one line on
+    *stderr* and exit code 2."""
+    prog = _prog(argv)
     try:
-        args = _ties_parser().parse_args(list(argv))
-    except _UsageError as exc:
-        stderr.write(f"irmetrics ties: error: {exc} (see 'irmetrics ties --help')\n")
+        if prog == "irmetrics":
+            _evaluate_command(argv, stdout, stderr)
+        else:
+            _COMMANDS[argv[0]](argv[1:], stdout, stderr)
+    except _UsageError as exc:  # argparse's
+        stderr.write(f"{prog}: error: {exc} (see '{prog} --help')\n")
         return USAGE_ERROR
-    try:
-        source: Any = _standard_input() if args.run == "-" else args.run
-        report = tie_report(Qrels.from_trec(args.qrels), source, args.measure,
-                            relevance_level=args.level, depth=args.depth,
-                            judged_only=args.judged_only)
+    except BrokenPipeError:
+        raise  # the reader went away: main() ends quietly
     except (IrmetricsError, OSError) as exc:
-        stderr.write(f"irmetrics ties: error: {_one_line(exc)}\n")
+        stderr.write(f"{prog}: error: {_one_line(exc)}\n")
         return USAGE_ERROR
-    stdout.write(str(report))
     return 0
+
+
+def _one_line(exc: BaseException) -> str:
+    """The message of *exc* on one line, without control characters (an
+    OSError as 'file: reason')."""
+    if isinstance(exc, OSError) and not isinstance(exc, IrmetricsError):
+        reason = exc.strerror or str(exc) or type(exc).__name__
+        message = f"{exc.filename}: {reason}" if exc.filename is not None else reason
+    else:
+        message = str(exc) or type(exc).__name__
+    # a file name, say, may hold a line break or an escape sequence
+    return one_line(message)
 
 
 def console() -> None:  # pragma: no cover - the tests run it as a process
@@ -687,12 +591,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """
     if argv is None:
         argv = sys.argv[1:]
-    subcommand = argv[0] if argv and argv[0] in ("compare", "ties", "explain") else ""
-    prog = f"irmetrics {subcommand}" if subcommand else "irmetrics"
+    prog = _prog(argv)
     # A standard stream that the shell closed (`>&-`, `2>&-`) is None in
-    # Python.  Without standard error, messages are dropped (the exit status
-    # still tells); without standard output, there is nowhere to write.
-    stderr: TextIO = sys.stderr if sys.stderr is not None else cast(TextIO, _Discard())
+    # Python.  Without standard error, messages are dropped (kept here,
+    # unread; the exit status still tells); without standard output, there
+    # is nowhere to write.
+    stderr: TextIO = sys.stderr if sys.stderr is not None else io.StringIO()
     stdout = sys.stdout
     if stdout is None:
         stderr.write(f"{prog}: error: standard output is closed: there is nowhere to write "
@@ -725,5 +629,5 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             f"{prog}: internal error (please report it): {type(exc).__name__}: "
             f"{_one_line(exc)}\n"
         )
-        return INTERNAL_ERROR
+        return FAILED
     return code

@@ -8,6 +8,7 @@ corrected for the number of runs compared with the baseline.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from numbers import Real
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
@@ -35,6 +36,58 @@ Row = Dict[str, Any]
 Table = Dict[str, Dict[str, float]]
 
 
+@dataclasses.dataclass(frozen=True)
+class _Statistics:
+    """How the runs are compared: the test, the correction of its p-values,
+    alpha, and the resampling of the sampled tests and the bootstrap."""
+
+    test: str
+    correction: str
+    alpha: float
+    n_resamples: int
+    seed: Optional[int]
+
+    @classmethod
+    def checked(cls, test: str, correction: str, alpha: Any, n_resamples: int,
+                seed: Optional[int]) -> _Statistics:
+        """The options validated (alpha made a float)."""
+        if test not in TESTS:
+            raise InvalidArgumentError(
+                f"unknown test {test!r}; expected one of {', '.join(map(repr, TESTS))}"
+            )
+        if correction not in stats.CORRECTIONS:
+            raise InvalidArgumentError(
+                f"unknown correction {correction!r}; expected one of "
+                f"{', '.join(map(repr, stats.CORRECTIONS))}"
+            )
+        level = _check_alpha(alpha)
+        stats._check_resamples(n_resamples)
+        stats._rng(seed)
+        return cls(test, correction, level, n_resamples, seed)
+
+    @property
+    def ci_method(self) -> str:
+        if self.test == "paired-t":
+            return "t interval"
+        return f"percentile bootstrap, {self.n_resamples} resamples, seed {self.seed}"
+
+    def significance(self, d: List[float]) -> stats.SignificanceResult:
+        """The test of the differences *d*."""
+        if self.test == "paired-t":
+            return stats.paired_t_test(d)
+        if self.test == "wilcoxon":
+            return stats.wilcoxon_test(d)
+        sampled = stats.permutation_test if self.test == "permutation" else stats.bootstrap_test
+        return sampled(d, n_resamples=self.n_resamples, seed=self.seed)
+
+    def interval(self, d: List[float]) -> Tuple[float, float]:
+        """The confidence interval (level 1 - alpha) of the mean of *d*."""
+        if self.test == "paired-t":
+            return stats.t_ci(d, confidence=1.0 - self.alpha)
+        return stats.bootstrap_ci(d, confidence=1.0 - self.alpha,
+                                  n_resamples=self.n_resamples, seed=self.seed)
+
+
 class Comparison:
     """The result of :func:`compare`.
 
@@ -44,20 +97,18 @@ class Comparison:
     ``left_out``: ``{run: query ids scored for that run but not for every
     run}``; ``per_query``: ``{run: {qid: {measure: value}}}`` over the paired
     queries; ``notes``: sentences about what was left out or undefined.
+    ``test``, ``correction``, ``alpha``, ``confidence`` and ``ci_method``:
+    how they were compared.
     ``to_dict()``, ``to_text()`` (also ``str()``), ``to_markdown()``,
     ``to_latex()`` and ``_repr_html_()`` render it.
     """
 
     def __init__(
         self,
+        statistics: _Statistics,
         *,
         runs: Sequence[str],
-        baseline: str,
         measures: Sequence[str],
-        test: str,
-        correction: str,
-        alpha: float,
-        ci_method: str,
         queries: Sequence[str],
         left_out: Dict[str, Tuple[str, ...]],
         per_query: Dict[str, Table],
@@ -65,13 +116,13 @@ class Comparison:
         notes: List[str],
     ) -> None:
         self.runs = tuple(runs)
-        self.baseline = baseline
+        self.baseline = self.runs[0]
         self.measures = tuple(measures)
-        self.test = test
-        self.correction = correction
-        self.alpha = alpha
-        self.confidence = 1.0 - alpha
-        self.ci_method = ci_method
+        self.test = statistics.test
+        self.correction = statistics.correction
+        self.alpha = statistics.alpha
+        self.confidence = 1.0 - self.alpha
+        self.ci_method = statistics.ci_method
         self.queries = tuple(queries)
         self._left_out = left_out
         self._per_query = per_query
@@ -239,52 +290,26 @@ def compare(
     >>> round(row["p_value"], 4)         # d = 0.5, 0.5, 0: t = 2, 2 degrees of freedom
     0.1835
     """
-    alpha = _check_options(test, correction, alpha, n_resamples, seed)
+    statistics = _Statistics.checked(test, correction, alpha, n_resamples, seed)
     ordered = _ordered_runs(runs, baseline)
-    baseline = ordered[0]
     measure_names = list(dict.fromkeys(m.strip() for m in _measure_list(measures)))
     tables = _score(qrels, runs, ordered, measure_names, relevance_level=relevance_level,
                     complete=complete, depth=depth, judged_only=judged_only)
     common, left_out, notes = _pair(tables, scored=qrels is None)
     rows: List[Row] = []
     for measure in measure_names:
-        rows += _measure_rows(tables, ordered, common, measure, notes, test=test,
-                              alpha=alpha, correction=correction,
-                              n_resamples=n_resamples, seed=seed)
-    ci_method = "t interval" if test == "paired-t" else (
-        f"percentile bootstrap, {n_resamples} resamples, seed {seed}"
-    )
+        rows += _measure_rows(tables, ordered, common, measure, notes, statistics)
     per_query = {
         name: {qid: {m: float(tables[name][qid][m]) for m in measure_names} for qid in common}
         for name in ordered
     }
     return Comparison(
-        runs=ordered, baseline=baseline, measures=measure_names, test=test,
-        correction=correction, alpha=alpha, ci_method=ci_method, queries=common,
+        statistics, runs=ordered, measures=measure_names, queries=common,
         left_out=left_out, per_query=per_query, rows=rows, notes=notes,
     )
 
 
 # === The steps of compare() ===================================================
-
-
-def _check_options(
-    test: str, correction: str, alpha: Any, n_resamples: int, seed: Optional[int]
-) -> float:
-    """Validate the statistical options; return alpha as a float."""
-    if test not in TESTS:
-        raise InvalidArgumentError(
-            f"unknown test {test!r}; expected one of {', '.join(map(repr, TESTS))}"
-        )
-    if correction not in stats.CORRECTIONS:
-        raise InvalidArgumentError(
-            f"unknown correction {correction!r}; expected one of "
-            f"{', '.join(map(repr, stats.CORRECTIONS))}"
-        )
-    level = _check_alpha(alpha)
-    stats._check_resamples(n_resamples)
-    stats._rng(seed)
-    return level
 
 
 #: The smallest alpha: below it the quantile 1 - alpha/2 of the confidence
@@ -388,8 +413,7 @@ def _pair(
 
 def _measure_rows(
     tables: Dict[str, Table], ordered: Sequence[str], common: Sequence[str], measure: str,
-    notes: List[str], *, test: str, alpha: float, correction: str, n_resamples: int,
-    seed: Optional[int],
+    notes: List[str], statistics: _Statistics,
 ) -> List[Row]:
     """One measure's rows: the baseline's mean, then each run tested against it
     (p-values corrected over the runs); undefined tests add a note."""
@@ -411,29 +435,24 @@ def _measure_rows(
         row["ties"] = sum(1 for v, b in zip(values, base) if v == b)
         row["losses"] = sum(1 for v, b in zip(values, base) if v < b)
         try:
-            result = _TEST_FUNCTIONS[test](d, n_resamples, seed)
+            result = statistics.significance(d)
         except UndefinedStatisticError as exc:
-            row["note"] = f"{report.TEST_TITLES[test]} undefined: {exc}"
+            row["note"] = f"{report.TEST_TITLES[statistics.test]} undefined: {exc}"
             notes.append(f"{name}, {measure}: no p-value: {exc}.")
         else:
             row["statistic"] = result.statistic
             row["p_value"] = result.p_value
-        if test == "paired-t":
-            try:
-                row["ci_low"], row["ci_high"] = stats.t_ci(d, confidence=1.0 - alpha)
-            except InvalidArgumentError as exc:  # a bound beyond the largest float
-                row["note"] = "; ".join(filter(None, [row["note"], f"no interval: {exc}"]))
-                notes.append(f"{name}, {measure}: no confidence interval: {exc}.")
-        else:
-            row["ci_low"], row["ci_high"] = stats.bootstrap_ci(
-                d, confidence=1.0 - alpha, n_resamples=n_resamples, seed=seed
-            )
+        try:
+            row["ci_low"], row["ci_high"] = statistics.interval(d)
+        except InvalidArgumentError as exc:  # a bound beyond the largest float
+            row["note"] = "; ".join(filter(None, [row["note"], f"no interval: {exc}"]))
+            notes.append(f"{name}, {measure}: no confidence interval: {exc}.")
         rows.append(row)
     tested = [r for r in rows[1:] if r["p_value"] is not None]
-    adjusted = stats.adjust_p_values([r["p_value"] for r in tested], method=correction)
+    adjusted = stats.adjust_p_values([r["p_value"] for r in tested], method=statistics.correction)
     for r, p in zip(tested, adjusted):
         r["p_adjusted"] = p
-        r["significant"] = p <= alpha
+        r["significant"] = p <= statistics.alpha
     for r in rows[1:]:
         if r["p_value"] is None:
             r["significant"] = False
@@ -447,32 +466,6 @@ def _row(measure: str, run: str, is_baseline: bool, mean: float) -> Row:
     row: Row = dict.fromkeys(ROW_KEYS)
     row.update(measure=measure, run=run, baseline=is_baseline, mean=mean)
     return row
-
-
-def _paired_t(d: List[float], n_resamples: int, seed: Optional[int]) -> stats.SignificanceResult:
-    return stats.paired_t_test(d)
-
-
-def _wilcoxon(d: List[float], n_resamples: int, seed: Optional[int]) -> stats.SignificanceResult:
-    return stats.wilcoxon_test(d)
-
-
-def _permutation(
-    d: List[float], n_resamples: int, seed: Optional[int]
-) -> stats.SignificanceResult:
-    return stats.permutation_test(d, n_resamples=n_resamples, seed=seed)
-
-
-def _bootstrap(d: List[float], n_resamples: int, seed: Optional[int]) -> stats.SignificanceResult:
-    return stats.bootstrap_test(d, n_resamples=n_resamples, seed=seed)
-
-
-_TEST_FUNCTIONS = {
-    "paired-t": _paired_t,
-    "wilcoxon": _wilcoxon,
-    "permutation": _permutation,
-    "bootstrap": _bootstrap,
-}
 
 
 def _scored_table(name: str, scored: Any, measures: Sequence[str]) -> Table:

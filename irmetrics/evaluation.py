@@ -21,8 +21,6 @@ import dataclasses
 import functools
 import itertools
 import math
-import sys
-from array import array
 from operator import itemgetter
 from typing import (
     Any,
@@ -44,6 +42,7 @@ from ._checks import check_int
 from ._tie_blocks import check_ties
 from .errors import InvalidArgumentError
 from .measures import MIN_GEO_MEAN, Measure, parse_measures
+from .metrics import _left_to_right
 
 __all__ = ["Options", "check_options", "Queries", "Evaluation", "build", "merge", "aggregate"]
 
@@ -76,9 +75,9 @@ class Options:
 
     def public(self) -> Dict[str, Any]:
         """What :attr:`Evaluation.options` shows (``detect_ties`` aside)."""
-        return {"relevance_level": self.relevance_level, "complete": self.complete,
-                "depth": self.depth, "judged_only": self.judged_only,
-                "scores": self.scores, "ties": self.ties}
+        shown = dataclasses.asdict(self)
+        del shown["detect_ties"]
+        return shown
 
 
 def check_options(
@@ -247,19 +246,15 @@ class Evaluation:
 
     # Pickling: the measures travel as the names they were parsed from
     # (parsed again on arrival, so that they are the registry's own objects);
-    # the rows by column, a column of floats as the bytes of an array of
-    # doubles (exact, and far smaller than a dict of lists); the copies
-    # handed out stay behind.
+    # the copies handed out stay behind.
 
     def __getstate__(self) -> Dict[str, Any]:
         state = {k: v for k, v in self.__dict__.items() if k not in _CACHED}
         state["measures"] = None
-        state["_rows"] = _pack_rows(self._rows, len(self._keys))
         return state
 
     def __setstate__(self, state: Dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self._rows = _unpack_rows(*state["_rows"])
         self.measures = tuple(parse_measures(list(self.names))) if self.names else ()
 
     @classmethod
@@ -328,14 +323,12 @@ def build(
         ids = sorted(ordered)
         if ids != list(ordered):  # rows read in query-id order are kept as they are
             ordered = {qid: ordered[qid] for qid in ids}
-    if ordered and final:
         by_name = dict(zip(names, measures))
-        filled = queries.filled
-        scored = [qid not in filled for qid in ordered] if filled else [True] * len(ordered)
+        scored = [qid not in queries.filled for qid in ordered]
         # one column at a time (less memory than the whole table transposed)
-        aggregates = {key: aggregate(by_name[key], list(map(itemgetter(c), ordered.values())),
-                                     scored, run_name)
-                      for c, key in enumerate(dict.fromkeys(names))}
+        for c, key in enumerate(dict.fromkeys(names) if ordered else ()):
+            column = list(map(itemgetter(c), ordered.values()))
+            aggregates[key] = aggregate(by_name[key], column, scored, run_name)
     return Evaluation(names, measures, ordered, aggregates, run_name, options, queries,
                       max_label)
 
@@ -375,49 +368,39 @@ def _check_parts(parts: List[Evaluation]) -> None:
 
 
 def _run_rows(parts: List[Evaluation]) -> Tuple[Rows, Dict[str, int]]:
-    """The rows of the queries of each part's run, and the skipped queries
-    (by part); the queries of two parts' runs, scored or skipped, must be
-    disjoint (checked on the merged table itself: no second table of owners)."""
+    """The rows of the queries of each part's run, and the part of each query
+    of the parts' runs, scored or skipped: the parts' runs must be disjoint."""
     rows: Rows = {}
-    skipped_in: Dict[str, int] = {}
+    part_of: Dict[str, int] = {}
     for i, part in enumerate(parts):
-        mine: Mapping[str, Sequence[Value]] = part._rows
-        filled, skipped = part.queries.filled, part.skipped
-        if filled:
-            mine = {q: r for q, r in part._rows.items() if q not in filled}
-        # (views on both sides: the shorter is the one walked)
-        if not (rows.keys().isdisjoint(mine.keys())
-                and skipped_in.keys().isdisjoint(mine.keys())
-                and rows.keys().isdisjoint(skipped)
-                and skipped_in.keys().isdisjoint(skipped)):
-            qid = next(q for q in itertools.chain(mine, skipped) if q in rows or q in skipped_in)
-            j = next(k for k, other in enumerate(parts)
-                     if qid in other.skipped
-                     or (qid in other._rows and qid not in other.queries.filled))
+        filled = part.queries.filled
+        mine = {q: r for q, r in part._rows.items() if q not in filled} if filled else part._rows
+        ids = [*mine, *part.skipped]
+        if not part_of.keys().isdisjoint(ids):
+            qid = next(q for q in ids if q in part_of)
             raise InvalidArgumentError(
-                f"query {qid!r} is in parts {j} and {i}: "
+                f"query {qid!r} is in parts {part_of[qid]} and {i}: "
                 "merged parts must hold disjoint sets of queries"
             )
+        part_of.update(dict.fromkeys(ids, i))
         rows.update(mine)
-        skipped_in.update(dict.fromkeys(skipped, i))
-    return rows, skipped_in
+    return rows, part_of
 
 
 def merge(parts: Iterable[Evaluation]) -> Evaluation:
     """:meth:`Evaluation.merge`: the evaluation of the whole from its parts."""
     parts = list(parts)
     _check_parts(parts)
-    rows, skipped_in = _run_rows(parts)
-    # Judged queries missing from a part's run, scored as empty rankings:
-    # kept if no part's run has them.
+    rows, in_runs = _run_rows(parts)
+    # Judged queries missing from a part's run (scored as empty rankings,
+    # or left out): kept if no part's run has them.
     filled: Rows = {}
-    for part in parts:
-        for qid in part.queries.filled:
-            if qid in part._rows and qid not in rows and qid not in skipped_in:
-                filled.setdefault(qid, part._rows[qid])
     missing: Set[str] = set()
     for part in parts:
-        missing.update(q for q in part.missing if q not in rows and q not in skipped_in)
+        for qid in part.queries.filled:
+            if qid not in in_runs:
+                filled.setdefault(qid, part._rows[qid])
+        missing.update(q for q in part.missing if q not in in_runs)
     rows.update(filled)
     skipped = sorted(set(itertools.chain.from_iterable(p.skipped for p in parts)))
     moved = sorted(itertools.chain.from_iterable(p.tie_moved for p in parts))
@@ -459,46 +442,3 @@ def aggregate(m: Measure, vals: List[Value], scored: List[bool], run_name: str) 
             total += (len(vals) - len(logs)) * math.log(MIN_GEO_MEAN)
         return math.exp(total / len(vals))
     return (_left_to_right(vals) if trec else math.fsum(vals)) / len(vals)
-
-
-def _left_to_right(vals: Iterable[Value]) -> float:
-    # C's loop: plain double additions in order.  sum() adds so before
-    # Python 3.12 (and faster than this loop); 3.12 and later compensate
-    # (Neumaier) when adding floats.
-    if _PLAIN_SUM:
-        return sum(vals, 0.0)
-    total = 0.0
-    for v in vals:
-        total += v
-    return total
-
-
-_PLAIN_SUM = sys.version_info < (3, 12)
-
-
-# === Pickling ==================================================================
-
-_FLOATS = {float}
-
-
-def _pack_rows(
-    rows: Mapping[str, Sequence[Value]], width: int
-) -> Tuple[List[str], List[Any]]:
-    """``(qids, columns)``: a column of floats as the bytes of an array of
-    doubles, any other column (counts, text) as a list."""
-    columns: List[Any] = []
-    for values in zip(*rows.values()) if rows else [()] * width:
-        if set(map(type, values)) == _FLOATS:
-            columns.append(array("d", values).tobytes())
-        else:
-            columns.append(list(values))
-    return list(rows), columns
-
-
-def _unpack_rows(qids: List[str], columns: List[Any]) -> Rows:
-    """The rows :func:`_pack_rows` packed."""
-    if not columns:
-        return {qid: () for qid in qids}
-    lists = [column if isinstance(column, list) else array("d", column).tolist()
-             for column in columns]
-    return dict(zip(qids, zip(*lists)))  # rows as tuples: read only, and smaller

@@ -10,7 +10,8 @@ Catalogue
 :func:`trec_text` (trec_eval's ``%-22s\\t%s\\t%6.4f`` lines, byte for byte;
 :func:`trec_blocks` yields them a query at a time), :func:`json_text`,
 :func:`csv_text` (``query,measure,value`` rows) and :func:`csv_lines`
-(any rows, spreadsheet-safe), :func:`evaluation_html` (what Jupyter shows)
+(any rows, spreadsheet-safe), :func:`ndeval_text` (ndeval's CSV, what
+``irmetrics --ndeval`` prints), :func:`evaluation_html` (what Jupyter shows)
 and :func:`html_table`, the one HTML table writer of the library (explain
 and the comparison reports use it too).
 
@@ -20,16 +21,19 @@ imports nothing of the road, so anything that holds an evaluation can call it.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any, Collection, Iterable, Iterator, List, Optional, Sequence
 
 from ._tabular import DEFAULT_RUN_NAME
 from ._text import strict_json
+from .diversity import NDEVAL_MEASURES
 
 if TYPE_CHECKING:
+    from .data import Qrels
     from .evaluation import Evaluation
     from .measures import Measure
 
-__all__ = ["trec_text", "trec_blocks", "json_text", "csv_text", "csv_lines",
+__all__ = ["trec_text", "trec_blocks", "json_text", "csv_text", "csv_lines", "ndeval_text",
            "evaluation_html", "html_table"]
 
 # === trec_eval's lines =========================================================
@@ -66,8 +70,7 @@ def trec_blocks(result: Evaluation, *, per_query: bool = False,
         shown = [(name, m) for name, m in pairs if m.family.per_query]
         # one template for a query's lines, given (qid, value, qid, value, ...)
         template = "".join(_trec_template(name, m) for name, m in shown)
-        column = {key: i for i, key in enumerate(result._keys)}
-        columns = [column[name] for name, _ in shown]
+        columns = [result._keys.index(name) for name, _ in shown]
         missing = set(result.missing)
         for qid, row in result._rows.items():
             if qid in missing:
@@ -128,6 +131,52 @@ def csv_text(result: Evaluation, *, per_query: bool = True, summary: bool = True
         for name, v in result._aggregate.items():
             rows.append(["all", name, v])
     return csv_lines(rows)
+
+
+# === ndeval's CSV =============================================================
+
+
+def ndeval_text(result: Evaluation, qrels: Qrels) -> str:
+    """ndeval's output of an evaluation of :data:`~irmetrics.diversity.NDEVAL_MEASURES`.
+
+    A header, a line per run query (those without judgments score 0.0),
+    then ``amean``, the sum over the lines (left to right, in topic order)
+    over the number of queries both in the run and in *qrels* (with
+    ``complete=True``, in *qrels*).  A query without any relevant subtopic
+    has nNRBP 0/0, which ndeval prints as ``-nan``, as here.
+    """
+    lines = ["runid,topic," + ",".join(NDEVAL_MEASURES) + "\n"]
+    missing = set(result.missing)
+    queries = [q for q in result._rows if q not in missing] + list(result.skipped)
+    queries.sort(key=_ndeval_topic)
+    columns = [result._keys.index(name) for name in NDEVAL_MEASURES]
+    nnrbp = NDEVAL_MEASURES.index("nNRBP")
+    level = result.options["relevance_level"]
+    totals = [0.0] * len(columns)
+    runid = result.run_name
+    for qid in queries:
+        row = result._rows.get(qid)
+        values = [0.0] * len(columns) if row is None else [float(row[c]) for c in columns]
+        if row is not None and not any(v >= level for v in qrels[qid].values()):
+            values[nnrbp] = math.nan  # ndeval's 0/0
+        for i, v in enumerate(values):
+            totals[i] += v
+        lines.append(f"{runid},{qid}," + ",".join(map(_ndeval_number, values)) + "\n")
+    evaluated = len(qrels) if result.complete else len(result._rows)
+    means = [t / evaluated if evaluated else math.nan for t in totals]
+    lines.append(f"{runid},amean," + ",".join(map(_ndeval_number, means)) + "\n")
+    return "".join(lines)
+
+
+def _ndeval_topic(qid: str) -> tuple[int, int, str]:
+    # ndeval's topics are numbers, sorted as such; each is printed as the
+    # file writes it (ndeval's %d would print '01' and '1' both as 1)
+    return (0, int(qid), qid) if qid.isascii() and qid.isdigit() else (1, 0, qid)
+
+
+def _ndeval_number(v: float) -> str:
+    # C's printf("%.6f"); x86's 0/0 is a NaN with the sign bit set: "-nan"
+    return "-nan" if v != v else f"{v:.6f}"
 
 
 # === HTML ======================================================================

@@ -75,6 +75,14 @@ def _is_comparison(obj: Any) -> bool:
                                                 "_per_query"))
 
 
+def _check_measure(comparison: Any, measure: str) -> None:
+    if measure not in comparison.measures:
+        raise InvalidArgumentError(
+            f"measure {measure!r} is not in the comparison "
+            f"(measures: {', '.join(map(repr, comparison.measures))})"
+        )
+
+
 def _axes(ax: Any) -> Any:
     plt = _pyplot()
     if ax is None:
@@ -113,11 +121,7 @@ def differences(
         )
     if measure is None:
         measure = comparison.measures[0]
-    elif measure not in comparison.measures:
-        raise InvalidArgumentError(
-            f"measure {measure!r} is not in the comparison "
-            f"(measures: {', '.join(map(repr, comparison.measures))})"
-        )
+    _check_measure(comparison, measure)
     baseline = comparison.baseline
     others = [r for r in comparison.runs if r != baseline]
     if run is None:
@@ -232,11 +236,7 @@ def precision_recall(results: Any, *, ax: Any = None) -> Any:
 
 def _values(results: Any, measure: str) -> List[Tuple[str, List[float]]]:
     if _is_comparison(results):
-        if measure not in results.measures:
-            raise InvalidArgumentError(
-                f"measure {measure!r} is not in the comparison "
-                f"(measures: {', '.join(map(repr, results.measures))})"
-            )
+        _check_measure(results, measure)
         table = results._per_query
         return [(run, [table[run][q][measure] for q in results.queries]) for run in results.runs]
     out = []

@@ -7,8 +7,9 @@ escapes everything a Markdown flavour reads as markup (links, images, HTML,
 table separators, emphasis, math...), LaTeX escapes its special characters,
 starts each row with ``{}`` and writes comparisons in math mode, HTML
 escapes everything.
-The comparison's statistics are computed in :mod:`irmetrics.compare`; the
-CSV and JSON of the command line are written in :mod:`irmetrics.cli`.
+JSON (:meth:`~irmetrics.compare.Comparison.to_dict`, strict) and CSV (the
+rows, columns :data:`~irmetrics.compare.ROW_KEYS`) write the data as they
+are.  The comparison's statistics are computed in :mod:`irmetrics.compare`.
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ from typing import Any, Dict, List, Optional, Sequence
 # each run of control characters as one space: a name or id from a file must
 # not end a table row (or, in LaTeX, a paragraph), nor reach a terminal
 from ._text import one_line as _one_line
-from .formats import html_table
+from ._text import strict_json
+from .formats import csv_lines, html_table
 
-__all__ = ["text", "markdown", "latex", "html", "TEST_TITLES"]
+__all__ = ["text", "markdown", "latex", "html", "json", "csv", "FORMATS", "TEST_TITLES"]
 
 Row = Dict[str, Any]
 
@@ -164,6 +166,22 @@ def html(c: Any) -> str:
         + html_table(_columns(c), [_cells(c, r) for r in c._rows])
         + f"<p><small>{footer}</small></p>"
     )
+
+
+def json(c: Any) -> str:
+    """:meth:`~irmetrics.compare.Comparison.to_dict` as indented strict JSON."""
+    return strict_json(c.to_dict(), indent=2) + "\n"
+
+
+def csv(c: Any) -> str:
+    """The rows as CSV, a header line first (a comparison has rows, each
+    with the keys :data:`~irmetrics.compare.ROW_KEYS`, in order)."""
+    keys = list(c._rows[0])
+    return csv_lines([keys] + [[r[k] for k in keys] for r in c._rows])
+
+
+#: The command line's ``--format`` of ``irmetrics compare``: the function that writes each.
+FORMATS = {"text": text, "markdown": markdown, "latex": latex, "json": json, "csv": csv}
 
 
 # === Escaping ==================================================================

@@ -6,12 +6,9 @@ Every expected value is derived by hand in a comment; log2(3) = 1.5849625.
 import copy
 import io
 import math
-import sys
 import warnings
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 from oracles import require
 
 from irmetrics import Qrels, Run, evaluate
@@ -408,28 +405,6 @@ def test_collector_state_is_left_as_it_was(enabled, tmp_path):
     finally:
         if was:
             gc.enable()
-
-
-# === trec_eval's means: plain double additions, left to right ===
-
-
-@given(st.lists(st.floats(-1e6, 1e6, allow_nan=False), max_size=60))
-def test_left_to_right_adds_as_a_plain_loop_on_both_branches(values):
-    # _left_to_right takes sum() where it adds plain doubles in order
-    # (before Python 3.12) and a loop elsewhere: each branch the running
-    # interpreter can take must give the loop's double, bit for bit (not
-    # fsum's, which trec_eval does not compute).
-    module = sys.modules["irmetrics.evaluation"]
-    expected = 0.0
-    for v in values:
-        expected += v
-    branches = [False] + ([True] if sys.version_info < (3, 12) else [])
-    for plain_sum in branches:
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(module, "_PLAIN_SUM", plain_sum)
-            got = module._left_to_right(values)
-        assert got == expected
-        assert type(got) is float
 
 
 # === One options record ===============================================
