@@ -537,7 +537,10 @@ class _Scorer:
                 scores = _as_float32(scores)
             members = source.members
             if source.duplicates:
-                docids, scores = self._cut_duplicates(docids, scores, source.duplicates)
+                depth = self.options.depth
+                docids, scores = _cut_duplicates(docids, scores, source.duplicates, depth)
+                self.ignored_duplicates.extend(
+                    (e, f"below the depth cut ({depth})") for e in source.duplicates)
                 members = None
             self.run_name = source.name
             if self.queries is not None and qid not in self.queries:
@@ -622,31 +625,31 @@ class _Scorer:
             if self._tie_note(data, info):
                 self.tie_moved.append(qid)
 
-    def _cut_duplicates(
-        self, docids: List[bytes], scores: List[float], found: List[DuplicateEntryError]
-    ) -> Tuple[List[bytes], List[float]]:
-        """One query's ranking cut at the depth, where some documents repeat.
 
-        trec_eval sorts a query's documents, keeps the top ``-M`` and only
-        then looks for duplicates: a repeat within the documents evaluated is
-        an error (raised as the stream reported it), one below the cut is
-        never seen (noted for a warning).  Returns the documents kept.
-        """
-        depth = self.options.depth
-        if depth is None:
-            raise found[0]
-        order = sorted(range(len(docids)), key=lambda i: (scores[i], docids[i]), reverse=True)
-        top = order[:depth]
-        kept = [docids[i] for i in top]
-        if len(set(kept)) != len(kept):
-            counts: Dict[bytes, int] = {}
-            for d in kept:
-                counts[d] = counts.get(d, 0) + 1
-            for error in found:
-                if counts.get(error.docid.encode("utf-8"), 0) > 1:
-                    raise error
-        self.ignored_duplicates.extend((e, f"below the depth cut ({depth})") for e in found)
-        return kept, [scores[i] for i in top]
+def _cut_duplicates(
+    docids: List[bytes], scores: List[float], found: List[DuplicateEntryError],
+    depth: Optional[int],
+) -> Tuple[List[bytes], List[float]]:
+    """One query's ranking cut at the depth, where some documents repeat.
+
+    trec_eval sorts a query's documents, keeps the top ``-M`` and only
+    then looks for duplicates: a repeat within the documents evaluated is
+    an error (raised as the stream reported it), one below the cut is
+    never seen (the caller notes it for a warning).  Returns the documents kept.
+    """
+    if depth is None:
+        raise found[0]
+    order = sorted(range(len(docids)), key=lambda i: (scores[i], docids[i]), reverse=True)
+    top = order[:depth]
+    kept = [docids[i] for i in top]
+    if len(set(kept)) != len(kept):
+        counts: Dict[bytes, int] = {}
+        for d in kept:
+            counts[d] = counts.get(d, 0) + 1
+        for error in found:
+            if counts.get(error.docid.encode("utf-8"), 0) > 1:
+                raise error
+    return kept, [scores[i] for i in top]
 
 
 def _as_float32(scores: List[float]) -> List[float]:
