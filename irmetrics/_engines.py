@@ -3,13 +3,12 @@
 An engine (Dask, Spark) brings each query's rows together in one partition
 and calls :func:`score_columns` there, with the qrels sent to every worker
 once (with their subtopics: :func:`pack`); the function scores the
-partition's queries with the ordinary road
-(:func:`~irmetrics.evaluate.evaluate`) and returns a picklable
-:class:`~irmetrics.evaluate.Evaluation` (or the ids of a partition whose
-queries are all unjudged).  The driver then calls :func:`assemble`, which
-merges the parts with :meth:`Evaluation.merge` and adds what only the whole
-knows: the judged queries no partition has (scored as empty rankings with
-``complete=True``) and the warning about skipped queries.
+partition's queries with evaluate()'s scorer and returns its picklable part,
+as each worker process of one machine does.  The driver then calls
+:func:`assemble`, which makes the whole of the parts as
+:func:`~irmetrics.evaluate` does: the judged queries no partition has
+(scored as empty rankings with ``complete=True``), the warning about skipped
+queries, :meth:`Evaluation.merge`.
 
 Columns are found as for DataFrames, by the one finder
 (:func:`irmetrics._tabular.choose_columns`), and a qrels frame is read by
@@ -19,8 +18,7 @@ Nothing here imports pandas, Dask or Spark.
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
 from ._tabular import (
     DEFAULT_RUN_NAME,
@@ -32,12 +30,13 @@ from ._tabular import (
 )
 from .data import Qrels, Run
 from .errors import InvalidArgumentError
-from .evaluate import _as_qrels, _evaluate, _warn_skipped, check_measures
-from .evaluation import Evaluation, Options, Queries, build, check_options
-from .measures import measure_names, parse_measures
+from .evaluate import _as_qrels, _Part, _road, _score_part, _whole
+from .evaluation import Evaluation, Options
+from .measures import parse_measures
 from .sources import is_file_source as _is_source
+from .sources import open_run
 
-__all__ = ["Options", "Packed", "check_arguments", "run_columns", "table", "qrels_data",
+__all__ = ["Options", "Packed", "run_columns", "table", "qrels_data",
            "pack", "score_columns", "assemble", "RUN_ROLES", "QRELS_ROLES"]
 
 #: The roles of each frame; their column names are those of every other
@@ -45,21 +44,8 @@ __all__ = ["Options", "Packed", "check_arguments", "run_columns", "table", "qrel
 RUN_ROLES = ("query_id", "doc_id", "score")
 QRELS_ROLES = ("query_id", "doc_id", "relevance")
 
-Result = Union[Evaluation, Tuple[str, ...]]
 #: A Qrels as sent to the workers: its flat table and its subtopics (or None).
 Packed = Tuple[Dict[str, Dict[str, int]], Optional[Dict[str, Dict[str, Dict[str, int]]]]]
-
-
-def check_arguments(
-    measures: Any, relevance_level: Any, complete: Any, depth: Any, judged_only: Any
-) -> Tuple[List[str], Options]:
-    """The measure names (stripped) and the options, checked as evaluate() checks them."""
-    names = measure_names(measures)
-    parsed = parse_measures(names)
-    options = check_options(relevance_level=relevance_level, complete=complete, depth=depth,
-                            judged_only=judged_only)
-    check_measures(names, parsed, options.ties)
-    return [n.strip() for n in names], options
 
 
 def _check_columns(columns: Any) -> Mapping[str, Any]:
@@ -181,71 +167,30 @@ def score_columns(
     packed: Packed,
     names: Sequence[str],
     options: Options,
-) -> Optional[Result]:
-    """Score one partition's queries (each query's rows all in this partition).
+) -> Optional[_Part]:
+    """Score one partition's queries (each query's rows all in this partition):
+    its part of the whole, or None for an empty partition.
 
     *packed* is the whole qrels, from :func:`pack` (the diversity measures
     read its subtopics).
-
-    Returns the partition's evaluation without ``complete`` (the driver adds
-    the missing queries once), the ids of its queries when none is judged,
-    or None for an empty partition.
     """
     data = table(qids, docids, scores, "run", "score")
     if not data:
         return None
     qrels = Qrels._trusted(*packed)
-    unjudged = tuple(sorted(q for q in data if q not in qrels))
-    if len(unjudged) == len(data):
-        return unjudged
-    for qid in unjudged:
-        del data[qid]
-    # Only judged queries: evaluate() has nothing to warn about (the driver
-    # warns, once; catching warnings here would not be thread-safe).
-    part = _evaluate(qrels, Run._trusted(data, DEFAULT_RUN_NAME), names, parse_measures(names),
-                     replace(options, complete=False))
-    # the missing queries are the whole qrels' business: assemble() works them out once
-    part.queries = part.queries._replace(skipped=unjudged, missing=())
-    return part
+    layout, new_scorer = _road(qrels, names, parse_measures(names), options)
+    return _score_part(new_scorer, layout, open_run(Run._trusted(data, DEFAULT_RUN_NAME)))
 
 
 # === On the driver ===========================================================
 
 
 def assemble(
-    results: Sequence[Optional[Result]],
-    qrels: Qrels,
-    names: Sequence[str],
-    options: Options,
-    stacklevel: int,
+    results: Sequence[Optional[_Part]], qrels: Qrels, names: Sequence[str], options: Options
 ) -> Evaluation:
-    """The evaluation of the whole run from its partitions' results."""
-    complete = options.complete
-    parts = [r for r in results if isinstance(r, Evaluation)]
-    unjudged = [q for r in results if isinstance(r, tuple) for q in r]
-    merged = Evaluation.merge(parts) if parts else None
-    rows: Dict[str, Sequence[Any]] = {} if merged is None else dict(merged._rows)
-    skipped = tuple(sorted([*(merged.skipped if merged else ()), *unjudged]))
-    missing = tuple(sorted(q for q in qrels if q not in rows))
-    _warn_skipped(skipped, stacklevel)
-    fill: Optional[Evaluation] = None
-    if complete and missing:
-        # The judged queries no partition has, scored as empty rankings
-        # against the whole qrels (as evaluate() scores them).
-        fill = _evaluate(qrels, Run._trusted({}, DEFAULT_RUN_NAME), names,
-                         parse_measures(names), options)
-        for qid in missing:
-            rows[qid] = fill._rows[qid]
-    source = merged if merged is not None else fill
-    if source is None or not rows:
-        ids = sorted(unjudged)
-        shown = ", ".join(repr(i) for i in ids[:3]) + (", ..." if len(ids) > 3 else "")
-        sample = sorted(qrels)[:3]
-        judged = ", ".join(repr(i) for i in sample) + (", ..." if len(qrels) > 3 else "")
-        raise InvalidArgumentError(
-            "no query is both in the run and in the qrels "
-            f"(run: {shown or 'no queries'}; qrels: {judged or 'no queries'})"
-        )
-    queries = Queries(skipped, missing, frozenset(missing if complete else ()))
-    return build(source.names, source.measures, rows, DEFAULT_RUN_NAME, options, queries,
-                 source.max_label)
+    """The evaluation of the whole run from its partitions' parts."""
+    layout, new_scorer = _road(qrels, names, parse_measures(names), options)
+    # a part of no queries, for the run's name when no partition has any
+    parts = [_score_part(new_scorer, layout, open_run(Run._trusted({}, DEFAULT_RUN_NAME)))]
+    parts += [part for part in results if part is not None]
+    return _whole(qrels, [], parts, layout, new_scorer)

@@ -8,18 +8,19 @@ a worker scores each with the same code as the single-process route (a
 :class:`~irmetrics.sources.RunSource` and the scorer of
 :mod:`irmetrics.evaluate`) and sends back the :class:`~irmetrics.Evaluation`
 of its queries, which the caller combines with
-:meth:`~irmetrics.Evaluation.merge`.  Messages go through
-:mod:`multiprocessing.connection`.
+:meth:`~irmetrics.Evaluation.merge`.
 
-A worker is forked while the calling process has exactly one thread (it
-inherits the qrels and the scorer).  With other threads alive (Jupyter, a
-thread pool of numpy's) forking could hang: a fork copies every lock as it
-is, and a lock another thread held at that moment is never released in the
-child.  The workers are then spawned (``posix_spawn``: a new interpreter that
-imports irmetrics, never the caller's ``__main__``) and sent the scorer,
-qrels included, once.  Only plain, uncompressed files on POSIX systems
-qualify; anything else, and any run whose queries turn out not to be
-grouped, goes the single-process way.
+One road, two ways to start a worker.  A worker is forked while the calling
+process has exactly one thread (it inherits the qrels and the scorer).  With
+other threads alive (Jupyter, a thread pool of numpy's) forking could hang: a
+fork copies every lock as it is, and a lock another thread held at that
+moment is never released in the child.  The workers are then spawned
+(``posix_spawn``: a new interpreter that imports irmetrics, never the
+caller's ``__main__``) and sent the scorer, qrels included, first.  Either
+way the worker runs :func:`_serve` on its end of a
+:mod:`multiprocessing.connection` pipe.  Only plain, uncompressed files on
+POSIX systems qualify; anything else, and any run whose queries turn out not
+to be grouped, goes the single-process way.
 """
 
 from __future__ import annotations
@@ -27,28 +28,24 @@ from __future__ import annotations
 import io
 import itertools
 import os
+import pickle
 import signal
 import sys
+import threading
 import warnings
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
-from .errors import (
-    DuplicateEntryError,
-    IrmetricsError,
-    IrmetricsWarning,
-    TrecFormatError,
-    _warn,
-)
+from .errors import DuplicateEntryError, IrmetricsError, IrmetricsWarning, _warn
 from .sources import open_run
-from .trec import _BOM, MAX_LINE, RunNotGrouped
+from .trec import _BOM, MAX_LINE
 
 __all__ = [
     "score_in_parallel", "parallel_possible", "auto_workers", "WorkerError",
 ]
 
-#: Run files this large (bytes) are scored in parallel by default.
-#: (Two forked processes take clearly less time than one from about this
-#: size on: see docs/benchmarks.md.)
+#: Run files this large (bytes) are scored in parallel by default: two forked
+#: processes take clearly less time than one from about this size on (see
+#: docs/benchmarks.md).
 PARALLEL_FROM = 2 << 20
 
 #: Workers are spawned (the caller runs other threads) only for run files this
@@ -58,15 +55,15 @@ SPAWN_FROM = 32 << 20
 
 _GZIP_MAGIC = b"\x1f\x8b"
 
+Score = Callable[[Any, Any], Any]
+
 
 def parallel_possible(source: Any) -> bool:
     """True for a path to a plain (not gzip) regular file on a system with fork."""
-    if not isinstance(source, (str, bytes, os.PathLike)):
-        return False
-    if not hasattr(os, "fork"):
+    if not isinstance(source, (str, bytes, os.PathLike)) or not hasattr(os, "fork"):
         return False
     try:
-        if not os.path.isfile(source):
+        if not os.path.isfile(source):  # (a FIFO is not opened: that would wait)
             return False
         with open(source, "rb") as f:
             return f.read(2) != _GZIP_MAGIC
@@ -82,8 +79,6 @@ def _threads() -> int:
     try:
         return len(os.listdir("/proc/self/task"))
     except OSError:
-        import threading
-
         return threading.active_count()
 
 
@@ -91,21 +86,16 @@ def auto_workers(source: Any) -> int:
     """How many processes to use when the caller did not say: two for a plain
     run file of PARALLEL_FROM bytes or more, in a process that runs no other
     threads (it is never forked then), else one."""
-    if not isinstance(source, (str, bytes, os.PathLike)) or _threads() > 1:
+    if not parallel_possible(source) or _threads() > 1:
         return 1
     try:
         big = os.path.getsize(source) >= PARALLEL_FROM
-    except OSError:
+    except OSError:  # gone since
         return 1
-    return min(2, os.cpu_count() or 1) if big and parallel_possible(source) else 1
+    return min(2, os.cpu_count() or 1) if big else 1
 
 
-def _first_field(line: bytes) -> Optional[bytes]:
-    fields = line.split(None, 1)
-    if not fields or fields[0].startswith(b"#"):
-        return None
-    return fields[0]
-
+# === The jobs ===
 
 #: At most this many jobs: with more workers than a sixth of it, one job each.
 _MAX_JOBS = 255
@@ -148,12 +138,12 @@ def _cut_at_queries(path: str, size: int, offsets: List[int]) -> List[Tuple[int,
                 if not line:
                     start = size
                     break
-                q = _first_field(line)
-                if q is None:
+                fields = line.split(None, 1)
+                if not fields or fields[0].startswith(b"#"):  # a blank line, a comment
                     continue
-                if prev is not None and q != prev:
+                if prev is not None and fields[0] != prev:
                     break
-                prev = q
+                prev = fields[0]
             if start > cuts[-1] and start < size:
                 cuts.append(start)
     cuts.append(size)
@@ -176,17 +166,13 @@ class _Slice(io.RawIOBase):
 
     def __init__(self, path: str, start: int, end: int) -> None:
         super().__init__()
-        self._f = open(path, "rb")  # noqa: SIM115 - closed in close()
-        self._f.seek(start)
-        self._head = b""  # what the window shows before the file's bytes
-        if start > 0 and self._f.read(len(_BOM)) == _BOM:
-            self._head = _BOM
-        self._f.seek(start)
-        self._start = start
-        self._end = end
-        self._left = end - start
-        self._shown = 0  # how much of _head was read
         self.name = path
+        self._fd = os.open(path, os.O_RDONLY)
+        mid_bom = start > 0 and os.pread(self._fd, len(_BOM), start) == _BOM
+        self._head = _BOM if mid_bom else b""  # shown before the file's bytes
+        self._start = start - len(self._head)  # where the file would be at position 0
+        self._size = end - self._start
+        self._pos = 0
 
     def readable(self) -> bool:
         return True
@@ -195,71 +181,43 @@ class _Slice(io.RawIOBase):
         return True
 
     def tell(self) -> int:
-        return self._shown + self._f.tell() - self._start
+        return self._pos
 
     def seek(self, pos: int, whence: int = 0) -> int:
         if whence != 0:  # pragma: no cover - RunStream seeks to absolute positions
             raise io.UnsupportedOperation("only absolute seeks")
-        self._shown = min(pos, len(self._head))
-        at = pos - self._shown
-        self._f.seek(self._start + at)
-        self._left = self._end - self._start - at
+        self._pos = pos
         return pos
 
-    def readinto(self, buf: Any) -> int:
-        data = self.read(len(buf))
-        buf[: len(data)] = data
-        return len(data)
-
     def read(self, size: Optional[int] = -1) -> bytes:
-        """Up to *size* bytes (the rest of the window for -1 or None), copied
-        once from the file: the readers take blocks with ``read1``, which
-        ``RawIOBase`` would make from ``readinto`` with two more copies."""
-        head = self._head[self._shown:]
-        if head and size != 0:
-            head = head if size is None or size < 0 else head[:size]
-            self._shown += len(head)
-            return head
-        n = self._left if size is None or size < 0 else min(size, self._left)
-        if n <= 0:
-            return b""
-        data = self._f.read(n)
-        self._left -= len(data)
+        """Up to *size* bytes (the rest of the window for -1 or None)."""
+        left = self._size - self._pos
+        n = max(0, left if size is None or size < 0 else min(size, left))
+        if self._pos < len(self._head):
+            data = self._head[self._pos:self._pos + n]
+        else:
+            data = os.pread(self._fd, n, self._start + self._pos)
+        self._pos += len(data)
         return data
 
-    read1 = read
-
-    def peek(self, n: int = 0) -> bytes:
-        pos = self._f.tell()
-        data = self._f.read(min(max(n, 1), self._left))
-        self._f.seek(pos)
-        return self._head[self._shown:] + data
+    read1 = read  # what the readers take blocks with
 
     def close(self) -> None:
-        self._f.close()
+        if not self.closed:
+            os.close(self._fd)
         super().close()
 
 
 def _lines_before(path: str, offset: int) -> int:
-    n = 0
-    with open(path, "rb") as f:
-        left = offset
-        while left > 0:
-            chunk = f.read(min(left, 1 << 20))
-            if not chunk:
-                break
-            n += chunk.count(b"\n")
-            left -= len(chunk)
-    return n
+    with _Slice(path, 0, offset) as window:
+        return sum(block.count(b"\n") for block in iter(lambda: window.read(1 << 20), b""))
 
 
-def _shift(exc: TrecFormatError, lines: int) -> TrecFormatError:
+def _shift(exc: DuplicateEntryError, lines: int) -> DuplicateEntryError:
     """The same error with line numbers counted from the start of the file."""
+    first = None if exc.first_line is None else exc.first_line + lines
     line = None if exc.line is None else exc.line + lines
-    if isinstance(exc, DuplicateEntryError):
-        first = None if exc.first_line is None else exc.first_line + lines
-        return DuplicateEntryError(exc.source, first, line, exc.qid, exc.docid)
-    return TrecFormatError(exc.reason, exc.source, line)
+    return DuplicateEntryError(exc.source, first, line, exc.qid, exc.docid)
 
 
 def _shift_message(message: str, path: str, lines: int) -> str:
@@ -276,90 +234,67 @@ class WorkerError(RuntimeError):
     out-of-memory killer, or crashed).  Not an error of the input."""
 
 
-def _work(
-    score: Callable[[Any, Any], Any],
-    path: str,
-    start: int,
-    end: int,
-    progress: Callable[[int, int], None],
-) -> Tuple[Any, ...]:
-    """In a worker: score the queries of ``path[start:end]``; the reply."""
-    # the same road as one process: a source (of this slice) and the scorer;
-    # a query split between slices is for the parent to notice
-    source = open_run(_Slice(path, start, end), keep_duplicates=True, regroup=False)
-    try:
-        with warnings.catch_warnings(record=True) as caught:  # sent to the parent
-            warnings.simplefilter("always")
-            part = score(source, progress)
-        warned = []
-        for w in caught:  # the library's go to the parent; others show here, as usual
-            if issubclass(w.category, IrmetricsWarning):
-                warned.append(str(w.message))
-            else:
-                warnings.showwarning(w.message, w.category, w.filename, w.lineno)
-        if part.ignored or warned:  # their line numbers, counted from the start of the file
-            before = _lines_before(path, start)
-            part = part._replace(ignored=[(_shift(e, before), why) for e, why in part.ignored])
-            warned = [_shift_message(m, path, before) for m in warned]
-        return ("ok", part, warned)
-    except RunNotGrouped:
-        return ("not grouped",)
-    except TrecFormatError as exc:
-        return ("error", _shift(exc, _lines_before(path, start)))
-    except IrmetricsError as exc:
-        return ("error", exc)
-
-
 # === In a worker ===
 # A worker is forked (from a process with one thread: it inherits the
-# scorer) or spawned (a new interpreter, sent the scorer once).  It starts
+# scorer) or spawned (a new interpreter, sent the scorer first).  It runs
 # with SIGINT blocked, and SIGTERM too unless the caller's disposition is the
 # default: Ctrl-C is the caller's to handle (it stops the workers), and a
 # SIGTERM that the application ignores or handles does not end them either.
 # It ends when the caller says so, when its connection closes (the caller has
 # died, when it waits for a job) or when sending fails (when it is scoring).
+# Its messages: ("progress", queries, lines) of the job under way, every 64
+# queries; then the job's reply: ("ok", part, warnings), ("again",) (the run
+# is not grouped, or has an error: one process reads it and says which) or
+# ("failed", the exception) (a bug, or no memory).
 
 
-def _serve(conn: Any, score: Callable[[Any, Any], Any], path: str) -> None:
+def _serve(conn: Any, setup: Optional[Tuple[Score, str]] = None) -> None:
     """Score the jobs (byte ranges) the caller sends until it sends None or
-    goes, reporting progress every 64 queries and then the job's reply; an
-    exception is reported (never swallowed) and ends the worker."""
-    done = [0, 0]  # queries and lines read in the jobs done
-    last = [0, 0]  # in the job under way
-
-    def progress(queries: int, lines: int) -> None:
-        last[:] = queries, lines
-        if not queries & 63:
-            conn.send(("progress", done[0] + queries, done[1] + lines))
-
-    while True:
-        try:
-            job = conn.recv()
-        except EOFError:  # the caller has gone
-            return
-        if job is None:
-            return
-        last[:] = 0, 0
-        try:
-            start, end = job
-            reply: Tuple[Any, ...] = ("done", _work(score, path, start, end, progress))
-        except BaseException as exc:
-            reply = ("failed", f"{type(exc).__name__}: {exc}")
-        conn.send(reply)  # OSError (EPIPE) if the caller has gone
-        if reply[0] == "failed":
-            return
-        done[:] = done[0] + last[0], done[1] + last[1]
+    goes; *setup*, the scorer and the path, is sent first when not given."""
+    try:
+        score, path = setup or conn.recv()
+        for start, end in iter(conn.recv, None):
+            conn.send(_work(conn, score, path, start, end))
+    except (EOFError, OSError):  # the caller has gone
+        pass
 
 
 def _spawned() -> None:  # pragma: no cover - runs in a spawned worker
     """The body of a spawned worker: its connection is its standard input."""
     from multiprocessing.connection import Connection
 
-    conn = Connection(0)
+    _serve(Connection(0))
+
+
+def _work(conn: Any, score: Score, path: str, start: int, end: int) -> Tuple[Any, ...]:
+    """Score the queries of ``path[start:end]``; the reply."""
+
+    def progress(queries: int, lines: int) -> None:
+        if not queries & 63:
+            conn.send(("progress", queries, lines))
+
     try:
-        _serve(conn, *conn.recv())
-    except (EOFError, OSError):  # the caller has gone before sending the scorer
-        pass
+        with warnings.catch_warnings(record=True) as caught:  # sent to the caller
+            warnings.simplefilter("always")
+            # the same road as one process: a source (of this slice) and the
+            # scorer; a query split between slices is for the caller to notice
+            source = open_run(_Slice(path, start, end), keep_duplicates=True, regroup=False)
+            part = score(source, progress)
+    except IrmetricsError:
+        return ("again",)
+    except BaseException as exc:  # reported, never swallowed
+        return ("failed", f"{type(exc).__name__}: {exc}")
+    warned = []
+    for w in caught:  # the library's go to the caller; others show here, as usual
+        if issubclass(w.category, IrmetricsWarning):
+            warned.append(str(w.message))
+        else:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+    if part.ignored or warned:  # their line numbers, counted from the start of the file
+        before = _lines_before(path, start)
+        part = part._replace(ignored=[(_shift(e, before), why) for e, why in part.ignored])
+        warned = [_shift_message(m, path, before) for m in warned]
+    return ("ok", part, warned)
 
 
 # === In the caller ===
@@ -374,13 +309,11 @@ def _on_sigterm(signum: int, frame: Any) -> None:
 
 
 class _Worker:
-    """A worker as the caller sees it: its pid, its end of the connection,
-    the job it holds (an index into the jobs, None for none)."""
+    """A worker as the caller sees it: its pid and its end of the connection."""
 
     def __init__(self, pid: int, conn: Any) -> None:
         self.pid = pid
         self.conn = conn
-        self.job: Optional[int] = None
         self.exitcode: Optional[int] = None
 
     def stop(self) -> Optional[int]:
@@ -399,16 +332,56 @@ class _Worker:
         return self.exitcode
 
 
-def _fork(
-    score: Callable[[Any, Any], Any], path: str, term_default: bool,
-    started: List[_Worker],
-) -> _Worker:
-    """A worker forked from this process (which has one thread); the other
-    workers' connections (*started*) are closed in it, so that each
-    connection ends with the caller.  OSError if the system gives none."""
+def _start(
+    count: int, score: Score, path: str, term_default: bool, started: List[_Worker]
+) -> None:
+    """Start up to *count* workers into *started* (fewer when the system gives
+    no more processes or descriptors): forked while this process has one
+    thread, spawned otherwise (forking a process with other threads copies
+    the locks they hold, and a child waiting for one waits forever) from
+    SPAWN_FROM bytes on; then send the spawned ones the scorer."""
     from multiprocessing.connection import Pipe
 
-    here, there = Pipe()
+    blocked = {signal.SIGINT} if term_default else {signal.SIGINT, signal.SIGTERM}
+    may_spawn = (hasattr(os, "posix_spawn") and bool(sys.executable)
+                 and os.path.getsize(path) >= SPAWN_FROM)
+    spawned = []
+    for _ in range(count):
+        fork = _threads() == 1  # counted just before: only this thread can start another
+        if not fork and not may_spawn:
+            break
+        try:
+            here, there = Pipe()
+        except OSError:  # no descriptor left (EMFILE)
+            break
+        try:
+            if fork:
+                pid = _fork(here, there, (score, path), blocked, started)
+            else:
+                pid = _spawn(there, blocked)
+        except OSError:  # no process to be had (EAGAIN, ENOMEM, EMFILE)
+            here.close()
+            break
+        finally:
+            there.close()
+        started.append(_Worker(pid, here))
+        if not fork:
+            spawned.append(here)
+    setup = pickle.dumps((score, path), pickle.HIGHEST_PROTOCOL) if spawned else b""
+    for conn in spawned:
+        try:
+            conn.send_bytes(setup)
+        except OSError:  # it died starting: its job names it (see _collect)
+            pass
+
+
+def _fork(
+    here: Any, there: Any, setup: Tuple[Score, str], blocked: Set[signal.Signals],
+    started: List[_Worker],
+) -> int:
+    """A worker forked from this process (which has one thread), serving
+    *there*; the caller's connections (*here*, *started*) are closed in it,
+    so that each connection ends with the caller."""
     # signals arriving while the child starts would run the caller's handlers in it
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     try:
@@ -419,28 +392,21 @@ def _fork(
                 here.close()
                 for w in started:
                     w.conn.close()
-                if term_default:
+                if signal.SIGTERM not in blocked:
                     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-                    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
-                _serve(there, score, path)
+                signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+                _serve(there, setup)
                 code = 0
             finally:  # no cleanup of the caller's state (atexit, buffered output)
                 os._exit(code)
-    except OSError:  # no process to be had (EAGAIN, ENOMEM)
-        here.close()
-        raise
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-        there.close()
-    return _Worker(pid, here)
+    return pid
 
 
-def _spawn(term_default: bool) -> _Worker:
+def _spawn(there: Any, blocked: Set[signal.Signals]) -> int:
     """A worker in a new interpreter (started without fork, so safe with
-    other threads alive); it waits for the scorer.  OSError if the system
-    gives none."""
-    from multiprocessing.connection import Pipe
-
+    other threads alive), serving *there* as its standard input."""
     # the package as it is imported here (vendored copies too), from where it is
     package = __name__.rpartition(".")[0]
     root = os.path.abspath(__file__)
@@ -448,51 +414,9 @@ def _spawn(term_default: bool) -> _Worker:
         root = os.path.dirname(root)
     entry = (f"import sys; sys.path.insert(0, {root!r}); "
              f"from {__name__} import _spawned; _spawned()")
-    blocked = {signal.SIGINT} if term_default else {signal.SIGINT, signal.SIGTERM}
-    here, there = Pipe()
-    try:
-        pid = os.posix_spawn(sys.executable, [sys.executable, "-c", entry], os.environ,
-                             file_actions=[(os.POSIX_SPAWN_DUP2, there.fileno(), 0)],
-                             setsigmask=blocked)
-    except OSError:
-        here.close()
-        raise
-    finally:
-        there.close()
-    return _Worker(pid, here)
-
-
-def _start(
-    count: int, score: Callable[[Any, Any], Any], path: str,
-    term_default: bool, started: List[_Worker],
-) -> None:
-    """Start up to *count* workers into *started* (fewer when the system gives
-    no more processes or descriptors): forked while this process has one
-    thread, spawned otherwise (forking a process with other threads copies
-    the locks they hold, and a child waiting for one waits forever) from
-    SPAWN_FROM bytes on; send the spawned ones the scorer."""
-    import pickle
-
-    spawned = []
-    for _ in range(count):
-        try:
-            if _threads() == 1:  # counted just before: only this thread can start another
-                started.append(_fork(score, path, term_default, started))
-            elif (hasattr(os, "posix_spawn") and sys.executable
-                  and os.path.getsize(path) >= SPAWN_FROM):
-                started.append(_spawn(term_default))
-                spawned.append(started[-1])
-            else:
-                break
-        except OSError:  # no process or descriptor left (EAGAIN, ENOMEM, EMFILE)
-            break
-    if spawned:
-        setup = pickle.dumps((score, path), pickle.HIGHEST_PROTOCOL)
-        for w in spawned:
-            try:
-                w.conn.send_bytes(setup)
-            except OSError:  # it died starting: its job names it (see _collect)
-                pass
+    return os.posix_spawn(sys.executable, [sys.executable, "-c", entry], os.environ,
+                          file_actions=[(os.POSIX_SPAWN_DUP2, there.fileno(), 0)],
+                          setsigmask=blocked)
 
 
 def _describe_death(exitcode: Optional[int]) -> str:
@@ -508,7 +432,7 @@ def _describe_death(exitcode: Optional[int]) -> str:
 
 def score_in_parallel(
     path: str,
-    score: Callable[[Any, Any], Any],
+    score: Score,
     workers: int,
     progress: Optional[Callable[[int, int], None]] = None,
 ) -> Optional[List[Any]]:
@@ -531,8 +455,6 @@ def score_in_parallel(
     application ignores or handles lets the evaluation finish.  A worker that
     dies is a :class:`WorkerError`.
     """
-    import threading
-
     ranges = _job_ranges(path, workers)
     if len(ranges) < 2:  # an empty file, or one query: one process says what it is
         return None
@@ -543,12 +465,12 @@ def score_in_parallel(
     if term_default and threading.current_thread() is threading.main_thread():
         old_sigterm = signal.signal(signal.SIGTERM, _on_sigterm)
     procs: List[_Worker] = []
-    replies: Dict[int, Any] = {}
+    replies: Optional[List[Any]] = None
     terminated = False
     try:
         _start(min(workers, len(ranges)), score, path, term_default, procs)
         if procs:
-            _collect(procs, path, ranges, replies, progress)
+            replies = _collect(procs, path, ranges, progress)
     except _Terminated:
         terminated = True
     finally:
@@ -559,67 +481,67 @@ def score_in_parallel(
     if terminated:  # die of the signal as the process would have, now that it is alone
         os.kill(os.getpid(), signal.SIGTERM)
         raise KeyboardInterrupt  # pragma: no cover - the process has ended
-    return _parts(ranges, replies) if procs else None
+    return None if replies is None else _parts(replies)
 
 
 def _collect(
     procs: List[_Worker],
     path: str,
     ranges: List[Tuple[int, int]],
-    replies: Dict[int, Any],
     progress: Optional[Callable[[int, int], None]],
-) -> None:
+) -> Optional[List[Any]]:
     """Give the jobs to the workers in file order, each its next one when it
-    has answered, and put each job's reply into *replies* (by job).  Returns
-    early (the caller stops the workers) once a job failed or found the run
-    not grouped (one process takes over then); a worker that crashed or died
-    is a :class:`WorkerError`."""
+    has answered; the replies in file order.  None (the caller stops the
+    workers, and one process takes over) once a job answered "again"; a
+    worker that crashed or died is a :class:`WorkerError`."""
     from multiprocessing.connection import wait
 
     jobs = iter(range(len(ranges)))
-    read = {w.conn: (0, 0) for w in procs}  # queries and lines, by worker
+    replies: Dict[int, Any] = {}
+    read: Dict[int, Tuple[int, int]] = {}  # queries and lines, by job
+    busy: Dict[Any, Tuple[_Worker, int]] = {}  # by connection: the worker, its job
 
     def give(w: _Worker) -> None:
-        w.job = next(jobs, None)
+        job = next(jobs, None)
         try:
-            w.conn.send(None if w.job is None else ranges[w.job])
+            w.conn.send(None if job is None else ranges[job])
         except OSError:  # it has died: its end of the connection says so
             pass
+        if job is None:
+            busy.pop(w.conn, None)
+        else:
+            busy[w.conn] = (w, job)
 
     for w in procs:
         give(w)
-    busy: Dict[Any, _Worker] = {w.conn: w for w in procs if w.job is not None}
     while busy:
         for ready in wait(list(busy)):
-            w = busy[ready]
+            w, job = busy[ready]
             try:
                 message = w.conn.recv()
             except (EOFError, OSError):
-                start, end = ranges[w.job]  # type: ignore[index]
+                start, end = ranges[job]
                 raise WorkerError(f"the worker process scoring bytes {start}-{end} of {path} "
                                   f"{_describe_death(w.stop())}") from None
             if message[0] == "progress":
-                read[w.conn] = (message[1], message[2])
+                read[job] = (message[1], message[2])
             elif message[0] == "failed":
                 raise WorkerError(f"a worker process failed: {message[1]}")
+            elif message[0] == "again":
+                return None
             else:
-                replies[w.job] = message[1]  # type: ignore[index]
-                if message[1][0] != "ok":
-                    return
+                replies[job] = message
                 give(w)
-                if w.job is None:
-                    del busy[ready]
         if progress is not None:
             progress(sum(q for q, _ in read.values()), sum(n for _, n in read.values()))
+    return [replies[i] for i in range(len(ranges))]
 
 
-def _parts(ranges: List[Tuple[int, int]], replies: Dict[int, Any]) -> Optional[List[Any]]:
-    """The jobs' parts in file order; None if a job failed or the run turned
-    out not to be grouped by query (one process then reads the run, and
-    gives exactly its errors and warnings, whatever the jobs saw)."""
-    if len(replies) < len(ranges) or any(r[0] != "ok" for r in replies.values()):
-        return None
-    parts = [replies[i][1] for i in range(len(ranges))]
+def _parts(replies: List[Any]) -> Optional[List[Any]]:
+    """The jobs' parts (from their replies, in file order), and their
+    warnings given; None if a query is in two of them: the run is not
+    grouped by query, and one process reads it."""
+    parts = [part for _, part, _ in replies]
     seen: Set[str] = set()
     count = 0
     for part in parts:
@@ -627,8 +549,8 @@ def _parts(ranges: List[Tuple[int, int]], replies: Dict[int, Any]) -> Optional[L
         seen.update(evaluation._rows, evaluation.skipped)
         count += len(evaluation._rows) + len(evaluation.skipped)
     if len(seen) != count:
-        return None  # a query in two ranges: not grouped
-    for i in range(len(ranges)):  # the workers' warnings, as one process gives them
-        for message in replies[i][2]:
+        return None
+    for _, _, warned in replies:  # the workers' warnings, as one process gives them
+        for message in warned:
             _warn(message)
     return parts

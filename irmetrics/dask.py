@@ -24,7 +24,7 @@ from typing import Any, Iterable, Mapping, Optional, Union
 
 from . import _engines
 from .errors import InvalidArgumentError
-from .evaluate import Evaluation
+from .evaluate import Evaluation, _checked
 
 __all__ = ["evaluate"]
 
@@ -99,9 +99,8 @@ def evaluate(
         run = dd.read_parquet("runs/bm25/*.parquet")
         result = irmetrics.dask.evaluate("qrels.txt", run, ["map", "nDCG@10"])
     """
-    names, options = _engines.check_arguments(
-        measures, relevance_level, complete, depth, judged_only
-    )
+    names, _, options = _checked(measures, relevance_level=relevance_level, complete=complete,
+                                 depth=depth, judged_only=judged_only)
     dask = _import_dask()
     if not (hasattr(run, "npartitions") and callable(getattr(run, "shuffle", None))):
         raise InvalidArgumentError(
@@ -120,7 +119,7 @@ def evaluate(
     tasks = [score_partition(part, query, doc, score, shared, names, options)
              for part in shuffled.to_delayed()]
     results = dask.compute(*tasks)
-    return _engines.assemble(results, judgments, names, options, stacklevel=3)
+    return _engines.assemble(results, judgments, names, options)
 
 
 def _score_partition(

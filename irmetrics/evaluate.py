@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 import itertools
 import os
-import warnings
 from array import array
 from bisect import bisect_left as _bisect_left
 from bisect import bisect_right as _bisect_right
@@ -41,7 +40,7 @@ from ._gc import paused_gc
 from ._text import quoted
 from ._tie_blocks import TIES_KEY, TieInfo
 from .data import Qrels, Run
-from .errors import DuplicateEntryError, InvalidArgumentError, IrmetricsWarning, _warn
+from .errors import DuplicateEntryError, InvalidArgumentError, _warn
 from .evaluation import Evaluation, Options, Queries, build, check_options
 from .measures import (
     Env,
@@ -80,16 +79,6 @@ def _levels(judgments: Mapping[Any, int]) -> Tuple[Dict[int, int], bool]:
     return levels, negative
 
 
-def _finish_labels(
-    labels: List[Optional[int]], negative: bool, judged_only: bool
-) -> List[Optional[int]]:
-    if negative:  # pooled but unjudged: one marker value, -1
-        labels = [-1 if x is not None and x < 0 else x for x in labels]
-    if judged_only:
-        labels = [x for x in labels if x is not None and x >= 0]
-    return labels
-
-
 def query_data(
     judgments: Mapping[Any, int],
     ranking: Sequence[Any],
@@ -105,7 +94,11 @@ def query_data(
     if depth is not None and len(ranking) > depth:
         ranking = ranking[:depth]
     levels, negative = _levels(judgments)
-    labels = _finish_labels(list(map(judgments.get, ranking)), negative, judged_only)
+    labels = list(map(judgments.get, ranking))
+    if negative:  # pooled but unjudged: one marker value, -1
+        labels = [-1 if x is not None and x < 0 else x for x in labels]
+    if judged_only:
+        labels = [x for x in labels if x is not None and x >= 0]
     return QueryData(labels, levels)
 
 
@@ -277,24 +270,28 @@ def evaluate(
     >>> round(result.aggregate["map"], 4)   # (1/1) / 2 relevant
     0.5
     """
+    names, parsed, options = _checked(
+        measures, relevance_level=relevance_level, complete=complete, depth=depth,
+        judged_only=judged_only, scores=scores, ties=ties)
+    return _evaluate(qrels, run, names, parsed, options, workers=workers)
+
+
+def _checked(measures: Any, **options: Any) -> Tuple[List[str], List[Measure], Options]:
+    """The names asked for (stripped), their measures and the options, checked
+    once (for the engines too): each measure a number, with the ``ties``
+    mode defined for it."""
     names = measure_names(measures)
     parsed = parse_measures(names)
-    options = check_options(relevance_level=relevance_level, complete=complete, depth=depth,
-                            judged_only=judged_only, scores=scores, ties=ties)
-    check_measures(names, parsed, options.ties)
-    return _evaluate(qrels, run, [n.strip() for n in names], parsed, options, workers=workers)
-
-
-def check_measures(names: Sequence[str], parsed: Sequence[Measure], ties: str) -> None:
-    """Each measure asked for is a number, with the *ties* mode defined for it."""
+    checked = check_options(**options)
     for name, m in zip(names, parsed):
-        check_measure(name, m, ties)
+        check_measure(name, m, checked.ties)
     for name, m in zip(names, parsed):
         if m.family.text:
             raise InvalidArgumentError(
                 f"measure {name!r} is a text line of trec_eval's report, not a number; "
                 "the command line prints it"
             )
+    return [n.strip() for n in names], list(parsed), checked
 
 
 def _evaluate(
@@ -313,14 +310,7 @@ def _evaluate(
     # The cyclic collector is off while the tables are built (see _gc).
     with paused_gc():
         q, qrels_duplicates = open_qrels(qrels)
-        layout = _layout(names, parsed)
-        unique = layout.unique
-        max_label = _max_label(q, unique)
-
-        # (a partial, not a closure: spawned workers are sent it pickled)
-        new_scorer: Callable[[], _Scorer] = functools.partial(
-            _Scorer, q, unique, options, max_label=max_label)
-
+        layout, new_scorer = _road(q, names, parsed, options)
         # The one road: a source of query groups, the scorer, an Evaluation
         # part; one process scores one part, parallel workers one part each
         # (of a range of the file), and Evaluation.merge makes the whole.
@@ -347,13 +337,19 @@ class _Layout(NamedTuple):
     cols: Tuple[int, ...]
 
 
-def _layout(names: Sequence[str], parsed: Sequence[Measure]) -> _Layout:
+def _road(
+    qrels: Qrels, names: Sequence[str], parsed: Sequence[Measure], options: Options
+) -> Tuple[_Layout, Callable[[], _Scorer]]:
+    """The layout of the measures asked for, and a maker of scorers (a
+    partial, not a closure: spawned workers are sent it pickled)."""
     unique = tuple(dict.fromkeys(parsed))
     index = {m: i for i, m in enumerate(unique)}
     keys: Dict[str, int] = {}
     for name, m in zip(names, parsed):  # a name asked twice counts once
         keys.setdefault(name, index[m])
-    return _Layout(tuple(names), tuple(parsed), unique, tuple(keys.values()))
+    layout = _Layout(tuple(names), tuple(parsed), unique, tuple(keys.values()))
+    return layout, functools.partial(_Scorer, qrels, unique, options,
+                                     max_label=_max_label(qrels, unique))
 
 
 class _Part(NamedTuple):
@@ -376,16 +372,12 @@ def _score_part(
     return _Part(scorer.part(layout), scorer.ignored_duplicates)
 
 
-def _warn_skipped(skipped: Sequence[str], stacklevel: Optional[int] = None) -> None:
+def _warn_skipped(skipped: Sequence[str]) -> None:
     """The one warning about the run queries without judgments."""
     if skipped:
         shown = ", ".join(repr(s) for s in skipped[:5]) + (", ..." if len(skipped) > 5 else "")
-        message = (f"{len(skipped)} run quer{'y has' if len(skipped) == 1 else 'ies have'} no "
-                   f"judgments and {'was' if len(skipped) == 1 else 'were'} skipped: {shown}")
-        if stacklevel is None:
-            _warn(message)
-        else:
-            warnings.warn(message, IrmetricsWarning, stacklevel=stacklevel + 1)
+        _warn(f"{len(skipped)} run quer{'y has' if len(skipped) == 1 else 'ies have'} no "
+              f"judgments and {'was' if len(skipped) == 1 else 'were'} skipped: {shown}")
 
 
 def _whole(
@@ -395,9 +387,10 @@ def _whole(
     layout: _Layout,
     new_scorer: Callable[[], _Scorer],
 ) -> Evaluation:
-    """The evaluation of the whole run from its parts: the warnings, the
-    judged queries the run lacks (scored as empty rankings with ``complete``),
-    the checks, then :meth:`Evaluation.merge`."""
+    """The evaluation of the whole run from its parts (one process's, the
+    workers' or the engine partitions'): the warnings, the judged queries the
+    run lacks (scored as empty rankings with ``complete``), the checks, then
+    :meth:`Evaluation.merge`."""
     for part in parts:
         for error, why in part.ignored:
             _warn(f"{error}; trec_eval does not look at it, and neither does irmetrics: {why}")
@@ -467,22 +460,30 @@ class _Scorer:
         self.max_label = _max_label(qrels, measures) if max_label is None else max_label
         self.queries = queries
         self.on_query = on_query
-        # the function of a query's data giving its values, made for the Env (below)
-        self._row: Optional[Callable[[QueryData], List[Any]]] = None
         self.run_name = ""
+        # diversity measures read the ranks of the judged documents too
+        self._subtopics = any(m.family.metric in _diversity.__all__ for m in measures)
+        # made for each run name (an Env carries it): a query's data to its
+        # values, and the tie note's test (irmetrics.ties) when options.detect_ties
+        self._env: Optional[Env] = None
+        self._row: Optional[Callable[[QueryData], List[Any]]] = None
+        self._tie_note: Optional[Callable[[QueryData, TieInfo], bool]] = None
+        self._forget()
+
+    def _forget(self) -> None:
+        """No query scored yet (again, when the run comes again regrouped)."""
         self.values: Dict[str, List[Value]] = {}
-        self.seen: Dict[str, None] = {}
         self.skipped: Dict[str, None] = {}  # (a dict: ordered, and a query counts once)
         # duplicates trec_eval never looks at (below the depth cut, or in a
         # query without judgments): (error, why it is harmless), warned about
         self.ignored_duplicates: List[Tuple[DuplicateEntryError, str]] = []
-        self._env: Optional[Env] = None
-        # diversity measures read the ranks of the judged documents too
-        self._subtopics = any(m.family.metric in _diversity.__all__ for m in measures)
-        # tie-aware evaluation (irmetrics.ties): the queries whose values move
-        # with the order of tied scores, when options.detect_ties
+        # the queries whose values move with the order of tied scores
         self.tie_moved: List[str] = []
-        self._tie_note: Optional[Tuple[Env, Callable[[QueryData, TieInfo], bool]]] = None
+
+    @property
+    def seen(self) -> Container[str]:
+        """The queries met: scored, or skipped for want of judgments."""
+        return self.values.keys() | self.skipped.keys()
 
     def part(
         self, layout: _Layout, filled: Sequence[str] = (), missing: Sequence[str] = ()
@@ -507,26 +508,88 @@ class _Scorer:
         """Score one query from its ranked document ids (``str``)."""
         judged = self.qrels.get(qid)
         if judged is None:
-            self.seen[qid] = None
             self.skipped[qid] = None
             return
-        depth, judged_only = self.options.depth, self.options.judged_only
-        data = query_data(judged, ranking, depth=depth, judged_only=judged_only)
+        # the ranking as scores: the first the highest, none tied
+        self._query(qid, judged, ranking, range(len(ranking), 0, -1), None, False)
+
+    def consume(
+        self, source: RunSource, progress: Optional[Callable[[int, int], None]] = None
+    ) -> None:
+        """Score every query of *source*, one group at a time (the one road)."""
+        judgments_of = self.qrels._data.get  # the plain dict under the read-only views
+        done = 0
+        restarted = False
+        members: Optional[Container[Any]]
+        for qid, docids, scores in source:
+            if source.restarted and not restarted:  # the run again, regrouped
+                restarted = True
+                self._forget()
+                done = 0
+            judged: Optional[Mapping[Any, int]] = judgments_of(qid)
+            if judged is None:
+                self.skipped[qid] = None
+                self.ignored_duplicates.extend(
+                    (d, "its query has no judgments") for d in source.duplicates
+                )
+                continue
+            if self.options.float32:
+                scores = _as_float32(scores)
+            members = source.members
+            if source.duplicates:
+                depth = self.options.depth
+                docids, scores = _cut_duplicates(docids, scores, source.duplicates, depth)
+                self.ignored_duplicates.extend(
+                    (e, f"below the depth cut ({depth})") for e in source.duplicates)
+                members = None
+            self.run_name = source.name
+            if self.queries is not None and qid not in self.queries:
+                continue
+            self._query(qid, judged, docids, scores, members, source.encoded)
+            done += 1
+            if progress is not None:
+                progress(done, source.lines)
+        self.run_name = source.name
+
+    def _query(
+        self,
+        qid: str,
+        judged: Mapping[Any, int],
+        docids: Sequence[Any],
+        scores: Sequence[float],
+        members: Optional[Container[Any]],
+        encoded: bool,
+    ) -> None:
+        """Score one judged query from its documents and their scores."""
+        place = (docids, scores, members, encoded)
+        data = self._rank(judged, *place)
         if self._subtopics:
-            data.subtopics = self._subtopic_data(qid, lambda numbered: query_data(
-                numbered, ranking, depth=depth, judged_only=judged_only))
+            data.subtopics = self._subtopic_data(qid, place)
         self._score(qid, data)
         if self.on_query is not None:
-            self.on_query(qid, ranking, [], data)
+            self.on_query(qid, docids, scores, data)
+
+    def _rank(
+        self,
+        judgments: Mapping[Any, int],
+        docids: Sequence[Any],
+        scores: Sequence[float],
+        members: Optional[Container[Any]],
+        encoded: bool,
+    ) -> QueryData:
+        """The query's data: *judgments* placed in the order of its scores."""
+        return query_data_from_scores(
+            judgments, docids, scores, depth=self.options.depth,
+            judged_only=self.options.judged_only, members=members, encode=encoded)
 
     def _subtopic_data(
-        self, qid: str, rank: Callable[[Dict[str, int]], QueryData]
+        self, qid: str, place: Tuple[Any, Any, Any, bool]
     ) -> Tuple[Mapping[str, Mapping[str, int]], List[Tuple[int, str]]]:
         """For the diversity measures: the query's judgments per subtopic and
-        ``(rank index, doc id)`` of its judged ranked documents.  *rank* places
-        judgments like the query's own; given each judged document's number
-        as its label, it tells where each one is ranked, with the same order,
-        depth and ``judged_only`` as every other measure."""
+        ``(rank index, doc id)`` of its judged ranked documents.  Each judged
+        document's number given as its label, :meth:`_rank` (with *place*, the
+        rest of its arguments) tells where each one is ranked, with the same
+        order, depth and ``judged_only`` as every other measure."""
         flat = self.qrels._data[qid]
         if self.options.judged_only:  # every judged document shapes the ranks
             docs = list(flat)
@@ -534,137 +597,64 @@ class _Scorer:
         else:  # only documents relevant somewhere (label >= 1) gain anything
             docs = [d for d, v in flat.items() if v >= 1]
             numbered = dict(zip(docs, range(len(docs))))
-        data = rank(numbered)
+        data = self._rank(numbered, *place)
         got = data._placed if data._placed is not None else enumerate(data.labels)
         placed = [(i, docs[x]) for i, x in got if x is not None and x >= 0]
         return self.qrels._topics(qid), placed
 
     def _score(self, qid: str, data: QueryData) -> None:
-        self.seen[qid] = None
-        env = self._env
-        row = self._row
+        """The query's values: trec_eval's order's, or under a ``ties`` mode,
+        where a judged document is tied with another, the mode's; and
+        whether they move with the order of tied scores (the tie note)."""
+        options, env, row = self.options, self._env, self._row
         if env is None or row is None or env.run_name != self.run_name:
-            env = self._env = Env(self.options.relevance_level, self.max_label, self.run_name)
+            env = self._env = Env(options.relevance_level, self.max_label, self.run_name)
             row = self._row = prepared_row(self.measures, env)
+            self._tie_note = None
         self.values[qid] = row(data)
-        options = self.options
         info = (data._cache.get(TIES_KEY) if options.ties != "trec_eval" or options.detect_ties
                 else None)
-        if info is not None:  # a judged document is tied with another document
-            self._score_ties(qid, data, info, env)
-
-    def _score_ties(self, qid: str, data: QueryData, info: TieInfo, env: Env) -> None:
-        ties, judged_only = self.options.ties, self.options.judged_only
-        if ties != "trec_eval":
-            self.values[qid] = [tie_value(ties, m, data, info, env, judged_only)
+        if info is None:  # no judged document tied with another document, or no matter
+            return
+        if options.ties != "trec_eval":
+            self.values[qid] = [tie_value(options.ties, m, data, info, env, options.judged_only)
                                 for m in self.measures]
-        if self.options.detect_ties:
-            note = self._tie_note
-            if note is None or note[0] is not env:  # made once (per run name)
-                note = self._tie_note = (env, tie_note_test(self.measures, env, judged_only))
-            if note[1](data, info):
+        if options.detect_ties:
+            if self._tie_note is None:
+                self._tie_note = tie_note_test(self.measures, env, options.judged_only)
+            if self._tie_note(data, info):
                 self.tie_moved.append(qid)
 
-    def consume(
-        self, source: RunSource, progress: Optional[Callable[[int, int], None]] = None
-    ) -> None:
-        """Score every query of *source*, one group at a time (the one road)."""
-        judgments_of = self.qrels._data.get  # the plain dict under the read-only views
-        depth, judged_only = self.options.depth, self.options.judged_only
-        float32, wanted, on_query = self.options.float32, self.queries, self.on_query
-        encoded = source.encoded
-        done = 0
-        restarted = False
-        members: Optional[Container[Any]]
-        for qid, docids, scores in source:
-            if source.restarted and not restarted:  # the run again, regrouped
-                restarted = True
-                self.values.clear()
-                self.seen.clear()
-                self.skipped.clear()
-                self.ignored_duplicates.clear()
-                self.tie_moved.clear()
-                done = 0
-            judged: Optional[Mapping[Any, int]] = judgments_of(qid)
-            if judged is None:
-                self.seen[qid] = None
-                self.skipped[qid] = None
-                self.ignored_duplicates.extend(
-                    (d, "its query has no judgments") for d in source.duplicates
-                )
-                continue
-            if float32:
-                scores = _as_float32(scores)
-            members = source.members
-            if source.duplicates:
-                docids, scores = self._cut_duplicates(docids, scores, source.duplicates)
-                members = None
-            self.run_name = source.name
-            if wanted is not None and qid not in wanted:
-                continue
-            data = query_data_from_scores(
-                judged, docids, scores, depth=depth, judged_only=judged_only, members=members,
-                encode=encoded,
-            )
-            if self._subtopics:
-                data.subtopics = self._subtopic_data(qid, _ranker(
-                    docids, scores, depth, judged_only, members, encoded))
-            self._score(qid, data)
-            if on_query is not None:
-                on_query(qid, docids, scores, data)
-            done += 1
-            if progress is not None:
-                progress(done, source.lines)
-        self.run_name = source.name
 
-    def _cut_duplicates(
-        self, docids: List[bytes], scores: List[float], found: List[DuplicateEntryError]
-    ) -> Tuple[List[bytes], List[float]]:
-        """One query's ranking cut at the depth, where some documents repeat.
+def _cut_duplicates(
+    docids: List[bytes], scores: List[float], found: List[DuplicateEntryError],
+    depth: Optional[int],
+) -> Tuple[List[bytes], List[float]]:
+    """One query's ranking cut at the depth, where some documents repeat.
 
-        trec_eval sorts a query's documents, keeps the top ``-M`` and only
-        then looks for duplicates: a repeat within the documents evaluated is
-        an error (raised as the stream reported it), one below the cut is
-        never seen (noted for a warning).  Returns the documents kept.
-        """
-        depth = self.options.depth
-        if depth is None:
-            raise found[0]
-        order = sorted(range(len(docids)), key=lambda i: (scores[i], docids[i]), reverse=True)
-        top = order[:depth]
-        kept = [docids[i] for i in top]
-        if len(set(kept)) != len(kept):
-            counts: Dict[bytes, int] = {}
-            for d in kept:
-                counts[d] = counts.get(d, 0) + 1
-            for error in found:
-                if counts.get(error.docid.encode("utf-8"), 0) > 1:
-                    raise error
-        self.ignored_duplicates.extend((e, f"below the depth cut ({depth})") for e in found)
-        return kept, [scores[i] for i in top]
+    trec_eval sorts a query's documents, keeps the top ``-M`` and only
+    then looks for duplicates: a repeat within the documents evaluated is
+    an error (raised as the stream reported it), one below the cut is
+    never seen (the caller notes it for a warning).  Returns the documents kept.
+    """
+    if depth is None:
+        raise found[0]
+    order = sorted(range(len(docids)), key=lambda i: (scores[i], docids[i]), reverse=True)
+    top = order[:depth]
+    kept = [docids[i] for i in top]
+    if len(set(kept)) != len(kept):
+        counts: Dict[bytes, int] = {}
+        for d in kept:
+            counts[d] = counts.get(d, 0) + 1
+        for error in found:
+            if counts.get(error.docid.encode("utf-8"), 0) > 1:
+                raise error
+    return kept, [scores[i] for i in top]
 
 
 def _as_float32(scores: List[float]) -> List[float]:
     """The scores rounded to single precision, as trec_eval's float builds store them."""
     return array("f", scores).tolist()
-
-
-def _ranker(
-    docids: Sequence[bytes],
-    scores: Sequence[float],
-    depth: Optional[int],
-    judged_only: bool,
-    members: Optional[Container[Any]],
-    encoded: bool,
-) -> Callable[[Dict[str, int]], QueryData]:
-    # _Scorer._subtopic_data's *rank* for a query's group (docids bytes if encoded)
-    def rank(numbered: Dict[str, int]) -> QueryData:
-        return query_data_from_scores(
-            numbered, docids, scores, depth=depth, judged_only=judged_only, members=members,
-            encode=encoded,
-        )
-
-    return rank
 
 
 def _max_label(qrels: Qrels, measures: Sequence[Measure]) -> int:

@@ -27,7 +27,7 @@ from typing import Any, Iterable, Iterator, List, Mapping, Optional, Sequence, U
 
 from . import _engines
 from .errors import InvalidArgumentError, IrmetricsError
-from .evaluate import Evaluation
+from .evaluate import Evaluation, _checked
 
 __all__ = ["evaluate"]
 
@@ -112,9 +112,8 @@ def evaluate(
         run = spark.read.parquet("runs/bm25/")
         result = irmetrics.spark.evaluate("qrels.txt", run, ["map", "nDCG@10"])
     """
-    names, options = _engines.check_arguments(
-        measures, relevance_level, complete, depth, judged_only
-    )
+    names, _, options = _checked(measures, relevance_level=relevance_level, complete=complete,
+                                 depth=depth, judged_only=judged_only)
     _import_pyspark()
     if not _is_spark_frame(run):
         raise InvalidArgumentError(
@@ -133,7 +132,7 @@ def evaluate(
     for result in results:
         if isinstance(result, IrmetricsError):
             raise result  # an executor's: the error evaluate() raises for the same rows
-    return _engines.assemble(results, judgments, names, options, stacklevel=3)
+    return _engines.assemble(results, judgments, names, options)
 
 
 def _score_partition(
