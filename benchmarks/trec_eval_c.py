@@ -7,11 +7,16 @@
 
 Each measurement is a whole process, ``-q -m all_trec QRELS RUN`` with the
 output thrown away, timed as wall-clock seconds (median of the repetitions,
-the two programs alternating).  The shapes: 200 queries x 1,000 documents
-(the MS MARCO generator of ``generate.py``, scaled) and the MS MARCO shape
-itself (``--msmarco-scale``: 1.0, the default, for its 6,980 queries x 1,000
-documents).  Both programs' outputs are compared too: they must be
-byte-identical.
+the programs alternating).  The shapes (``--shapes``, all by default):
+``small``, 200 queries x 1,000 documents (the MS MARCO generator of
+``generate.py``, scaled); ``graded``, 200 queries x 1,000 documents with
+about 200 graded judgments a query and 4-decimal scores that tie now and then
+(``tie_note.py``'s gauss shape); ``robust04``, ``generate.py``'s dense
+Robust04-like shape; ``msmarco``, the MS MARCO shape itself
+(``--msmarco-scale``: 1.0, the default, for its 6,980 queries x 1,000
+documents).  The outputs are compared too: they must be byte-identical.
+``--tree DIR`` (repeatable) times the irmetrics of other source trees in the
+same rounds, for before/after figures.
 
 irmetrics runs as ``python -m irmetrics`` from this checkout, with the
 interpreter of a new virtual environment that holds nothing else, as an
@@ -51,6 +56,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
 from generate import SHAPES, generate  # noqa: E402
+from tie_note import generate as generate_graded  # noqa: E402
 
 TREC_EVAL_908 = "https://github.com/usnistgov/trec_eval/archive/v9.0.8.tar.gz"
 
@@ -111,8 +117,10 @@ def median_walls(
     for _ in range(repeat):
         for argv, env, out in zip(*zip(*commands), times):
             start = time.perf_counter()
+            # started elsewhere: `python -m` puts the working directory first
+            # on sys.path, and a checkout there would shadow PYTHONPATH's tree
             subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                           check=True, env=env)
+                           check=True, env=env, cwd=tempfile.gettempdir())
             out.append(time.perf_counter() - start)
     return [statistics.median(t) for t in times]
 
@@ -125,7 +133,8 @@ def bare_python(work: str) -> str:
 
 
 def output(argv: Sequence[str], env: Optional[dict] = None) -> bytes:
-    return subprocess.run(argv, capture_output=True, check=True, env=env).stdout
+    return subprocess.run(argv, capture_output=True, check=True, env=env,
+                          cwd=tempfile.gettempdir()).stdout
 
 
 def main() -> None:
@@ -137,18 +146,28 @@ def main() -> None:
     parser.add_argument("--msmarco-scale", type=float, default=1.0,
                         help="scale of the MS MARCO shape (1.0: 6,980 queries)")
     parser.add_argument("--cflags", help="build trec_eval with these CFLAGS (e.g. -O2)")
+    parser.add_argument("--shapes", default="small,graded,robust04,msmarco",
+                        help="comma-separated: small, graded, robust04, msmarco")
+    parser.add_argument("--tree", action="append", default=[], metavar="DIR",
+                        help="an irmetrics source tree to time (repeatable; default: this one)")
     args = parser.parse_args()
     global CFLAGS
     CFLAGS = args.cflags
 
-    env = dict(os.environ)
-    env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+    trees = [os.path.abspath(t) for t in (args.tree or [ROOT])]
     n_msmarco = SHAPES["msmarco"][0]
-    shapes: List[Tuple[str, float]] = [
-        ("200 queries x 1,000 documents", 200 / n_msmarco),
-        (f"MS MARCO shape, {int(n_msmarco * args.msmarco_scale):,} queries x 1,000 documents",
-         args.msmarco_scale),
-    ]
+    makers = {
+        "small": ("200 queries x 1,000 documents",
+                  lambda: generate("msmarco", args.data, scale=200 / n_msmarco)),
+        "graded": ("200 queries x 1,000 documents, ~200 graded judgments, 4-decimal scores",
+                   lambda: generate_graded(args.data, "gauss")),
+        "robust04": ("Robust04-like, 100 queries x 1,000 documents, ~1,400 judgments",
+                     lambda: generate("robust04", args.data)),
+        "msmarco": (f"MS MARCO shape, {int(n_msmarco * args.msmarco_scale):,} queries "
+                    "x 1,000 documents",
+                    lambda: generate("msmarco", args.data, scale=args.msmarco_scale)),
+    }
+    os.makedirs(args.data, exist_ok=True)
     work = tempfile.mkdtemp(prefix="trec_eval-build-")
     try:
         binary: Optional[str] = args.trec_eval
@@ -159,22 +178,31 @@ def main() -> None:
             except (RuntimeError, OSError, subprocess.CalledProcessError) as exc:
                 reason = str(exc) or type(exc).__name__
         python = bare_python(work)
-        subprocess.run([sys.executable, "-m", "compileall", "-q", os.path.join(ROOT, "irmetrics")],
-                       check=True)  # the bytecode an install would have
-        print("| shape | trec_eval (C) s | irmetrics s | irmetrics / C | same output |")
-        print("|---|---|---|---|---|")
-        for label, scale in shapes:
-            qrels, run = generate("msmarco", args.data, scale=scale)
-            ours = [python, "-m", "irmetrics", "-q", "--quiet", "-m", "all_trec", qrels, run]
+        for tree in trees:  # the bytecode an install would have
+            subprocess.run([sys.executable, "-m", "compileall", "-q",
+                            os.path.join(tree, "irmetrics")], check=True)
+        names = [os.path.basename(t) for t in trees]
+        print("| shape | trec_eval (C) s | " + " | ".join(
+            f"{n} s (/ C)" for n in names) + " | same output |")
+        print("|---|---|" + "---|" * len(trees) + "---|")
+        for shape in args.shapes.split(","):
+            label, make = makers[shape]
+            qrels, run = make()
+            ours = []
+            for tree in trees:
+                env = dict(os.environ, PYTHONPATH=tree)
+                ours.append(([python, "-m", "irmetrics", "-q", "--quiet", "-m", "all_trec",
+                              qrels, run], env))
             if binary is None:
-                (t_ours,) = median_walls([(ours, env)], args.repeat)
-                print(f"| {label} | skipped: {reason} | {t_ours:.2f} | — | — |")
+                times = median_walls(ours, args.repeat)
+                cells = " | ".join(f"{t:.2f}" for t in times)
+                print(f"| {label} | skipped: {reason} | {cells} | — |")
                 continue
             theirs = [binary, "-q", "-m", "all_trec", qrels, run]
-            t_c, t_ours = median_walls([(theirs, None), (ours, env)], args.repeat)
-            same = output(theirs) == output(ours, env)
-            print(f"| {label} | {t_c:.2f} | {t_ours:.2f} | {t_ours / t_c:.2f} | "
-                  f"{'yes' if same else 'NO'} |")
+            t_c, *times = median_walls([(theirs, None), *ours], args.repeat)
+            same = all(output(theirs) == output(argv, env) for argv, env in ours)
+            cells = " | ".join(f"{t:.2f} ({t / t_c:.2f})" for t in times)
+            print(f"| {label} | {t_c:.2f} | {cells} | {'yes' if same else 'NO'} |")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
