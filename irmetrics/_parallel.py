@@ -209,8 +209,13 @@ class _Slice(io.RawIOBase):
 
 
 def _lines_before(path: str, offset: int) -> int:
+    lines = 0
     with _Slice(path, 0, offset) as window:
-        return sum(block.count(b"\n") for block in iter(lambda: window.read(1 << 20), b""))
+        while True:
+            block = window.read(1 << 20)
+            if not block:
+                return lines
+            lines += block.count(b"\n")
 
 
 def _shift(exc: DuplicateEntryError, lines: int) -> DuplicateEntryError:

@@ -332,8 +332,8 @@ class _Progress:
 
 
 def _check_arguments(args: argparse.Namespace) -> None:
-    """The combinations of arguments that argparse does not check (of
-    several problems, the last of this list is told)."""
+    """The combinations of arguments that argparse does not check, in order
+    of precedence: the first that fails is the error told."""
     if args.rel_info_format != "qrels":
         raise InvalidArgumentError(_rel_info_format_problem(args.rel_info_format))
     if args.traditional and not args.ndeval:

@@ -19,18 +19,13 @@ from .errors import InvalidArgumentError, UndefinedStatisticError
 from .evaluate import Evaluation, _as_qrels, evaluate
 from .measures import measure_names as _measure_list
 from .measures import parse_measures
+from .report import ROW_KEYS
 
 __all__ = ["compare", "Comparison", "TESTS"]
 
 #: The tests :func:`compare` runs, by name.
 TESTS = ("paired-t", "wilcoxon", "permutation", "bootstrap")
 
-
-#: The keys of every row, in order (also the CSV columns).
-ROW_KEYS = (
-    "measure", "run", "baseline", "mean", "difference", "ci_low", "ci_high",
-    "statistic", "p_value", "p_adjusted", "significant", "wins", "ties", "losses", "note",
-)
 
 Row = Dict[str, Any]
 Table = Dict[str, Dict[str, float]]

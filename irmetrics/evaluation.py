@@ -325,10 +325,11 @@ def build(
             ordered = {qid: ordered[qid] for qid in ids}
         by_name = dict(zip(names, measures))
         scored = [qid not in queries.filled for qid in ordered]
-        # one column at a time (less memory than the whole table transposed)
-        for c, key in enumerate(dict.fromkeys(names) if ordered else ()):
-            column = list(map(itemgetter(c), ordered.values()))
-            aggregates[key] = aggregate(by_name[key], column, scored, run_name)
+        if ordered:
+            # one column at a time (less memory than the whole table transposed)
+            for c, key in enumerate(dict.fromkeys(names)):
+                column = list(map(itemgetter(c), ordered.values()))
+                aggregates[key] = aggregate(by_name[key], column, scored, run_name)
     return Evaluation(names, measures, ordered, aggregates, run_name, options, queries,
                       max_label)
 

@@ -23,6 +23,13 @@ from ._text import one_line as _one_line
 from ._text import strict_json
 from .formats import csv_lines, html_table
 
+#: The keys of every row of a comparison, in order (also the CSV columns);
+#: :data:`irmetrics.compare.ROW_KEYS`.
+ROW_KEYS = (
+    "measure", "run", "baseline", "mean", "difference", "ci_low", "ci_high",
+    "statistic", "p_value", "p_adjusted", "significant", "wins", "ties", "losses", "note",
+)
+
 __all__ = ["text", "markdown", "latex", "html", "json", "csv", "FORMATS", "TEST_TITLES"]
 
 Row = Dict[str, Any]
@@ -174,10 +181,8 @@ def json(c: Any) -> str:
 
 
 def csv(c: Any) -> str:
-    """The rows as CSV, a header line first (a comparison has rows, each
-    with the keys :data:`~irmetrics.compare.ROW_KEYS`, in order)."""
-    keys = list(c._rows[0])
-    return csv_lines([keys] + [[r[k] for k in keys] for r in c._rows])
+    """The rows as CSV, a header line first: the columns :data:`ROW_KEYS`."""
+    return csv_lines([list(ROW_KEYS)] + [[r[k] for k in ROW_KEYS] for r in c._rows])
 
 
 #: The command line's ``--format`` of ``irmetrics compare``: the function that writes each.
