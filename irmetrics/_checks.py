@@ -39,11 +39,10 @@ _UNORDERED = (
 )
 
 
-def check_ordered(
-    values: Any,
-    name: str,
-    what: str = "a sequence of relevance labels in rank order (a list or tuple, rank 1 first)",
-) -> None:
+_RANKING = "a sequence of relevance labels in rank order (a list or tuple, rank 1 first)"
+
+
+def check_ordered(values: Any, name: str, what: str = _RANKING) -> None:
     """Refuse a container without a rank order: a set, a mapping, a dict view
     or a DataFrame, whose iteration order is not the ranking the caller means
     (hash order, or the keys).  Sequences, generators and other iterables
@@ -63,6 +62,20 @@ def check_ordered(
             raise UnorderedRankingError(f"{start} {_kind(values)}{why}")
 
 
+def check_list(values: Any, name: str, must: str, what: str = _RANKING) -> List[Any]:
+    """*values*, any iterable in order, as a new list.  Refuses str and bytes
+    and what is not iterable ("*name* must be *must*"), and containers
+    without an order ("*name* must be *what*", :func:`check_ordered`)."""
+    if type(values) is not list:
+        if isinstance(values, (str, bytes)):
+            raise InvalidArgumentError(f"{name!r} must be {must} (got {_kind(values)})")
+        check_ordered(values, name, what)
+    try:
+        return list(values)
+    except TypeError:
+        raise InvalidArgumentError(f"{name!r} must be {must} (got {_kind(values)})") from None
+
+
 def check_labels(
     labels: Iterable[Any], name: str = "labels", *, allow_bool: bool = True
 ) -> List[Label]:
@@ -75,18 +88,7 @@ def check_labels(
     numpy's) are numbers here: a relevance mask, True counting as 1; with
     ``allow_bool=False`` they are refused.
     """
-    if type(labels) is not list:
-        if isinstance(labels, (str, bytes)):
-            raise InvalidArgumentError(
-                f"{name!r} must be an iterable of relevance labels (got {_kind(labels)})"
-            )
-        check_ordered(labels, name)
-    try:
-        items = list(labels)
-    except TypeError:
-        raise InvalidArgumentError(
-            f"{name!r} must be an iterable of relevance labels (got {_kind(labels)})"
-        ) from None
+    items = check_list(labels, name, "an iterable of relevance labels")
     out: List[Label] = items
     for i, x in enumerate(items):
         t = type(x)
@@ -127,15 +129,25 @@ def check_k(k: Any, name: str = "k", *, optional: bool = True) -> Optional[int]:
     return check_int(k, name, 1, what="a positive int")
 
 
+def _number(value: Any) -> float:
+    """*value* as a float, NaN when it is not a real number (bools are not)."""
+    if isinstance(value, bool) or not isinstance(value, Real):
+        return math.nan
+    return float(value)
+
+
+def _got(value: Any) -> str:
+    """*value* as a message shows it: with its kind when it is not a number."""
+    return repr(value) if _number(value) == _number(value) else f"{_kind(value)} {value!r}"
+
+
 def check_positive_real(value: Any, name: str) -> float:
     """Check a finite number > 0 (bools rejected)."""
-    if isinstance(value, bool) or not isinstance(value, Real):
-        raise InvalidArgumentError(
-            f"{name!r} must be a positive number (got {_kind(value)} {value!r})"
-        )
-    v = float(value)
+    v = _number(value)
     if not (0.0 < v < math.inf):
-        raise InvalidArgumentError(f"{name!r} must be a finite positive number (got {value!r})")
+        raise InvalidArgumentError(
+            f"{name!r} must be a positive finite number (got {_got(value)})"
+        )
     return v
 
 
@@ -145,13 +157,13 @@ def check_rel(rel: Any) -> Union[int, float]:
     return int(rel) if isinstance(rel, Integral) else v
 
 
-def check_probability(p: Any, name: str = "p") -> float:
-    """Check a number strictly between 0 and 1."""
-    if isinstance(p, bool) or not isinstance(p, Real):
-        raise InvalidArgumentError(f"{name!r} must be a number in (0, 1) (got {_kind(p)} {p!r})")
-    v = float(p)
-    if not (0.0 < v < 1.0):
-        raise InvalidArgumentError(f"{name!r} must be a number in (0, 1) (got {p!r})")
+def check_probability(p: Any, name: str = "p", interval: str = "(0, 1)") -> float:
+    """Check a number in *interval*: "(0, 1)", "(0, 1]" or "[0, 1]" (bools rejected)."""
+    v = _number(p)
+    above = v >= 0.0 if interval[0] == "[" else v > 0.0
+    below = v <= 1.0 if interval[-1] == "]" else v < 1.0
+    if not (above and below):
+        raise InvalidArgumentError(f"{name!r} must be a number in {interval} (got {_got(p)})")
     return v
 
 
