@@ -18,7 +18,7 @@ Label = Optional[Union[int, float]]
 _FLOAT_MAX = sys.float_info.max
 
 
-def _kind(value: Any) -> str:
+def kind_of(value: Any) -> str:
     return type(value).__name__
 
 
@@ -59,7 +59,7 @@ def check_ordered(values: Any, name: str, what: str = _RANKING) -> None:
         )
     for kind, why in _UNORDERED:
         if isinstance(values, kind):
-            raise UnorderedRankingError(f"{start} {_kind(values)}{why}")
+            raise UnorderedRankingError(f"{start} {kind_of(values)}{why}")
 
 
 def check_list(values: Any, name: str, must: str, what: str = _RANKING) -> List[Any]:
@@ -68,12 +68,12 @@ def check_list(values: Any, name: str, must: str, what: str = _RANKING) -> List[
     without an order ("*name* must be *what*", :func:`check_ordered`)."""
     if type(values) is not list:
         if isinstance(values, (str, bytes)):
-            raise InvalidArgumentError(f"{name!r} must be {must} (got {_kind(values)})")
+            raise InvalidArgumentError(f"{name!r} must be {must} (got {kind_of(values)})")
         check_ordered(values, name, what)
     try:
         return list(values)
     except TypeError:
-        raise InvalidArgumentError(f"{name!r} must be {must} (got {_kind(values)})") from None
+        raise InvalidArgumentError(f"{name!r} must be {must} (got {kind_of(values)})") from None
 
 
 def check_labels(
@@ -101,7 +101,7 @@ def check_labels(
 
 def _coerce_label(x: Any, name: str, i: int, allow_bool: bool = True) -> Union[int, float]:
     where = f"{name}[{i}] (rank {i + 1})"
-    if isinstance(x, bool) or _kind(x) in ("bool_", "bool"):
+    if isinstance(x, bool) or kind_of(x) in ("bool_", "bool"):
         if not allow_bool:
             raise InvalidLabelError(
                 f"{where} must be a number or None, not a bool (got {x!r}); give graded "
@@ -114,7 +114,7 @@ def _coerce_label(x: Any, name: str, i: int, allow_bool: bool = True) -> Union[i
     elif isinstance(x, Real):
         value = float(x)
     else:
-        raise InvalidLabelError(f"{where} must be a number or None (got {_kind(x)} {x!r})", i)
+        raise InvalidLabelError(f"{where} must be a number or None (got {kind_of(x)} {x!r})", i)
     if not 0 <= value <= _FLOAT_MAX:  # negative, NaN, infinite, or an int too large for a float
         raise InvalidLabelError(f"{where} must be a finite non-negative number (got {x!r})", i)
     return value
@@ -129,24 +129,27 @@ def check_k(k: Any, name: str = "k", *, optional: bool = True) -> Optional[int]:
     return check_int(k, name, 1, what="a positive int")
 
 
-def _number(value: Any) -> float:
-    """*value* as a float, NaN when it is not a real number (bools are not)."""
-    if isinstance(value, bool) or not isinstance(value, Real):
-        return math.nan
-    return float(value)
+def is_real(value: Any) -> bool:
+    """Whether *value* is a real number (bools are not)."""
+    return isinstance(value, Real) and not isinstance(value, bool)
 
 
-def _got(value: Any) -> str:
+def as_number(value: Any) -> float:
+    """*value* as a float, NaN when it is not a real number."""
+    return float(value) if is_real(value) else math.nan
+
+
+def shown(value: Any) -> str:
     """*value* as a message shows it: with its kind when it is not a number."""
-    return repr(value) if _number(value) == _number(value) else f"{_kind(value)} {value!r}"
+    return repr(value) if is_real(value) else f"{kind_of(value)} {value!r}"
 
 
 def check_positive_real(value: Any, name: str) -> float:
     """Check a finite number > 0 (bools rejected)."""
-    v = _number(value)
+    v = as_number(value)
     if not (0.0 < v < math.inf):
         raise InvalidArgumentError(
-            f"{name!r} must be a positive finite number (got {_got(value)})"
+            f"{name!r} must be a positive finite number (got {shown(value)})"
         )
     return v
 
@@ -159,11 +162,11 @@ def check_rel(rel: Any) -> Union[int, float]:
 
 def check_probability(p: Any, name: str = "p", interval: str = "(0, 1)") -> float:
     """Check a number in *interval*: "(0, 1)", "(0, 1]" or "[0, 1]" (bools rejected)."""
-    v = _number(p)
+    v = as_number(p)
     above = v >= 0.0 if interval[0] == "[" else v > 0.0
     below = v <= 1.0 if interval[-1] == "]" else v < 1.0
     if not (above and below):
-        raise InvalidArgumentError(f"{name!r} must be a number in {interval} (got {_got(p)})")
+        raise InvalidArgumentError(f"{name!r} must be a number in {interval} (got {shown(p)})")
     return v
 
 
@@ -173,7 +176,7 @@ def check_n_relevant(n_relevant: Any, found: int) -> int:
         return found
     if isinstance(n_relevant, bool) or not isinstance(n_relevant, Integral):
         raise InvalidArgumentError(
-            f"'n_relevant' must be a non-negative int (got {_kind(n_relevant)} {n_relevant!r})"
+            f"'n_relevant' must be a non-negative int (got {kind_of(n_relevant)} {n_relevant!r})"
         )
     n = int(n_relevant)
     if n < found:
@@ -189,7 +192,7 @@ def check_int(value: Any, name: str, minimum: int, *, what: str = "") -> int:
     (by default "an int >= minimum")."""
     what = what or f"an int >= {minimum}"
     if isinstance(value, bool) or not isinstance(value, Integral):
-        raise InvalidArgumentError(f"{name!r} must be {what} (got {_kind(value)} {value!r})")
+        raise InvalidArgumentError(f"{name!r} must be {what} (got {kind_of(value)} {value!r})")
     if value < minimum:
         raise InvalidArgumentError(f"{name!r} must be {what} (got {value!r})")
     return int(value)
