@@ -9,11 +9,11 @@ forms are described in :mod:`irmetrics.ties`, the public module.
 from __future__ import annotations
 
 import math
-import numbers
 from itertools import groupby
 from operator import itemgetter
 from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
+from ._checks import check_choice, check_list, is_real
 from .errors import InvalidArgumentError
 
 __all__ = ["MODES", "check_ties", "TIES_KEY", "TieInfo"]
@@ -53,11 +53,7 @@ class TieInfo(NamedTuple):
 
 def check_ties(ties: Any) -> str:
     """*ties* if it is one of :data:`MODES`, else an InvalidArgumentError."""
-    if not isinstance(ties, str) or ties not in MODES:
-        raise InvalidArgumentError(
-            f"'ties' must be one of {', '.join(repr(x) for x in MODES)} (got {ties!r})"
-        )
-    return ties
+    return check_choice(ties, "ties", MODES)
 
 
 # === Blocks ==================================================================
@@ -404,12 +400,11 @@ def check_scores(labels: Sequence[Any], scores: Any, ties: Any) -> Tuple[List[fl
             "'ties' must be one of 'expected', 'best', 'worst' for a list of labels, "
             f"which has no document ids to break ties by (got {ties!r})"
         )
-    if isinstance(scores, (str, bytes, set, frozenset, dict)):
-        raise InvalidArgumentError(
-            f"'scores' must be a sequence of numbers (got {type(scores).__name__})")
+    listed = check_list(scores, "scores", "a sequence of numbers",
+                        "a sequence of scores, one per label (a list or tuple)")
     out: List[float] = []
-    for i, s in enumerate(scores):
-        if isinstance(s, bool) or not isinstance(s, numbers.Real):
+    for i, s in enumerate(listed):
+        if not is_real(s):
             raise InvalidArgumentError(f"'scores' must hold numbers (got {s!r} at index {i})")
         f = float(s)
         if math.isnan(f):
