@@ -174,11 +174,7 @@ def check_n_relevant(n_relevant: Any, found: int) -> int:
     """Check ``n_relevant``: ``None`` gives *found*; else an int >= *found*."""
     if n_relevant is None:
         return found
-    if isinstance(n_relevant, bool) or not isinstance(n_relevant, Integral):
-        raise InvalidArgumentError(
-            f"'n_relevant' must be a non-negative int (got {kind_of(n_relevant)} {n_relevant!r})"
-        )
-    n = int(n_relevant)
+    n = check_int(n_relevant, "n_relevant", 0, what="a non-negative int")
     if n < found:
         raise InvalidArgumentError(
             f"'n_relevant' must be at least the number of relevant labels given, {found} "

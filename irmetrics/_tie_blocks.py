@@ -90,8 +90,12 @@ def judged_only(blocks: List[Block], n: int) -> Tuple[List[Block], int]:
 
 def binary(blocks: List[Block], rel: Union[int, float]) -> List[Binary]:
     """Each block as ``(start, size, relevant documents in it)``."""
-    return [(s, m, sum(1 for x in labels if x is not None and x >= rel))
-            for s, m, labels in blocks]
+    return [(s, m, _relevant(labels, rel)) for s, m, labels in blocks]
+
+
+def _relevant(labels: Iterable[Label], rel: Union[int, float]) -> int:
+    """How many of *labels* are relevant (>= *rel*)."""
+    return sum(1 for x in labels if x is not None and x >= rel)
 
 
 # === Expected values (closed forms) ==========================================
@@ -349,10 +353,7 @@ class Levels:
         self.mixed: List[Tuple[int, int]] = []
         self.first_best = self.first_worst = -1
         for s, size, labels in blocks:
-            r = 0
-            for x in labels:
-                if x is not None and x >= rel:
-                    r += 1
+            r = _relevant(labels, rel)
             if r:
                 if self.first_best < 0:
                     self.first_best = s
@@ -378,7 +379,7 @@ def could_move(blocks: List[Block], rel: int) -> bool:
             if size > len(labels) or len(set(labels)) > 1:
                 return True
         else:
-            r = sum(1 for x in labels if x is not None and x >= rel)
+            r = _relevant(labels, rel)
             if 0 < r < size:
                 return True
     return False

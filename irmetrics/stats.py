@@ -596,9 +596,7 @@ def _bootstrap_means(
     d: Sequence[float], n_resamples: int, rng: random.Random
 ) -> List[float]:
     n = len(d)
-    choices = rng.choices
-    fsum = math.fsum
-    return [fsum(choices(d, k=n)) / n for _ in range(n_resamples)]
+    return [math.fsum(rng.choices(d, k=n)) / n for _ in range(n_resamples)]
 
 
 def _percentile(ordered: Sequence[float], q: float) -> float:
