@@ -20,11 +20,11 @@ import math
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from itertools import repeat
-from numbers import Integral, Real
+from numbers import Integral
 from operator import itemgetter, mul
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
-from ._checks import as_number, check_labels, check_list, kind_of, shown
+from ._checks import as_number, check_labels, check_list, is_real, kind_of, shown
 from .errors import InvalidArgumentError
 
 __all__ = ["kendall_tau_weighted", "weighted_tau"]
@@ -266,14 +266,12 @@ def _check_scores(values: Any, name: str) -> List[Score]:
             pass
     out: List[Score] = []
     for i, x in enumerate(items):
-        if isinstance(x, bool) or kind_of(x) == "bool_" or not isinstance(x, Real):
-            raise InvalidArgumentError(
-                f"{name}[{i}] must be a finite real number (got {kind_of(x)} {x!r})"
-            )
-        v: Score = int(x) if isinstance(x, Integral) else float(x)
-        if isinstance(v, float) and not math.isfinite(v):
-            raise InvalidArgumentError(f"{name}[{i}] must be a finite real number (got {x!r})")
-        out.append(v)
+        if is_real(x) and isinstance(x, Integral):  # an int too large for a float is fine
+            out.append(int(x))
+        elif is_real(x) and math.isfinite(x):
+            out.append(float(x))
+        else:
+            raise InvalidArgumentError(f"{name}[{i}] must be a finite real number (got {shown(x)})")
     return out
 
 
@@ -286,7 +284,7 @@ def _check_rank(rank: Any, n: int) -> Optional[List[int]]:
             f"'rank' must have the same length as 'x' and 'y', {n} (got {len(items)})"
         )
     for i, r in enumerate(items):
-        if isinstance(r, bool) or kind_of(r) == "bool_" or not isinstance(r, Integral) or r < 0:
+        if not is_real(r) or not isinstance(r, Integral) or r < 0:
             raise InvalidArgumentError(
                 f"rank[{i}] must be a non-negative int (got {kind_of(r)} {r!r})"
             )
