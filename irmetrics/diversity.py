@@ -47,7 +47,7 @@ import heapq
 import math
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
-from ._checks import check_int, check_k, check_probability, check_rel, kind_of
+from ._checks import check_int, check_k, check_list, check_probability, check_rel, kind_of
 from .errors import InvalidArgumentError
 
 __all__ = [
@@ -456,13 +456,9 @@ def _prepare(
     """Topics of the query (from *ideal*, else from *labels*), rows, length
     and A (*n_subtopics*, by default the subtopics with a relevant document)."""
     r = check_rel(rel)
-    if isinstance(labels, (str, bytes, Mapping)):
-        raise InvalidArgumentError(
-            "'labels' must be a sequence with one {subtopic: label} mapping (or None) "
-            f"per ranked document (got {kind_of(labels)})"
-        )
+    what = "a sequence with one {subtopic: label} mapping (or None) per ranked document"
     ranked: List[Dict[str, Number]] = []
-    for i, item in enumerate(labels):
+    for i, item in enumerate(check_list(labels, "labels", what, what)):
         if item is None:
             ranked.append({})
             continue
