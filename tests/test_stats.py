@@ -223,6 +223,13 @@ def test_paired_input_is_validated():
         paired_t_test([1.0, math.nan, 2.0], [0.0, 0.0, 0.0])
     with pytest.raises(InvalidArgumentError, match=r"y\[0\] must be a finite number"):
         paired_t_test([1.0, 2.0], [True, 0.0])
+    with pytest.raises(InvalidArgumentError, match=r"^'x' must be a sequence of numbers \(got str\)"):
+        paired_t_test("12", [1.0, 2.0])
+    with pytest.raises(InvalidArgumentError, match=r"^'y' must be a sequence of numbers \(got int\)"):
+        paired_t_test([1.0, 2.0], 3)
+    # a set has no order, so no pairing: refused, not paired in hash order
+    with pytest.raises(InvalidArgumentError, match=r"^'x' must be a sequence of numbers in order, not a set"):
+        paired_t_test({1.0, 2.0}, [1.0, 2.0])
     assert issubclass(UndefinedStatisticError, IrmetricsError)
 
 
