@@ -455,10 +455,14 @@ def _additive_tau(
     """Vigna's additive tau from the weights and the :func:`_partner_counts` of the walk."""
     den_a = math.fsum(map(mul, w, untied_a))
     den_b = math.fsum(map(mul, w, untied_b))
+    return _tau(math.fsum(map(mul, w, signed)), den_a, den_b)
+
+
+def _tau(num: float, den_a: float, den_b: float) -> float:
+    """``num / sqrt(den_a den_b)``, clipped to [-1, 1]."""
     if not (den_a > 0.0 and den_b > 0.0):
         return math.nan  # a constant a or b, or no weight on the untied pairs
-    tau = math.fsum(map(mul, w, signed)) / math.sqrt(den_a) / math.sqrt(den_b)
-    return min(1.0, max(-1.0, tau))
+    return min(1.0, max(-1.0, num / math.sqrt(den_a) / math.sqrt(den_b)))
 
 
 def _product_tau(a: Sequence[Score], b: Sequence[Score], w: Sequence[float]) -> float:
@@ -474,13 +478,7 @@ def _product_tau(a: Sequence[Score], b: Sequence[Score], w: Sequence[float]) -> 
     v = _tie_weight(_groups(b, w)) if b_ties else 0.0
     t = _tie_weight(_groups(zip(a, b), w)) if a_ties and b_ties else 0.0
     d = _discordant_weight(b, w)
-    den_a = tot - u
-    den_b = tot - v
-    if not (den_a > 0.0 and den_b > 0.0):
-        return math.nan
-    num = math.fsum([tot, -u, -v, t, -2.0 * d])
-    tau = num / math.sqrt(den_a) / math.sqrt(den_b)
-    return min(1.0, max(-1.0, tau))
+    return _tau(math.fsum([tot, -u, -v, t, -2.0 * d]), tot - u, tot - v)
 
 
 def weighted_tau(
