@@ -18,7 +18,7 @@ Label = Optional[Union[int, float]]
 _FLOAT_MAX = sys.float_info.max
 
 
-def _kind(value: Any) -> str:
+def kind_of(value: Any) -> str:
     return type(value).__name__
 
 
@@ -39,11 +39,10 @@ _UNORDERED = (
 )
 
 
-def check_ordered(
-    values: Any,
-    name: str,
-    what: str = "a sequence of relevance labels in rank order (a list or tuple, rank 1 first)",
-) -> None:
+_RANKING = "a sequence of relevance labels in rank order (a list or tuple, rank 1 first)"
+
+
+def check_ordered(values: Any, name: str, what: str = _RANKING) -> None:
     """Refuse a container without a rank order: a set, a mapping, a dict view
     or a DataFrame, whose iteration order is not the ranking the caller means
     (hash order, or the keys).  Sequences, generators and other iterables
@@ -60,7 +59,21 @@ def check_ordered(
         )
     for kind, why in _UNORDERED:
         if isinstance(values, kind):
-            raise UnorderedRankingError(f"{start} {_kind(values)}{why}")
+            raise UnorderedRankingError(f"{start} {kind_of(values)}{why}")
+
+
+def check_list(values: Any, name: str, must: str, what: str = _RANKING) -> List[Any]:
+    """*values*, any iterable in order, as a new list.  Refuses str and bytes
+    and what is not iterable ("*name* must be *must*"), and containers
+    without an order ("*name* must be *what*", :func:`check_ordered`)."""
+    if type(values) is not list:
+        if isinstance(values, (str, bytes)):
+            raise InvalidArgumentError(f"{name!r} must be {must} (got {kind_of(values)})")
+        check_ordered(values, name, what)
+    try:
+        return list(values)
+    except TypeError:
+        raise InvalidArgumentError(f"{name!r} must be {must} (got {kind_of(values)})") from None
 
 
 def check_labels(
@@ -75,18 +88,7 @@ def check_labels(
     numpy's) are numbers here: a relevance mask, True counting as 1; with
     ``allow_bool=False`` they are refused.
     """
-    if type(labels) is not list:
-        if isinstance(labels, (str, bytes)):
-            raise InvalidArgumentError(
-                f"{name!r} must be an iterable of relevance labels (got {_kind(labels)})"
-            )
-        check_ordered(labels, name)
-    try:
-        items = list(labels)
-    except TypeError:
-        raise InvalidArgumentError(
-            f"{name!r} must be an iterable of relevance labels (got {_kind(labels)})"
-        ) from None
+    items = check_list(labels, name, "an iterable of relevance labels")
     out: List[Label] = items
     for i, x in enumerate(items):
         t = type(x)
@@ -99,7 +101,7 @@ def check_labels(
 
 def _coerce_label(x: Any, name: str, i: int, allow_bool: bool = True) -> Union[int, float]:
     where = f"{name}[{i}] (rank {i + 1})"
-    if isinstance(x, bool) or _kind(x) in ("bool_", "bool"):
+    if isinstance(x, bool) or kind_of(x) in ("bool_", "bool"):
         if not allow_bool:
             raise InvalidLabelError(
                 f"{where} must be a number or None, not a bool (got {x!r}); give graded "
@@ -112,7 +114,7 @@ def _coerce_label(x: Any, name: str, i: int, allow_bool: bool = True) -> Union[i
     elif isinstance(x, Real):
         value = float(x)
     else:
-        raise InvalidLabelError(f"{where} must be a number or None (got {_kind(x)} {x!r})", i)
+        raise InvalidLabelError(f"{where} must be a number or None (got {kind_of(x)} {x!r})", i)
     if not 0 <= value <= _FLOAT_MAX:  # negative, NaN, infinite, or an int too large for a float
         raise InvalidLabelError(f"{where} must be a finite non-negative number (got {x!r})", i)
     return value
@@ -127,15 +129,28 @@ def check_k(k: Any, name: str = "k", *, optional: bool = True) -> Optional[int]:
     return check_int(k, name, 1, what="a positive int")
 
 
+def is_real(value: Any) -> bool:
+    """Whether *value* is a real number (bools are not)."""
+    return isinstance(value, Real) and not isinstance(value, bool)
+
+
+def as_number(value: Any) -> float:
+    """*value* as a float, NaN when it is not a real number."""
+    return float(value) if is_real(value) else math.nan
+
+
+def shown(value: Any) -> str:
+    """*value* as a message shows it: with its kind when it is not a number."""
+    return repr(value) if is_real(value) else f"{kind_of(value)} {value!r}"
+
+
 def check_positive_real(value: Any, name: str) -> float:
     """Check a finite number > 0 (bools rejected)."""
-    if isinstance(value, bool) or not isinstance(value, Real):
-        raise InvalidArgumentError(
-            f"{name!r} must be a positive number (got {_kind(value)} {value!r})"
-        )
-    v = float(value)
+    v = as_number(value)
     if not (0.0 < v < math.inf):
-        raise InvalidArgumentError(f"{name!r} must be a finite positive number (got {value!r})")
+        raise InvalidArgumentError(
+            f"{name!r} must be a positive finite number (got {shown(value)})"
+        )
     return v
 
 
@@ -145,13 +160,13 @@ def check_rel(rel: Any) -> Union[int, float]:
     return int(rel) if isinstance(rel, Integral) else v
 
 
-def check_probability(p: Any, name: str = "p") -> float:
-    """Check a number strictly between 0 and 1."""
-    if isinstance(p, bool) or not isinstance(p, Real):
-        raise InvalidArgumentError(f"{name!r} must be a number in (0, 1) (got {_kind(p)} {p!r})")
-    v = float(p)
-    if not (0.0 < v < 1.0):
-        raise InvalidArgumentError(f"{name!r} must be a number in (0, 1) (got {p!r})")
+def check_probability(p: Any, name: str = "p", interval: str = "(0, 1)") -> float:
+    """Check a number in *interval*: "(0, 1)", "(0, 1]" or "[0, 1]" (bools rejected)."""
+    v = as_number(p)
+    above = v >= 0.0 if interval[0] == "[" else v > 0.0
+    below = v <= 1.0 if interval[-1] == "]" else v < 1.0
+    if not (above and below):
+        raise InvalidArgumentError(f"{name!r} must be a number in {interval} (got {shown(p)})")
     return v
 
 
@@ -159,11 +174,7 @@ def check_n_relevant(n_relevant: Any, found: int) -> int:
     """Check ``n_relevant``: ``None`` gives *found*; else an int >= *found*."""
     if n_relevant is None:
         return found
-    if isinstance(n_relevant, bool) or not isinstance(n_relevant, Integral):
-        raise InvalidArgumentError(
-            f"'n_relevant' must be a non-negative int (got {_kind(n_relevant)} {n_relevant!r})"
-        )
-    n = int(n_relevant)
+    n = check_int(n_relevant, "n_relevant", 0, what="a non-negative int")
     if n < found:
         raise InvalidArgumentError(
             f"'n_relevant' must be at least the number of relevant labels given, {found} "
@@ -177,7 +188,7 @@ def check_int(value: Any, name: str, minimum: int, *, what: str = "") -> int:
     (by default "an int >= minimum")."""
     what = what or f"an int >= {minimum}"
     if isinstance(value, bool) or not isinstance(value, Integral):
-        raise InvalidArgumentError(f"{name!r} must be {what} (got {_kind(value)} {value!r})")
+        raise InvalidArgumentError(f"{name!r} must be {what} (got {kind_of(value)} {value!r})")
     if value < minimum:
         raise InvalidArgumentError(f"{name!r} must be {what} (got {value!r})")
     return int(value)

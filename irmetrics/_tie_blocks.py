@@ -9,11 +9,11 @@ forms are described in :mod:`irmetrics.ties`, the public module.
 from __future__ import annotations
 
 import math
-import numbers
 from itertools import groupby
 from operator import itemgetter
 from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
+from ._checks import check_choice, check_list, is_real
 from .errors import InvalidArgumentError
 
 __all__ = ["MODES", "check_ties", "TIES_KEY", "TieInfo"]
@@ -53,11 +53,7 @@ class TieInfo(NamedTuple):
 
 def check_ties(ties: Any) -> str:
     """*ties* if it is one of :data:`MODES`, else an InvalidArgumentError."""
-    if not isinstance(ties, str) or ties not in MODES:
-        raise InvalidArgumentError(
-            f"'ties' must be one of {', '.join(repr(x) for x in MODES)} (got {ties!r})"
-        )
-    return ties
+    return check_choice(ties, "ties", MODES)
 
 
 # === Blocks ==================================================================
@@ -94,8 +90,12 @@ def judged_only(blocks: List[Block], n: int) -> Tuple[List[Block], int]:
 
 def binary(blocks: List[Block], rel: Union[int, float]) -> List[Binary]:
     """Each block as ``(start, size, relevant documents in it)``."""
-    return [(s, m, sum(1 for x in labels if x is not None and x >= rel))
-            for s, m, labels in blocks]
+    return [(s, m, _relevant(labels, rel)) for s, m, labels in blocks]
+
+
+def _relevant(labels: Iterable[Label], rel: Union[int, float]) -> int:
+    """How many of *labels* are relevant (>= *rel*)."""
+    return sum(1 for x in labels if x is not None and x >= rel)
 
 
 # === Expected values (closed forms) ==========================================
@@ -353,10 +353,7 @@ class Levels:
         self.mixed: List[Tuple[int, int]] = []
         self.first_best = self.first_worst = -1
         for s, size, labels in blocks:
-            r = 0
-            for x in labels:
-                if x is not None and x >= rel:
-                    r += 1
+            r = _relevant(labels, rel)
             if r:
                 if self.first_best < 0:
                     self.first_best = s
@@ -382,7 +379,7 @@ def could_move(blocks: List[Block], rel: int) -> bool:
             if size > len(labels) or len(set(labels)) > 1:
                 return True
         else:
-            r = sum(1 for x in labels if x is not None and x >= rel)
+            r = _relevant(labels, rel)
             if 0 < r < size:
                 return True
     return False
@@ -404,12 +401,11 @@ def check_scores(labels: Sequence[Any], scores: Any, ties: Any) -> Tuple[List[fl
             "'ties' must be one of 'expected', 'best', 'worst' for a list of labels, "
             f"which has no document ids to break ties by (got {ties!r})"
         )
-    if isinstance(scores, (str, bytes, set, frozenset, dict)):
-        raise InvalidArgumentError(
-            f"'scores' must be a sequence of numbers (got {type(scores).__name__})")
+    listed = check_list(scores, "scores", "a sequence of numbers",
+                        "a sequence of scores, one per label (a list or tuple)")
     out: List[float] = []
-    for i, s in enumerate(scores):
-        if isinstance(s, bool) or not isinstance(s, numbers.Real):
+    for i, s in enumerate(listed):
+        if not is_real(s):
             raise InvalidArgumentError(f"'scores' must hold numbers (got {s!r} at index {i})")
         f = float(s)
         if math.isnan(f):

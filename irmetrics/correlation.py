@@ -20,11 +20,11 @@ import math
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from itertools import repeat
-from numbers import Integral, Real
+from numbers import Integral
 from operator import itemgetter, mul
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
-from ._checks import check_labels, check_ordered
+from ._checks import as_number, check_labels, check_list, is_real, kind_of, shown
 from .errors import InvalidArgumentError
 
 __all__ = ["kendall_tau_weighted", "weighted_tau"]
@@ -35,10 +35,6 @@ Score = Union[int, float]
 
 # The position weights of the built-in pair schemes (1-based rank -> weight).
 _WEIGHT_SCHEMES = ("dcg", "hyperbolic", "reciprocal")
-
-
-def _kind(value: Any) -> str:
-    return type(value).__name__
 
 
 # === Fenwick tree ===
@@ -94,20 +90,18 @@ def _check_pair_weights(weights: Any) -> Union[None, str, PairWeight]:
         )
     raise InvalidArgumentError(
         f"'weights' must be None, a callable w(i, j) or one of {expected} "
-        f"(got {_kind(weights)} {weights!r})"
+        f"(got {kind_of(weights)} {weights!r})"
     )
 
 
 def _weight(value: Any, name: str, ranks: Tuple[int, ...]) -> float:
     """A weight the user's *name* returned for *ranks* (a rank or a pair of
     ranks): a finite non-negative number."""
-    number = isinstance(value, Real) and not isinstance(value, bool)
-    v = float(value) if number else math.nan
+    v = as_number(value)
     if not 0.0 <= v < math.inf:
         where = f"ranks {ranks[0]} and {ranks[1]}" if len(ranks) == 2 else f"rank {ranks[0]}"
-        got = repr(value) if number else f"{_kind(value)} {value!r}"
         raise InvalidArgumentError(
-            f"{name!r} must return a finite non-negative number (got {got} for {where})"
+            f"{name!r} must return a finite non-negative number (got {shown(value)} for {where})"
         )
     return v
 
@@ -257,22 +251,9 @@ def kendall_tau_weighted(
 _PLAIN_SCORES = frozenset({int, float})
 
 
-def _listed(values: Any, name: str, what: str, must: str) -> List[Any]:
-    """*values*, a sequence of *what* (any iterable in order), as a list; else
-    the error "*name* must be *must*"."""
-    if isinstance(values, (str, bytes)):
-        raise InvalidArgumentError(f"{name!r} must be {must} (got {_kind(values)})")
-    check_ordered(values, name, f"a sequence of {what}, one per element (a list or tuple)")
-    try:
-        return list(values)
-    except TypeError:
-        raise InvalidArgumentError(
-            f"{name!r} must be {must} (got {_kind(values)} {values!r})"
-        ) from None
-
-
 def _check_scores(values: Any, name: str) -> List[Score]:
-    items = _listed(values, name, "scores", "an iterable of numbers")
+    items = check_list(values, name, "an iterable of numbers",
+                       "a sequence of scores, one per element (a list or tuple)")
     # Fast path, in C: plain ints and finite floats are already what the loop
     # below would return.  Anything else (bools, numpy scalars, NaN, an int
     # too large for math.isfinite) takes the loop, which names the culprit.
@@ -285,29 +266,27 @@ def _check_scores(values: Any, name: str) -> List[Score]:
             pass
     out: List[Score] = []
     for i, x in enumerate(items):
-        if isinstance(x, bool) or _kind(x) == "bool_" or not isinstance(x, Real):
-            raise InvalidArgumentError(
-                f"{name}[{i}] must be a finite real number (got {_kind(x)} {x!r})"
-            )
-        v: Score = int(x) if isinstance(x, Integral) else float(x)
-        if isinstance(v, float) and not math.isfinite(v):
-            raise InvalidArgumentError(f"{name}[{i}] must be a finite real number (got {x!r})")
-        out.append(v)
+        if is_real(x) and isinstance(x, Integral):  # an int too large for a float is fine
+            out.append(int(x))
+        elif is_real(x) and math.isfinite(x):
+            out.append(float(x))
+        else:
+            raise InvalidArgumentError(f"{name}[{i}] must be a finite real number (got {shown(x)})")
     return out
 
 
 def _check_rank(rank: Any, n: int) -> Optional[List[int]]:
     """Validate an explicit rank array and reduce it to dense 0-based ranks."""
-    items = _listed(rank, "rank", "ranks",
-                    "True, False, None or an iterable of non-negative ints")
+    items = check_list(rank, "rank", "True, False, None or an iterable of non-negative ints",
+                       "a sequence of ranks, one per element (a list or tuple)")
     if len(items) != n:
         raise InvalidArgumentError(
             f"'rank' must have the same length as 'x' and 'y', {n} (got {len(items)})"
         )
     for i, r in enumerate(items):
-        if isinstance(r, bool) or _kind(r) == "bool_" or not isinstance(r, Integral) or r < 0:
+        if not is_real(r) or not isinstance(r, Integral) or r < 0:
             raise InvalidArgumentError(
-                f"rank[{i}] must be a non-negative int (got {_kind(r)} {r!r})"
+                f"rank[{i}] must be a non-negative int (got {kind_of(r)} {r!r})"
             )
     # Like scipy, only the order of the given ranks matters: they become dense ranks.
     return _dense_ranks([int(r) for r in items])[0]
@@ -476,10 +455,14 @@ def _additive_tau(
     """Vigna's additive tau from the weights and the :func:`_partner_counts` of the walk."""
     den_a = math.fsum(map(mul, w, untied_a))
     den_b = math.fsum(map(mul, w, untied_b))
+    return _tau(math.fsum(map(mul, w, signed)), den_a, den_b)
+
+
+def _tau(num: float, den_a: float, den_b: float) -> float:
+    """``num / sqrt(den_a den_b)``, clipped to [-1, 1]."""
     if not (den_a > 0.0 and den_b > 0.0):
         return math.nan  # a constant a or b, or no weight on the untied pairs
-    tau = math.fsum(map(mul, w, signed)) / math.sqrt(den_a) / math.sqrt(den_b)
-    return min(1.0, max(-1.0, tau))
+    return min(1.0, max(-1.0, num / math.sqrt(den_a) / math.sqrt(den_b)))
 
 
 def _product_tau(a: Sequence[Score], b: Sequence[Score], w: Sequence[float]) -> float:
@@ -495,13 +478,7 @@ def _product_tau(a: Sequence[Score], b: Sequence[Score], w: Sequence[float]) -> 
     v = _tie_weight(_groups(b, w)) if b_ties else 0.0
     t = _tie_weight(_groups(zip(a, b), w)) if a_ties and b_ties else 0.0
     d = _discordant_weight(b, w)
-    den_a = tot - u
-    den_b = tot - v
-    if not (den_a > 0.0 and den_b > 0.0):
-        return math.nan
-    num = math.fsum([tot, -u, -v, t, -2.0 * d])
-    tau = num / math.sqrt(den_a) / math.sqrt(den_b)
-    return min(1.0, max(-1.0, tau))
+    return _tau(math.fsum([tot, -u, -v, t, -2.0 * d]), tot - u, tot - v)
 
 
 def weighted_tau(
@@ -572,11 +549,11 @@ def weighted_tau(
         raise InvalidArgumentError(f"'x' and 'y' must have the same length (got {n} and {len(ys)})")
     if weigher is not None and not callable(weigher):
         raise InvalidArgumentError(
-            f"'weigher' must be None or a callable (got {_kind(weigher)} {weigher!r})"
+            f"'weigher' must be None or a callable (got {kind_of(weigher)} {weigher!r})"
         )
     if not isinstance(additive, bool):
         raise InvalidArgumentError(
-            f"'additive' must be a bool (got {_kind(additive)} {additive!r})"
+            f"'additive' must be a bool (got {kind_of(additive)} {additive!r})"
         )
     explicit: Optional[List[int]] = None
     if rank is not True and rank is not False and rank is not None:

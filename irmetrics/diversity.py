@@ -47,7 +47,7 @@ import heapq
 import math
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
-from ._checks import check_k, check_rel
+from ._checks import check_int, check_k, check_list, check_probability, check_rel, kind_of
 from .errors import InvalidArgumentError
 
 __all__ = [
@@ -82,15 +82,7 @@ SubtopicLabels = Optional[Mapping[Any, Any]]
 
 
 def _check_alpha(alpha: Any) -> float:
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0.0 <= alpha <= 1.0:
-        raise InvalidArgumentError(f"'alpha' must be a number in [0, 1] (got {alpha!r})")
-    return float(alpha)
-
-
-def _check_beta(beta: Any) -> float:
-    if isinstance(beta, bool) or not isinstance(beta, (int, float)) or not 0.0 < beta <= 1.0:
-        raise InvalidArgumentError(f"'beta' must be a number in (0, 1] (got {beta!r})")
-    return float(beta)
+    return check_probability(alpha, "alpha", "[0, 1]")
 
 
 def _subtopic_id(value: Any, where: str) -> str:
@@ -442,14 +434,14 @@ def _judgments(ideal: Any) -> Dict[str, Dict[Any, Number]]:
     if not isinstance(ideal, Mapping):
         raise InvalidArgumentError(
             "'ideal' must be the query's judgments, {subtopic: {doc id: label}} "
-            f"(got {type(ideal).__name__})"
+            f"(got {kind_of(ideal)})"
         )
     judged = {}
     for s, docs in ideal.items():
         sid = _subtopic_id(s, "ideal")
         if not isinstance(docs, Mapping):
             raise InvalidArgumentError(
-                f"ideal[{s!r}] must be a mapping of doc id to label (got {type(docs).__name__})"
+                f"ideal[{s!r}] must be a mapping of doc id to label (got {kind_of(docs)})"
             )
         judged[sid] = {d: _label(v, f"ideal[{s!r}]") for d, v in docs.items()}
     return judged
@@ -464,20 +456,16 @@ def _prepare(
     """Topics of the query (from *ideal*, else from *labels*), rows, length
     and A (*n_subtopics*, by default the subtopics with a relevant document)."""
     r = check_rel(rel)
-    if isinstance(labels, (str, bytes, Mapping)):
-        raise InvalidArgumentError(
-            "'labels' must be a sequence with one {subtopic: label} mapping (or None) "
-            f"per ranked document (got {type(labels).__name__})"
-        )
+    what = "a sequence with one {subtopic: label} mapping (or None) per ranked document"
     ranked: List[Dict[str, Number]] = []
-    for i, item in enumerate(labels):
+    for i, item in enumerate(check_list(labels, "labels", what, what)):
         if item is None:
             ranked.append({})
             continue
         if not isinstance(item, Mapping):
             raise InvalidArgumentError(
                 f"labels[{i}] must be a {{subtopic: label}} mapping or None "
-                f"(got {type(item).__name__} {item!r})"
+                f"(got {kind_of(item)} {item!r})"
             )
         where = f"labels[{i}]"
         ranked.append({_subtopic_id(s, where): _label(v, where) for s, v in item.items()})
@@ -500,12 +488,8 @@ def _prepare(
             rows.append((i, subs))
     a = topics.n_subtopics
     if n_subtopics is not None:
-        if isinstance(n_subtopics, bool) or not isinstance(n_subtopics, int) or n_subtopics < a:
-            raise InvalidArgumentError(
-                "'n_subtopics' must be an int at least the number of subtopics the labels "
-                f"cover, {a} (got {n_subtopics!r})"
-            )
-        a = n_subtopics
+        what = f"an int at least the number of subtopics the labels cover, {a}"
+        a = check_int(n_subtopics, "n_subtopics", a, what=what)
     return topics, rows, len(ranked), a
 
 
@@ -633,7 +617,7 @@ def nrbp(
     0.46875
     """
     topics, rows, _, a = _prepare(labels, rel, n_subtopics=n_subtopics)
-    al, be = _check_alpha(alpha), _check_beta(beta)
+    al, be = _check_alpha(alpha), check_probability(beta, "beta", "(0, 1]")
     return _nrbp(_novelty(rows, topics.n_subtopics, al), al, be, a)
 
 
@@ -651,7 +635,7 @@ def nnrbp(
     0.8333333333333334
     """
     topics, rows, _, a = _prepare(labels, rel, ideal)
-    al, be = _check_alpha(alpha), _check_beta(beta)
+    al, be = _check_alpha(alpha), check_probability(beta, "beta", "(0, 1]")
     return _nnrbp(_nrbp(_novelty(rows, a, al), al, be, a), topics.ideal(al), al, be, a)
 
 
@@ -711,7 +695,7 @@ def ap_ia(
     if n_relevant is not None:
         if not isinstance(n_relevant, Mapping):
             raise InvalidArgumentError(
-                f"'n_relevant' must map subtopic ids to counts (got {type(n_relevant).__name__})"
+                f"'n_relevant' must map subtopic ids to counts (got {kind_of(n_relevant)})"
             )
         given = {_subtopic_id(s, "n_relevant"): c for s, c in n_relevant.items()}
         for s, c in given.items():

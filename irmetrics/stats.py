@@ -36,7 +36,7 @@ from itertools import groupby
 from numbers import Real
 from typing import TYPE_CHECKING, Any, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
-from ._checks import check_choice, check_int
+from ._checks import check_choice, check_int, check_list, check_positive_real
 from .errors import InvalidArgumentError, UndefinedStatisticError
 
 if TYPE_CHECKING:
@@ -144,12 +144,6 @@ def _t_two_tailed(t: float, df: float) -> float:
     return _betainc(df / 2.0, 0.5, df / (df + t2), t2 / (df + t2))
 
 
-def _check_df(df: Any) -> float:
-    if isinstance(df, bool) or not isinstance(df, Real) or not (0 < float(df) < math.inf):
-        raise InvalidArgumentError(f"'df' must be a positive finite number (got {df!r})")
-    return float(df)
-
-
 def _check_real(value: Any, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, Real) or math.isnan(float(value)):
         raise InvalidArgumentError(f"{name!r} must be a real number (got {value!r})")
@@ -172,7 +166,7 @@ def t_sf(t: float, df: float) -> float:
     1.0
     """
     t = _check_real(t, "t")
-    df = _check_df(df)
+    df = check_positive_real(df, "df")
     half = _t_two_tailed(t, df) / 2.0
     return half if t >= 0 else 1.0 - half
 
@@ -200,7 +194,7 @@ def t_quantile(p: float, df: float) -> float:
     -2.228139
     """
     p = _check_level(p, "p")
-    df = _check_df(df)
+    df = check_positive_real(df, "df")
     if p == 0.5:
         return 0.0
     q = p if p < 0.5 else 1.0 - p  # the tail probability, found on t > 0
@@ -235,14 +229,7 @@ def _t_upper(q: float, df: float) -> float:
 
 
 def _numbers(values: Iterable[Any], name: str) -> List[float]:
-    if isinstance(values, (str, bytes)):
-        raise InvalidArgumentError(f"{name!r} must be a sequence of numbers (got str)")
-    try:
-        items = list(values)
-    except TypeError:
-        raise InvalidArgumentError(
-            f"{name!r} must be a sequence of numbers (got {type(values).__name__})"
-        ) from None
+    items = check_list(values, name, "a sequence of numbers", "a sequence of numbers in order")
     out = []
     for i, v in enumerate(items):
         if isinstance(v, bool) or not isinstance(v, Real) or not math.isfinite(float(v)):
@@ -609,9 +596,7 @@ def _bootstrap_means(
     d: Sequence[float], n_resamples: int, rng: random.Random
 ) -> List[float]:
     n = len(d)
-    choices = rng.choices
-    fsum = math.fsum
-    return [fsum(choices(d, k=n)) / n for _ in range(n_resamples)]
+    return [math.fsum(rng.choices(d, k=n)) / n for _ in range(n_resamples)]
 
 
 def _percentile(ordered: Sequence[float], q: float) -> float:

@@ -143,6 +143,32 @@ def test_check_probability_accepts_inside():
     assert _checks.check_probability(0.5) == 0.5
 
 
+@pytest.mark.parametrize("interval, inside, outside", [
+    ("[0, 1]", [0, 1, 0.5], [-0.1, 1.5, math.nan]),
+    ("(0, 1]", [1, 0.5], [0, 1.5]),
+])
+def test_check_probability_closed_ends(interval, inside, outside):
+    for v in inside:
+        assert _checks.check_probability(v, "alpha", interval) == v
+    for v in outside:
+        with pytest.raises(InvalidArgumentError, match=re.escape(
+                f"'alpha' must be a number in {interval} (got {v!r})")):
+            _checks.check_probability(v, "alpha", interval)
+    with pytest.raises(InvalidArgumentError, match=re.escape("(got str '1')")):
+        _checks.check_probability("1", "alpha", interval)
+
+
+def test_check_list():
+    assert _checks.check_list((1, 2), "x", "a sequence") == [1, 2]
+    assert _checks.check_list(iter([3]), "x", "a sequence") == [3]
+    for bad, kind in (("ab", "str"), (b"ab", "bytes"), (5, "int")):
+        with pytest.raises(InvalidArgumentError, match=re.escape(
+                f"'x' must be a sequence (got {kind})")):
+            _checks.check_list(bad, "x", "a sequence")
+    with pytest.raises(UnorderedRankingError, match="^'x' must be numbers in order, not a set"):
+        _checks.check_list({1, 2}, "x", "a sequence", "numbers in order")
+
+
 def test_check_n_relevant():
     assert _checks.check_n_relevant(None, 3) == 3
     assert _checks.check_n_relevant(5, 3) == 5

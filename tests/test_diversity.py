@@ -471,6 +471,8 @@ def test_from_subtopic_records() -> None:
     (lambda: nrbp([{"1": 1}], beta=0), "'beta' must be a number in (0, 1]"),
     (lambda: err_ia([{"1": 1}], 0), "'k' must be a positive int (got 0)"),
     (lambda: precision_ia([3], 1), "labels[0] must be a {subtopic: label} mapping"),
+    (lambda: precision_ia({"1": 1}, 1), "(or None) per ranked document, not a dict"),
+    (lambda: precision_ia(5, 1), "(or None) per ranked document (got int)"),
     (lambda: alpha_dcg([{"1": 1, "2": 1}], 1, n_subtopics=1), "'n_subtopics' must be"),
     (lambda: evaluate({"q": {"d": 1}}, {"q": {"d": 1.0}}, "nNRBP(beta=1.5)"), "'beta'"),
     (lambda: evaluate({"q": {"d": 1}}, {"q": {"d": 1.0}}, "alpha-nDCG(alpha=-1)@5"), "'alpha'"),

@@ -389,6 +389,10 @@ def test_list_function_inputs_not_mutated():
     ({"scores": [1.0], "ties": "expected"}, "one score per label (got 1 scores for 2"),
     ({"scores": [1.0, float("nan")], "ties": "best"}, "must not hold NaN (at index 1)"),
     ({"scores": [1.0, "x"], "ties": "best"}, "must hold numbers (got 'x' at index 1)"),
+    ({"scores": "12", "ties": "best"}, "'scores' must be a sequence of numbers (got str)"),
+    ({"scores": 5, "ties": "best"}, "'scores' must be a sequence of numbers (got int)"),
+    ({"scores": {1.0, 2.0}, "ties": "best"}, "'scores' must be a sequence of scores, one per "
+                                             "label (a list or tuple), not a set"),
     ({"scores": [1.0, 2.0], "ties": "trec_eval"}, "no document ids"),
     ({"scores": [1.0, 2.0], "ties": "mean"}, "'ties' must be one of"),
 ])
