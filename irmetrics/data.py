@@ -46,10 +46,9 @@ from typing import (
 
 from ._tabular import (
     DEFAULT_RUN_NAME,
-    _as_relevance,
-    _as_score,
     _from_dict,
-    _kind,
+    _relevances,
+    _scores,
     is_frame,
     qrels_table,
     records_table,
@@ -57,8 +56,8 @@ from ._tabular import (
     subtopics_from_dict,
     subtopics_from_records,
 )
-from .errors import InvalidArgumentError
 from .trec import (
+    _check_name,
     _read_qrels_tables,
     read_ranked_list,
     read_run,
@@ -78,14 +77,6 @@ V = TypeVar("V", int, float)
 
 def _is_frame(data: Any) -> bool:
     return not isinstance(data, Mapping) and is_frame(data)
-
-
-def _check_name(name: Any) -> str:
-    if not isinstance(name, str) or name.split() != [name]:
-        raise InvalidArgumentError(
-            f"'name' must be a non-empty str without whitespace (got {_kind(name)} {name!r})"
-        )
-    return str.__str__(name)
 
 
 def _plural(n: int, word: str) -> str:
@@ -196,7 +187,7 @@ class Qrels(_Table[int]):
         if _is_frame(qrels):
             self._set(qrels_table(qrels))
             return
-        self._set(_from_dict(qrels, "qrels", _as_relevance))
+        self._set(_from_dict(qrels, "qrels", _relevances))
 
     @classmethod
     def _trusted(
@@ -384,7 +375,7 @@ class Run(_Table[float]):
         if _is_frame(run):
             self._set(run_table(run))
             return
-        self._set(_from_dict(run, "run", _as_score))
+        self._set(_from_dict(run, "run", _scores))
 
     @classmethod
     def _trusted(cls, data: Dict[str, Dict[str, float]], name: str) -> Run:

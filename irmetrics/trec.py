@@ -61,6 +61,7 @@ from typing import (
     cast,
 )
 
+from ._checks import _kind
 from ._gc import paused_gc
 from ._text import quoted
 from .errors import (
@@ -1333,6 +1334,15 @@ def _check_id(value: str, what: str, qid: Optional[str] = None) -> None:
         )
 
 
+def _check_name(name: Any) -> str:
+    """A run's name, which is written as one field (by :func:`write_run`)."""
+    if not isinstance(name, str) or name.split() != [name]:
+        raise InvalidArgumentError(
+            f"'name' must be a non-empty str without whitespace (got {_kind(name)} {name!r})"
+        )
+    return str.__str__(name)
+
+
 @contextmanager
 def _open_writer(dest: PathOrFile) -> Iterator[Any]:
     """Yield a callable that writes one str chunk to *dest*."""
@@ -1429,10 +1439,7 @@ def write_run(
     q1 Q0 d2 1 2.0 bm25
     q1 Q0 d1 2 0.5 bm25
     """
-    if not isinstance(name, str) or name.split() != [name]:
-        raise InvalidArgumentError(
-            f"'name' must be a non-empty str without whitespace (got {name!r})"
-        )
+    _check_name(name)
     with _open_writer(dest) as write:
         for qid, docs in run.items():
             _check_id(qid, "query id")
