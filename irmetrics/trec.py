@@ -844,7 +844,10 @@ def _read_qrels_tables(
     plain file, else ``{qid: {subtopic: {docid: relevance}}}`` for the queries
     judged under two subtopics or under one other than ``0``, whose documents
     get their highest relevance in the first table.  With a *duplicates*
-    list, a repeated entry is appended there instead of raised.
+    list, a repeated document is appended there instead of raised (its first
+    judgment kept): evaluate() raises it only for a query it evaluates, as
+    trec_eval looks only at those.  Only a query's first repeat is listed:
+    one is enough to refuse or to warn about the query.
 
     The second column names subtopics only in a file where it takes two
     different values within one query (docs/data.md): a constant column
@@ -870,18 +873,6 @@ def _read_qrels_tables(
     if duplicates:
         duplicates[:] = map(topics.named, duplicates)
     return out, topics.split(out)
-
-
-def _read_qrels_keeping_duplicates(
-    source: PathOrFile,
-) -> Tuple[Dict[str, Dict[str, int]], Optional[Subtopics], List[DuplicateEntryError]]:
-    """:func:`_read_qrels_tables`, but a repeated document is listed, not
-    raised (its first judgment kept): evaluate() raises it only for a query it
-    evaluates, as trec_eval looks only at those.  Only a query's first
-    repeat is listed: one is enough to refuse or to warn about the query."""
-    duplicates: List[DuplicateEntryError] = []
-    flat, subtopics = _read_qrels_tables(source, duplicates)
-    return flat, subtopics, duplicates
 
 
 class _Topics:
