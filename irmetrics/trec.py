@@ -128,19 +128,12 @@ def _source_name(source: Any) -> str:
 def _probe_binary(fileobj: Any) -> Tuple[Any, bytes]:
     """Return (a binary stream positioned like *fileobj*, its first two bytes)."""
     peek = getattr(fileobj, "peek", None)
-    head = b""
     if peek is not None:
         head = bytes(peek(2)[:2])
-    if len(head) >= 2:
-        return fileobj, head
-    seekable = getattr(fileobj, "seekable", None)
-    if seekable is not None and seekable():
-        pos = fileobj.tell()
-        head = fileobj.read(2)
-        fileobj.seek(pos)
-        return fileobj, bytes(head)
-    # Neither peekable nor seekable: a buffer in front of it gives a peek,
-    # and the stream is still read once, in constant memory.
+        if len(head) >= 2:
+            return fileobj, head
+    # Not peekable, or a peek gave less: a buffer in front of it gives a
+    # peek, and the stream is still read once, in constant memory.
     buffered = io.BufferedReader(_Chain([fileobj], getattr(fileobj, "name", None)))
     return buffered, bytes(buffered.peek(2)[:2])
 
