@@ -376,10 +376,6 @@ def is_frame(obj: Any) -> bool:
     return _library(obj) is not None
 
 
-def _describe(obj: Any, lib: str) -> str:
-    return f"{lib} {type(obj).__name__}"
-
-
 def _column_names(obj: Any, lib: str, what: str) -> List[Any]:
     kinds, names, _, _ = _FRAMES[lib]
     kind = type(obj).__name__
@@ -392,7 +388,7 @@ def _column_names(obj: Any, lib: str, what: str) -> List[Any]:
                 "DataFrame, with query id, doc id and value columns")
     else:
         hint = "pass a pandas or polars DataFrame or a pyarrow Table"
-    raise InvalidArgumentError(f"{what!r} is a {_describe(obj, lib)}: {hint}")
+    raise InvalidArgumentError(f"{what!r} is a {lib} {kind}: {hint}")
 
 
 def _column(obj: Any, lib: str, name: Any) -> List[Any]:
@@ -538,7 +534,7 @@ def _table(
             f"(got {type(frame).__name__})"
         )
     roles = ("query_id", "doc_id", value_role)
-    described = described or _describe(frame, lib)
+    described = described or f"{lib} {type(frame).__name__}"
     seen = _column_names(frame, lib, what)
     index = [n for n in frame.index.names if n is not None] if lib == "pandas" else []
     found = choose_columns(seen, described, what, roles, columns, index)

@@ -118,9 +118,7 @@ def _source_name(source: Any) -> str:
     if isinstance(source, _PATHS):
         return os.fsdecode(os.fspath(source))
     name = getattr(source, "name", None)
-    if isinstance(name, str) and name:
-        return name
-    if isinstance(name, bytes) and name:
+    if isinstance(name, (str, bytes)) and name:
         return os.fsdecode(name)
     return "<file>"
 
@@ -1015,9 +1013,6 @@ class _Tee:
             self.spool.write(data)
         return data
 
-    def readable(self) -> bool:
-        return True
-
     def close(self) -> None:
         """Close the copy (the stream copied is the caller's, left open)."""
         self.spool.close()
@@ -1125,22 +1120,17 @@ class RunStream:
         # what the stream opened itself and closes: a copy (a _Tee), a
         # non-regular file given by path
         self._owned: List[Any] = []
-        self._open_path = False
+        # a source that cannot be read twice is copied as it is read, for
+        # regrouped(): a FIFO or a device given by path, or a pipe, standard input
+        self._copy = False
         if isinstance(source, _PATHS):
-            # a FIFO or a device: opened (and copied) when first read
-            self._open_path = not _is_regular_file(source)
+            self._copy = not _is_regular_file(source)
         else:
             seekable = getattr(source, "seekable", None)
             if seekable is not None and seekable():
                 self._start = source.tell()
-            elif grouped and callable(getattr(source, "read", None)):
-                # a pipe, standard input: copied as it is read, text as
-                # its UTF-8 (what the readers read it as), for regrouped()
-                probe = source.read(0)
-                raw = _TextReader(source) if isinstance(probe, str) else source
-                self._tee = _Tee(raw)
-                self._owned.append(self._tee)
-                self._source = self._tee
+            else:
+                self._copy = grouped and callable(getattr(source, "read", None))
 
     @property
     def positions(self) -> Dict[bytes, int]:
@@ -1187,10 +1177,15 @@ class RunStream:
 
     def __iter__(self) -> Iterator[Tuple[str, List[bytes], List[float]]]:
         self._reader = None
-        if self._open_path and self._tee is None:
-            raw = _open_path(self._source, self.name)  # closed by close()
+        if self._copy and self._tee is None:  # opened and copied when first read
+            raw = self._source
+            if isinstance(raw, _PATHS):
+                raw = _open_path(raw, self.name)  # closed by close()
+                self._owned.append(raw)
+            elif isinstance(raw.read(0), str):
+                raw = _TextReader(raw)  # copied as its UTF-8, what the readers read
             self._tee = _Tee(raw)
-            self._owned += [raw, self._tee]
+            self._owned.append(self._tee)
             self._source = self._tee
         try:
             with _open_lines(self._source) as (stream, _):
