@@ -87,34 +87,20 @@ def _plural(n: int, word: str) -> str:
 
 
 class _Table(Mapping[str, Mapping[str, V]], Generic[V]):
-    """Shared read-only storage: a dict of dicts plus read-only views of them."""
+    """Shared read-only storage: a dict of dicts, given out as read-only views."""
 
-    __slots__ = ("_data", "_views", "_n")
+    __slots__ = ("_data", "_n")
 
     _data: Dict[str, Dict[str, V]]
-    _views: Dict[str, Mapping[str, V]]
     _n: int
 
     def _set(self, data: Dict[str, Dict[str, V]]) -> None:
         self._data = data
-        self._views = {}  # made when first asked for
         self._n = sum(map(len, data.values()))
 
-    def __getstate__(self) -> Any:
-        # pickled without the views (a mappingproxy does not pickle): made again
-        slots = (k for c in type(self).__mro__ for k in getattr(c, "__slots__", ()))
-        return None, {k: getattr(self, k) for k in slots if k != "_views" and hasattr(self, k)}
-
-    def __setstate__(self, state: Any) -> None:
-        for key, value in state[1].items():
-            setattr(self, key, value)
-        self._views = {}
-
     def __getitem__(self, qid: str) -> Mapping[str, V]:
-        view = self._views.get(qid)
-        if view is None:
-            view = self._views[qid] = MappingProxyType(self._data[qid])
-        return view
+        # a new view each time: a table holds no view, which would not pickle
+        return MappingProxyType(self._data[qid])
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._data)
