@@ -35,6 +35,7 @@ raises :class:`~irmetrics.errors.TrecFormatError` naming the file and the
 
 from __future__ import annotations
 
+import codecs
 import io
 import math
 import os
@@ -1341,15 +1342,7 @@ def _open_writer(dest: PathOrFile) -> Iterator[Any]:
     else:
         mode = getattr(dest, "mode", "")
         binary = isinstance(mode, str) and "b" in mode
-    if binary:
-        write = cast(Any, dest).write
-
-        def write_bytes(text: str) -> None:
-            write(text.encode("utf-8"))
-
-        yield write_bytes
-    else:
-        yield dest.write
+    yield codecs.getwriter("utf-8")(cast(Any, dest)).write if binary else dest.write
 
 
 def write_qrels(qrels: Mapping[str, Mapping[str, int]], dest: PathOrFile) -> None:
