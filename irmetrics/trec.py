@@ -39,6 +39,7 @@ import codecs
 import io
 import math
 import os
+import zlib
 from bisect import bisect_right
 from contextlib import ExitStack, contextmanager
 from itertools import compress, islice, repeat
@@ -57,7 +58,6 @@ from typing import (
     Sequence,
     Set,
     Tuple,
-    Type,
     Union,
     cast,
 )
@@ -97,22 +97,11 @@ _PATHS = (str, bytes, os.PathLike)
 _GZIP_MAGIC = b"\x1f\x8b"
 _BOM = b"\xef\xbb\xbf"
 # Errors a file object may raise while being read: I/O failures, and
-# zlib.error (corrupt gzip data), which joins when gzip is first read.
-_READ_ERRORS: Tuple[Type[BaseException], ...] = (OSError, EOFError)
+# zlib.error (corrupt gzip data).
+_READ_ERRORS = (OSError, EOFError, zlib.error)
 
 
 # === Opening ===
-
-
-def _gzip() -> Any:
-    """The gzip module, imported the first time a gzip file is met."""
-    global _READ_ERRORS
-    import gzip
-    import zlib
-
-    if zlib.error not in _READ_ERRORS:
-        _READ_ERRORS = _READ_ERRORS + (zlib.error,)
-    return gzip
 
 
 def _source_name(source: Any) -> str:
@@ -166,6 +155,7 @@ def _open_lines(source: PathOrFile) -> Iterator[Tuple[Any, str]]:
     name = _source_name(source)
     with ExitStack() as opened:
         fileobj: Any = source
+        stream: Any
         if isinstance(source, _PATHS):
             fileobj = opened.enter_context(_open_path(source, name))
         elif not callable(getattr(source, "read", None)):
@@ -181,8 +171,10 @@ def _open_lines(source: PathOrFile) -> Iterator[Tuple[Any, str]]:
             reason = getattr(exc, "strerror", None) or str(exc)
             raise TrecFormatError(f"cannot read file ({reason})", name) from exc
         if head == _GZIP_MAGIC:
+            import gzip  # (only when a gzip file is met)
+
             # GzipFile(fileobj=...) leaves the file it reads open when closed.
-            stream = opened.enter_context(_gzip().GzipFile(fileobj=stream, mode="rb"))
+            stream = opened.enter_context(gzip.GzipFile(fileobj=stream, mode="rb"))
         yield stream, name
 
 
@@ -1327,7 +1319,9 @@ def _check_name(name: Any) -> str:
 def _open_writer(dest: PathOrFile) -> Iterator[Any]:
     """Yield a callable that writes one str chunk to *dest*."""
     if isinstance(dest, _PATHS):
-        opener = _gzip().open if os.fsdecode(os.fspath(dest)).endswith(".gz") else open
+        import gzip
+
+        opener = gzip.open if os.fsdecode(os.fspath(dest)).endswith(".gz") else open
         with opener(dest, "wt", encoding="utf-8", newline="\n") as f:
             yield f.write
         return
