@@ -21,7 +21,7 @@ input error is raised here, naming the file and line.
 from __future__ import annotations
 
 import os
-from typing import Any, Container, Iterator, List, Mapping, Optional, Tuple
+from typing import Any, Container, Iterator, List, Mapping, Optional, Tuple, cast
 
 from . import frames
 from .data import Qrels, Run
@@ -104,11 +104,9 @@ class RunSource:
             self.encoded = False
 
     def __iter__(self) -> Iterator[Group]:
-        if self._run is not None:
-            yield from self._groups_of_run(self._run)
-            return
         stream = self._stream
-        if stream is None:  # pragma: no cover - set in __init__
+        if stream is None:
+            yield from self._groups_of_run(cast(Run, self._run))
             return
         try:
             try:

@@ -276,17 +276,13 @@ def _number(text: Any, kind: Callable[[Any], Any]) -> Any:
     return kind(text)
 
 
-def _decode_error(source: str, lineno: int, exc: UnicodeDecodeError) -> TrecFormatError:
-    return TrecFormatError(
-        f"line is not valid UTF-8 ({exc.reason} at byte {exc.start + 1})", source, lineno
-    )
-
-
-def _utf8_error(data: bytes) -> UnicodeDecodeError:
+def _decode_error(source: str, lineno: int, line: bytes) -> TrecFormatError:
+    """The error of a *line* that is not valid UTF-8."""
     try:
-        data.decode("utf-8")
+        line.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return exc
+        reason = f"{exc.reason} at byte {exc.start + 1}"
+        return TrecFormatError(f"line is not valid UTF-8 ({reason})", source, lineno)
     raise ValueError("valid UTF-8")  # pragma: no cover - only called on invalid data
 
 
@@ -295,12 +291,6 @@ def _read_error(source: str, lineno: int, exc: BaseException) -> TrecFormatError
         # A text-mode file object failed to decode ahead of us.
         return TrecFormatError(f"file is not valid text after line {lineno} ({exc})", source)
     return TrecFormatError(f"cannot read file after line {lineno} ({exc})", source)
-
-
-def _empty_error(source: str, kind: str, lineno: int) -> TrecFormatError:
-    if lineno == 0:
-        return TrecFormatError(f"no {kind} entries (empty file)", source)
-    return TrecFormatError(f"no {kind} entries (only blank lines and comments)", source)
 
 
 def _line_of(blocks: List[Tuple[int, int]], index: int) -> int:
@@ -414,7 +404,7 @@ def _rows(block: bytes, lineno: int, form: _Format, source: str, unterminated: b
             line = block[start : block.index(b"\n", start) + 1]
             if unterminated and start + len(line) == len(block):
                 line = line[:-1]
-            error = _decode_error(source, lineno + bad + 1, _utf8_error(line))
+            error = _decode_error(source, lineno + bad + 1, line)
             return head._replace(error=error, end=end)
     stride = form.width + 1
     if b"#" not in block and _MARK not in block:
@@ -648,7 +638,9 @@ class _Reader:
         except _LineTooLong:
             raise _too_long(self.name, self.lines + 1) from None
         if not entries:
-            raise _empty_error(self.name, self.form.kind, max(self.lines, int(lines.bom)))
+            empty = self.lines == 0 and not lines.bom
+            what = "empty file" if empty else "only blank lines and comments"
+            raise TrecFormatError(f"no {self.form.kind} entries ({what})", self.name)
 
     def scored(self, rows: _Rows) -> Tuple[_Rows, List[float]]:
         """A run's rows, cut before a bad score, and their scores; a line of
