@@ -554,14 +554,12 @@ class _Table:
         self.listed: Set[str] = set()  # queries with a repeat listed
         self.where: Dict[str, List[Tuple[int, int]]] = {}
 
-    def add(self, rows: _Rows, qids: List[bytes], keys: List[str],
-            values: Optional[List[Any]]) -> None:
-        """Add *rows*, given their columns; *values* None: minus the rank
-        within the query (a ranked list)."""
+    def add(self, rows: _Rows, qids: List[bytes], keys: List[str], values: List[Any]) -> None:
+        """Add *rows*, given their columns."""
         runs = list(_runs(qids))
         # (a block usually begins with the rest of the last one's last query)
         going_on = runs[:1] if runs and qids[0].decode() in self.out else []
-        if values is not None and len(runs) > 1:
+        if len(runs) > 1:
             # the block's new queries at once, each table made in C
             new = runs[len(going_on):]
             names = _decoded([qids[a] for a, _ in new])
@@ -577,15 +575,13 @@ class _Table:
             self._add_run(rows, qids[a].decode(), a, b, keys, values)
 
     def _add_run(self, rows: _Rows, qid: str, a: int, b: int, keys: List[str],
-                 values: Optional[List[Any]]) -> None:
+                 values: List[Any]) -> None:
         got = self.out.get(qid)
         size = 0 if got is None else len(got)
-        vals = (values[a:b] if values is not None
-                else [-float(i) for i in range(size + 1, size + 1 + b - a)])
-        new = dict(zip(keys[a:b], vals))
+        new = dict(zip(keys[a:b], values[a:b]))
         self.where.setdefault(qid, []).extend(rows.segments(a, b, size))
         if len(new) != b - a or (got and not got.keys().isdisjoint(new)):
-            self._repeat(rows, qid, a, keys[a:b], vals)
+            self._repeat(rows, qid, a, keys[a:b], values[a:b])
         elif got is None:
             self.out[qid] = new
         else:
@@ -717,10 +713,11 @@ def read_ranked_list(source: PathOrFile) -> Dict[str, Dict[str, float]]:
     """
 
     def add(reader: _Reader, table: _Table, rows: _Rows) -> None:
-        table.add(rows, rows.column(0), _decoded(rows.column(1)), None)
+        table.add(rows, rows.column(0), _decoded(rows.column(1)), [None] * rows.n)
         _raise(rows)
 
-    return _read_table(source, _RANKED_LIST, add)[0]
+    out = _read_table(source, _RANKED_LIST, add)[0]
+    return {qid: {d: -float(i) for i, d in enumerate(docs, 1)} for qid, docs in out.items()}
 
 
 def _read_run_ranks(
