@@ -170,10 +170,8 @@ class Qrels(_Table[int]):
 
     def __init__(self, qrels: Mapping[Any, Mapping[Any, Any]]) -> None:
         self._subtopics = None
-        if _is_frame(qrels):
-            self._set(qrels_table(qrels))
-            return
-        self._set(_from_dict(qrels, "qrels", _relevances))
+        table = qrels_table(qrels) if _is_frame(qrels) else _from_dict(qrels, "qrels", _relevances)
+        self._set(table)
 
     @classmethod
     def _trusted(
@@ -358,10 +356,7 @@ class Run(_Table[float]):
         self, run: Mapping[Any, Mapping[Any, Any]], *, name: str = DEFAULT_RUN_NAME
     ) -> None:
         self._name = _check_name(name)
-        if _is_frame(run):
-            self._set(run_table(run))
-            return
-        self._set(_from_dict(run, "run", _scores))
+        self._set(run_table(run) if _is_frame(run) else _from_dict(run, "run", _scores))
 
     @classmethod
     def _trusted(cls, data: Dict[str, Dict[str, float]], name: str) -> Run:
