@@ -1122,13 +1122,11 @@ class RunStream:
     def regrouped(self) -> RunStream:
         """The run again, from its start, each query's lines gathered from
         wherever they are (the whole run is held in memory)."""
+        source = self._source
         if self._tee is not None:
-            source: Any = self._tee.replay()
+            source = self._tee.replay()
         elif self._start is not None:
-            self._source.seek(self._start)
-            source = self._source
-        else:
-            source = self._source
+            source.seek(self._start)
         again = RunStream(
             source, chunk_size=self.chunk_size, grouped=False,
             keep_duplicates=self.keep_duplicates,
