@@ -189,8 +189,6 @@ def _chunks(stream: Any, size: int) -> Iterator[bytes]:
     return iter(lambda: bytes(read(size)), b"")
 
 
-
-
 #: Bytes read at a time (the tests make it tiny): the Python objects made
 #: from one block stay in a core's cache while they are used.
 _BLOCK = 1 << 16
@@ -644,7 +642,10 @@ class _Reader:
         rows, scores = _parsed(rows, 4, _scores, self.name)
         if rows.wide is not None and not self.warned and rows.wide[0] < _error_line(rows):
             self.warned = True
-            _many_fields_warning(self.name, *rows.wide)
+            line, n = rows.wide
+            _warn(f"{self.name}, line {line}: {n} fields, of which only the first 6 are read; "
+                  "two lines run together (a file without a final line end, concatenated "
+                  "with another)?")
         if rows.n:
             self.tag = rows.fields[-2]
         return rows, scores
@@ -1041,15 +1042,6 @@ def _is_regular_file(path: Any) -> bool:
 #: A run line with more fields than this is probably two lines run together
 #: (a file without a final line end, concatenated with another): a warning.
 _MANY_FIELDS = 10
-
-
-def _many_fields_warning(source: str, lineno: int, n: int) -> None:
-    _warn(
-        f"{source}, line {lineno}: {n} fields, of which only the first 6 are read; two lines "
-        "run together (a file without a final line end, concatenated with another)?"
-    )
-
-
 
 
 class RunStream:
