@@ -61,10 +61,8 @@ def _is_bool(value: Any) -> bool:
 
 
 def _as_id(value: Any) -> str:
-    if type(value) is str:
-        return value
     if isinstance(value, str):
-        return str.__str__(value)
+        return str.__str__(value)  # (a str subclass as a plain str)
     if isinstance(value, Integral) and not _is_bool(value):
         return str(int(value))
     raise TypeError(f"must be a str or an int (got {_kind(value)} {value!r})")
