@@ -178,17 +178,6 @@ def _open_lines(source: PathOrFile) -> Iterator[Tuple[Any, str]]:
         yield stream, name
 
 
-def _chunks(stream: Any, size: int) -> Iterator[bytes]:
-    """Pieces of at most *size* bytes of a binary stream.
-
-    ``read1`` where the stream has it: what one read of the file or one step
-    of gzip gives, so that a read error (a truncated gzip file) loses little
-    of what came before it, and the error's "after line N" is close.
-    """
-    read = getattr(stream, "read1", None) or stream.read
-    return iter(lambda: bytes(read(size)), b"")
-
-
 #: Bytes read at a time (the tests make it tiny): the Python objects made
 #: from one block stay in a core's cache while they are used.
 _BLOCK = 1 << 16
@@ -200,7 +189,7 @@ MAX_LINE = 16 << 20
 
 
 class _LineTooLong(Exception):
-    """Raised by :class:`_Lines`; the reader adds the file and the line."""
+    """Raised by :func:`_lines`; the reader adds the file and the line."""
 
 
 def _too_long(source: str, lineno: int) -> TrecFormatError:
@@ -212,55 +201,43 @@ def _too_long(source: str, lineno: int) -> TrecFormatError:
     )
 
 
-class _Lines:
-    """Blocks of whole lines from pieces of a stream, in linear time.
+def _lines(stream: Any, size: int) -> Iterator[Tuple[bytes, bool]]:
+    """Blocks of whole lines of a binary stream, read *size* bytes at a time,
+    in linear time.
 
-    Iterating yields ``(block, unterminated)``: *block* ends with a line end;
-    the file's last line, if it has none, comes last with one added and
-    *unterminated* true.  A UTF-8 byte order mark at the start is taken off
-    (``bom`` tells whether there was one).  A line longer than
-    :data:`MAX_LINE` raises :class:`_LineTooLong`; the pieces of a long line
-    are kept in a list and joined once, never re-copied piece by piece.
+    Yields ``(block, unterminated)``: *block* ends with a line end; the
+    file's last line, if it has none, comes last with one added and
+    *unterminated* true.  A line longer than :data:`MAX_LINE` raises
+    :class:`_LineTooLong`; the pieces of a long line are kept in a list and
+    joined once, never re-copied piece by piece.  ``read1`` where the stream
+    has it: what one read of the file or one step of gzip gives, so that a
+    read error (a truncated gzip file) loses little of what came before it,
+    and the error's "after line N" is close.
     """
-
-    def __init__(self, pieces: Iterable[bytes]) -> None:
-        self._pieces = pieces
-        self.bom = False
-
-    def __iter__(self) -> Iterator[Tuple[bytes, bool]]:
-        partial: List[Any] = []  # pieces of the line being read
-        size = 0
-        head = True  # the BOM is looked for in the first three bytes
-        for piece in self._pieces:
-            cut = piece.rfind(b"\n") + 1
-            if cut == 0:
-                partial.append(piece)
-                size += len(piece)
-                if size > MAX_LINE:
-                    raise _LineTooLong()
-                continue
-            if partial:
-                if size + piece.find(b"\n") > MAX_LINE:
-                    raise _LineTooLong()
-                # one copy: the line's start joined with a view of the piece
-                partial.append(memoryview(piece)[:cut])
-                block = b"".join(partial)
-            else:
-                block = piece[:cut] if cut < len(piece) else piece
-            partial = [piece[cut:]] if cut < len(piece) else []
-            size = len(piece) - cut
-            if head:
-                head = False
-                if block.startswith(_BOM):
-                    self.bom = True
-                    block = block[len(_BOM) :]
-            yield block, False
+    read = getattr(stream, "read1", None) or stream.read
+    partial: List[Any] = []  # pieces of the line being read
+    held = 0  # their bytes
+    for piece in iter(lambda: bytes(read(size)), b""):
+        cut = piece.rfind(b"\n") + 1
+        if cut == 0:
+            partial.append(piece)
+            held += len(piece)
+            if held > MAX_LINE:
+                raise _LineTooLong()
+            continue
         if partial:
-            last = b"".join(partial)
-            if head and last.startswith(_BOM):
-                self.bom = True
-                last = last[len(_BOM) :]
-            yield last + b"\n", True  # (a BOM alone: one empty line)
+            if held + piece.find(b"\n") > MAX_LINE:
+                raise _LineTooLong()
+            # one copy: the line's start joined with a view of the piece
+            partial.append(memoryview(piece)[:cut])
+            block = b"".join(partial)
+        else:
+            block = piece[:cut] if cut < len(piece) else piece
+        partial = [piece[cut:]] if cut < len(piece) else []
+        held = len(piece) - cut
+        yield block, False
+    if partial:
+        yield b"".join(partial) + b"\n", True
 
 
 # === Errors ===
@@ -386,7 +363,7 @@ class _Rows(NamedTuple):
 
 def _rows(block: bytes, lineno: int, form: _Format, source: str, unterminated: bool) -> _Rows:
     """The entries of *block*, whole lines numbered from ``lineno + 1`` (the
-    last one's line end added by :class:`_Lines` if *unterminated*)."""
+    last one's line end added by :func:`_lines` if *unterminated*)."""
     n = block.count(b"\n")
     end = lineno + n
     if not block.isascii():
@@ -616,10 +593,14 @@ class _Reader:
         self.warned = False
 
     def __iter__(self) -> Iterator[_Rows]:
-        lines = _Lines(_chunks(self.stream, self.size))
-        entries = False
+        entries = bom = False
+        first = True
         try:
-            for block, unterminated in lines:
+            for block, unterminated in _lines(self.stream, self.size):
+                if first and block.startswith(_BOM):  # (taken off the file's first line)
+                    bom = True
+                    block = block[len(_BOM) :]
+                first = False
                 if block.isspace():  # blank lines only (ASCII white space, as split())
                     self.lines += block.count(b"\n")
                     continue
@@ -632,7 +613,7 @@ class _Reader:
         except _LineTooLong:
             raise _too_long(self.name, self.lines + 1) from None
         if not entries:
-            empty = self.lines == 0 and not lines.bom
+            empty = self.lines == 0 and not bom
             what = "empty file" if empty else "only blank lines and comments"
             raise TrecFormatError(f"no {self.form.kind} entries ({what})", self.name)
 
