@@ -17,6 +17,7 @@ from numbers import Integral, Real
 from operator import itemgetter
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar
 
+from ._checks import _kind
 from .errors import DuplicateEntryError, InvalidArgumentError, TrecFormatError
 from .trec import MAX_LABEL, MIN_LABEL
 
@@ -54,20 +55,14 @@ _FRAMES: Dict[str, Tuple[Tuple[str, ...], str, str, str]] = {
 # reason; the callers add where the value came from.
 
 
-def _kind(value: Any) -> str:
-    return type(value).__name__
-
-
 def _is_bool(value: Any) -> bool:
     # numpy.bool_ is neither bool nor Integral, but say "bool" for it too.
     return isinstance(value, bool) or _kind(value) == "bool_"
 
 
 def _as_id(value: Any) -> str:
-    if type(value) is str:
-        return value
     if isinstance(value, str):
-        return str.__str__(value)
+        return str.__str__(value)  # (a str subclass as a plain str)
     if isinstance(value, Integral) and not _is_bool(value):
         return str(int(value))
     raise TypeError(f"must be a str or an int (got {_kind(value)} {value!r})")
@@ -220,7 +215,11 @@ def _query_id(raw: Any, what: str, seen: Mapping[str, Any]) -> str:
     return qid
 
 
-def _from_dict(data: Any, what: str, convert: Callable[[Any], V]) -> Dict[str, Dict[str, V]]:
+def _from_dict(
+    data: Any, what: str, convert: Callable[[List[Any]], List[V]]
+) -> Dict[str, Dict[str, V]]:
+    """``{qid: {docid: value}}`` of a dict of dicts, each query's ids and
+    values converted as columns (*convert* is :func:`_relevances` or :func:`_scores`)."""
     if not isinstance(data, Mapping):
         raise InvalidArgumentError(
             f"{what!r} must be a mapping of query id to a mapping of doc id to value "
@@ -233,21 +232,23 @@ def _from_dict(data: Any, what: str, convert: Callable[[Any], V]) -> Dict[str, D
             raise InvalidArgumentError(
                 f"{what}[{raw_qid!r}] must be a mapping of doc id to value (got {_kind(raw_docs)})"
             )
-        docs: Dict[str, V] = {}
-        for raw_docid, raw_value in raw_docs.items():
-            try:
-                docid = _as_id(raw_docid)
-            except TypeError as exc:
-                raise InvalidArgumentError(f"doc id in {what}[{raw_qid!r}] {exc}") from None
-            try:
-                value = convert(raw_value)
-            except (TypeError, ValueError) as exc:
-                raise InvalidArgumentError(f"{what}[{raw_qid!r}][{raw_docid!r}] {exc}") from None
-            if docid in docs:
-                # Only possible when an int and a str id collide, e.g. 1 and "1".
-                raise DuplicateEntryError(f"<{what}>", None, None, qid, docid)
-            docs[docid] = value
-        out[qid] = docs
+        keys = list(raw_docs)
+        try:
+            docids = _ids(keys)
+        except _BadValue as bad:
+            raise InvalidArgumentError(f"doc id in {what}[{raw_qid!r}] {bad}") from None
+        try:
+            values = convert(list(raw_docs.values()))
+        except _BadValue as bad:
+            raise InvalidArgumentError(f"{what}[{raw_qid!r}][{keys[bad.row]!r}] {bad}") from None
+        docs = out[qid] = dict(zip(docids, values))
+        if len(docs) != len(keys):
+            # Only possible when an int and a str id collide, e.g. 1 and "1".
+            seen = set()
+            for docid in docids:
+                if docid in seen:
+                    raise DuplicateEntryError(f"<{what}>", None, None, qid, docid)
+                seen.add(docid)
     return out
 
 
@@ -333,7 +334,7 @@ def subtopics_from_dict(data: Any) -> Tuple[Dict[str, Dict[str, int]], Subtopics
     table: Subtopics = {}
     for raw_qid, topics in data.items():
         qid = _query_id(raw_qid, "qrels", table)
-        table[qid] = _from_dict(topics, f"qrels[{raw_qid!r}]", _as_relevance)
+        table[qid] = _from_dict(topics, f"qrels[{raw_qid!r}]", _relevances)
     return _split_topics(table)
 
 
@@ -373,10 +374,6 @@ def is_frame(obj: Any) -> bool:
     return _library(obj) is not None
 
 
-def _describe(obj: Any, lib: str) -> str:
-    return f"{lib} {type(obj).__name__}"
-
-
 def _column_names(obj: Any, lib: str, what: str) -> List[Any]:
     kinds, names, _, _ = _FRAMES[lib]
     kind = type(obj).__name__
@@ -389,7 +386,7 @@ def _column_names(obj: Any, lib: str, what: str) -> List[Any]:
                 "DataFrame, with query id, doc id and value columns")
     else:
         hint = "pass a pandas or polars DataFrame or a pyarrow Table"
-    raise InvalidArgumentError(f"{what!r} is a {_describe(obj, lib)}: {hint}")
+    raise InvalidArgumentError(f"{what!r} is a {lib} {kind}: {hint}")
 
 
 def _column(obj: Any, lib: str, name: Any) -> List[Any]:
@@ -401,20 +398,28 @@ def _column(obj: Any, lib: str, name: Any) -> List[Any]:
 # === Converting the columns ===
 #
 # Each takes a whole column as a list and returns the converted list, with
-# C-level passes when the column has one type, else value by value (naming
-# the row of the first bad value, its *label* saying which column).
+# C-level passes when the column has one type, else value by value (raising
+# _BadValue for the first bad value; the caller says where it came from).
 
 
-def _ids(values: List[Any], label: str, source: str) -> List[str]:
+class _BadValue(Exception):
+    """A value a column's converter refuses: its row (0-based), and why."""
+
+    def __init__(self, row: int, message: str) -> None:
+        super().__init__(message)
+        self.row = row
+
+
+def _ids(values: List[Any]) -> List[str]:
     kinds = set(map(type, values))
     if kinds <= {str}:
         return values
     if kinds <= {str, int}:
         return list(map(str, values))
-    return _one_by_one(values, _as_id, label, source)
+    return _one_by_one(values, _as_id)
 
 
-def _relevances(values: List[Any], label: str, source: str) -> List[int]:
+def _relevances(values: List[Any]) -> List[int]:
     kinds = set(map(type, values))
     if kinds <= {int}:
         labels = values
@@ -422,15 +427,15 @@ def _relevances(values: List[Any], label: str, source: str) -> List[int]:
         labels = list(map(int, values))
     else:
         labels = []
-    # in range as from dicts and files; else value by value, naming the row
+    # in range as from files; else value by value, naming the row
     if len(labels) == len(values) and (
         not labels or MIN_LABEL <= min(labels) and max(labels) <= MAX_LABEL
     ):
         return labels
-    return _one_by_one(values, _as_relevance, label, source)
+    return _one_by_one(values, _as_relevance)
 
 
-def _scores(values: List[Any], label: str, source: str) -> List[float]:
+def _scores(values: List[Any]) -> List[float]:
     kinds = set(map(type, values))
     try:
         if kinds <= {float}:
@@ -443,23 +448,21 @@ def _scores(values: List[Any], label: str, source: str) -> List[float]:
             return scores
     except OverflowError:
         pass
-    return _one_by_one(values, _as_score, label, source)
+    return _one_by_one(values, _as_score)
 
 
-def _one_by_one(
-    values: List[Any], convert: Callable[[Any], Any], label: str, source: str
-) -> List[Any]:
+def _one_by_one(values: List[Any], convert: Callable[[Any], Any]) -> List[Any]:
     out = []
-    for row, value in enumerate(values, 1):
+    for row, value in enumerate(values):
         try:
             out.append(convert(value))
         except (TypeError, ValueError) as exc:
-            raise TrecFormatError(f"{label} {exc}", source, row) from None
+            raise _BadValue(row, str(exc)) from None
     return out
 
 
 #: The converter of each role's column.
-_CONVERT: Dict[str, Callable[[List[Any], str, str], List[Any]]] = {
+_CONVERT: Dict[str, Callable[[List[Any]], List[Any]]] = {
     "query_id": _ids,
     "doc_id": _ids,
     "subtopic": _ids,
@@ -476,10 +479,14 @@ def _labels(roles: Sequence[str]) -> List[str]:
 def _converted(
     roles: Sequence[str], columns: Sequence[Any], labels: Sequence[str], source: str
 ) -> List[List[Any]]:
-    """Each role's column converted (ids to str, labels to int, scores to float)."""
+    """Each role's column converted (ids to str, labels to int, scores to float);
+    a bad value names its 1-based row."""
     out: List[List[Any]] = []
     for role, values, label in zip(roles, columns, labels):
-        out.append(_CONVERT[role](values, label, source))
+        try:
+            out.append(_CONVERT[role](values))
+        except _BadValue as bad:
+            raise TrecFormatError(f"{label} {bad}", source, bad.row + 1) from None
     return out
 
 
@@ -525,7 +532,7 @@ def _table(
             f"(got {type(frame).__name__})"
         )
     roles = ("query_id", "doc_id", value_role)
-    described = described or _describe(frame, lib)
+    described = described or f"{lib} {type(frame).__name__}"
     seen = _column_names(frame, lib, what)
     index = [n for n in frame.index.names if n is not None] if lib == "pandas" else []
     found = choose_columns(seen, described, what, roles, columns, index)

@@ -46,10 +46,9 @@ from typing import (
 
 from ._tabular import (
     DEFAULT_RUN_NAME,
-    _as_relevance,
-    _as_score,
     _from_dict,
-    _kind,
+    _relevances,
+    _scores,
     is_frame,
     qrels_table,
     records_table,
@@ -57,8 +56,8 @@ from ._tabular import (
     subtopics_from_dict,
     subtopics_from_records,
 )
-from .errors import InvalidArgumentError
 from .trec import (
+    _check_name,
     _read_qrels_tables,
     read_ranked_list,
     read_run,
@@ -80,14 +79,6 @@ def _is_frame(data: Any) -> bool:
     return not isinstance(data, Mapping) and is_frame(data)
 
 
-def _check_name(name: Any) -> str:
-    if not isinstance(name, str) or name.split() != [name]:
-        raise InvalidArgumentError(
-            f"'name' must be a non-empty str without whitespace (got {_kind(name)} {name!r})"
-        )
-    return str.__str__(name)
-
-
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
@@ -96,34 +87,20 @@ def _plural(n: int, word: str) -> str:
 
 
 class _Table(Mapping[str, Mapping[str, V]], Generic[V]):
-    """Shared read-only storage: a dict of dicts plus read-only views of them."""
+    """Shared read-only storage: a dict of dicts, given out as read-only views."""
 
-    __slots__ = ("_data", "_views", "_n")
+    __slots__ = ("_data", "_n")
 
     _data: Dict[str, Dict[str, V]]
-    _views: Dict[str, Mapping[str, V]]
     _n: int
 
     def _set(self, data: Dict[str, Dict[str, V]]) -> None:
         self._data = data
-        self._views = {}  # made when first asked for
         self._n = sum(map(len, data.values()))
 
-    def __getstate__(self) -> Any:
-        # pickled without the views (a mappingproxy does not pickle): made again
-        slots = (k for c in type(self).__mro__ for k in getattr(c, "__slots__", ()))
-        return None, {k: getattr(self, k) for k in slots if k != "_views" and hasattr(self, k)}
-
-    def __setstate__(self, state: Any) -> None:
-        for key, value in state[1].items():
-            setattr(self, key, value)
-        self._views = {}
-
     def __getitem__(self, qid: str) -> Mapping[str, V]:
-        view = self._views.get(qid)
-        if view is None:
-            view = self._views[qid] = MappingProxyType(self._data[qid])
-        return view
+        # a new view each time: a table holds no view, which would not pickle
+        return MappingProxyType(self._data[qid])
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._data)
@@ -193,10 +170,8 @@ class Qrels(_Table[int]):
 
     def __init__(self, qrels: Mapping[Any, Mapping[Any, Any]]) -> None:
         self._subtopics = None
-        if _is_frame(qrels):
-            self._set(qrels_table(qrels))
-            return
-        self._set(_from_dict(qrels, "qrels", _as_relevance))
+        table = qrels_table(qrels) if _is_frame(qrels) else _from_dict(qrels, "qrels", _relevances)
+        self._set(table)
 
     @classmethod
     def _trusted(
@@ -381,10 +356,7 @@ class Run(_Table[float]):
         self, run: Mapping[Any, Mapping[Any, Any]], *, name: str = DEFAULT_RUN_NAME
     ) -> None:
         self._name = _check_name(name)
-        if _is_frame(run):
-            self._set(run_table(run))
-            return
-        self._set(_from_dict(run, "run", _as_score))
+        self._set(run_table(run) if _is_frame(run) else _from_dict(run, "run", _scores))
 
     @classmethod
     def _trusted(cls, data: Dict[str, Dict[str, float]], name: str) -> Run:

@@ -21,12 +21,12 @@ input error is raised here, naming the file and line.
 from __future__ import annotations
 
 import os
-from typing import Any, Container, Iterator, List, Mapping, Optional, Tuple
+from typing import Any, Container, Iterator, List, Mapping, Optional, Tuple, cast
 
 from . import frames
 from .data import Qrels, Run
 from .errors import DuplicateEntryError, InvalidArgumentError
-from .trec import RunNotGrouped, RunStream, _read_qrels_keeping_duplicates
+from .trec import RunNotGrouped, RunStream, _read_qrels_tables
 
 __all__ = ["open_qrels", "open_run", "RunSource", "is_file_source"]
 
@@ -42,14 +42,14 @@ def is_file_source(x: Any) -> bool:
 def open_qrels(qrels: Any) -> Tuple[Qrels, List[DuplicateEntryError]]:
     """The qrels, and the repeated documents of a qrels file (a ``Qrels`` or a
     dict cannot hold any; see
-    :func:`~irmetrics.trec._read_qrels_keeping_duplicates`)."""
+    :func:`~irmetrics.trec._read_qrels_tables`)."""
     if isinstance(qrels, Qrels):
         return qrels, []
     if isinstance(qrels, Mapping) or frames.is_frame(qrels):
         return Qrels(qrels), []  # (a dict, or a frame by its usual column names)
     if is_file_source(qrels):
-        flat, subtopics, duplicates = _read_qrels_keeping_duplicates(qrels)
-        return Qrels._trusted(flat, subtopics), duplicates
+        duplicates: List[DuplicateEntryError] = []
+        return Qrels._trusted(*_read_qrels_tables(qrels, duplicates)), duplicates
     raise InvalidArgumentError(
         f"'qrels' must be a Qrels, a dict of dicts or a TREC file (got {type(qrels).__name__})"
     )
@@ -104,11 +104,9 @@ class RunSource:
             self.encoded = False
 
     def __iter__(self) -> Iterator[Group]:
-        if self._run is not None:
-            yield from self._groups_of_run(self._run)
-            return
         stream = self._stream
-        if stream is None:  # pragma: no cover - set in __init__
+        if stream is None:
+            yield from self._groups_of_run(cast(Run, self._run))
             return
         try:
             try:

@@ -35,9 +35,11 @@ raises :class:`~irmetrics.errors.TrecFormatError` naming the file and the
 
 from __future__ import annotations
 
+import codecs
 import io
 import math
 import os
+import zlib
 from bisect import bisect_right
 from contextlib import ExitStack, contextmanager
 from itertools import compress, islice, repeat
@@ -56,11 +58,11 @@ from typing import (
     Sequence,
     Set,
     Tuple,
-    Type,
     Union,
     cast,
 )
 
+from ._checks import _kind
 from ._gc import paused_gc
 from ._text import quoted
 from .errors import (
@@ -95,31 +97,18 @@ _PATHS = (str, bytes, os.PathLike)
 _GZIP_MAGIC = b"\x1f\x8b"
 _BOM = b"\xef\xbb\xbf"
 # Errors a file object may raise while being read: I/O failures, and
-# zlib.error (corrupt gzip data), which joins when gzip is first read.
-_READ_ERRORS: Tuple[Type[BaseException], ...] = (OSError, EOFError)
+# zlib.error (corrupt gzip data).
+_READ_ERRORS = (OSError, EOFError, zlib.error)
 
 
 # === Opening ===
-
-
-def _gzip() -> Any:
-    """The gzip module, imported the first time a gzip file is met."""
-    global _READ_ERRORS
-    import gzip
-    import zlib
-
-    if zlib.error not in _READ_ERRORS:
-        _READ_ERRORS = _READ_ERRORS + (zlib.error,)
-    return gzip
 
 
 def _source_name(source: Any) -> str:
     if isinstance(source, _PATHS):
         return os.fsdecode(os.fspath(source))
     name = getattr(source, "name", None)
-    if isinstance(name, str) and name:
-        return name
-    if isinstance(name, bytes) and name:
+    if isinstance(name, (str, bytes)) and name:
         return os.fsdecode(name)
     return "<file>"
 
@@ -127,19 +116,12 @@ def _source_name(source: Any) -> str:
 def _probe_binary(fileobj: Any) -> Tuple[Any, bytes]:
     """Return (a binary stream positioned like *fileobj*, its first two bytes)."""
     peek = getattr(fileobj, "peek", None)
-    head = b""
     if peek is not None:
         head = bytes(peek(2)[:2])
-    if len(head) >= 2:
-        return fileobj, head
-    seekable = getattr(fileobj, "seekable", None)
-    if seekable is not None and seekable():
-        pos = fileobj.tell()
-        head = fileobj.read(2)
-        fileobj.seek(pos)
-        return fileobj, bytes(head)
-    # Neither peekable nor seekable: a buffer in front of it gives a peek,
-    # and the stream is still read once, in constant memory.
+        if len(head) >= 2:
+            return fileobj, head
+    # Not peekable, or a peek gave less: a buffer in front of it gives a
+    # peek, and the stream is still read once, in constant memory.
     buffered = io.BufferedReader(_Chain([fileobj], getattr(fileobj, "name", None)))
     return buffered, bytes(buffered.peek(2)[:2])
 
@@ -173,6 +155,7 @@ def _open_lines(source: PathOrFile) -> Iterator[Tuple[Any, str]]:
     name = _source_name(source)
     with ExitStack() as opened:
         fileobj: Any = source
+        stream: Any
         if isinstance(source, _PATHS):
             fileobj = opened.enter_context(_open_path(source, name))
         elif not callable(getattr(source, "read", None)):
@@ -188,22 +171,11 @@ def _open_lines(source: PathOrFile) -> Iterator[Tuple[Any, str]]:
             reason = getattr(exc, "strerror", None) or str(exc)
             raise TrecFormatError(f"cannot read file ({reason})", name) from exc
         if head == _GZIP_MAGIC:
+            import gzip  # (only when a gzip file is met)
+
             # GzipFile(fileobj=...) leaves the file it reads open when closed.
-            stream = opened.enter_context(_gzip().GzipFile(fileobj=stream, mode="rb"))
+            stream = opened.enter_context(gzip.GzipFile(fileobj=stream, mode="rb"))
         yield stream, name
-
-
-def _chunks(stream: Any, size: int) -> Iterator[bytes]:
-    """Pieces of at most *size* bytes of a binary stream.
-
-    ``read1`` where the stream has it: what one read of the file or one step
-    of gzip gives, so that a read error (a truncated gzip file) loses little
-    of what came before it, and the error's "after line N" is close.
-    """
-    read = getattr(stream, "read1", None) or stream.read
-    return iter(lambda: bytes(read(size)), b"")
-
-
 
 
 #: Bytes read at a time (the tests make it tiny): the Python objects made
@@ -217,7 +189,7 @@ MAX_LINE = 16 << 20
 
 
 class _LineTooLong(Exception):
-    """Raised by :class:`_Lines`; the reader adds the file and the line."""
+    """Raised by :func:`_lines`; the reader adds the file and the line."""
 
 
 def _too_long(source: str, lineno: int) -> TrecFormatError:
@@ -229,55 +201,43 @@ def _too_long(source: str, lineno: int) -> TrecFormatError:
     )
 
 
-class _Lines:
-    """Blocks of whole lines from pieces of a stream, in linear time.
+def _lines(stream: Any, size: int) -> Iterator[Tuple[bytes, bool]]:
+    """Blocks of whole lines of a binary stream, read *size* bytes at a time,
+    in linear time.
 
-    Iterating yields ``(block, unterminated)``: *block* ends with a line end;
-    the file's last line, if it has none, comes last with one added and
-    *unterminated* true.  A UTF-8 byte order mark at the start is taken off
-    (``bom`` tells whether there was one).  A line longer than
-    :data:`MAX_LINE` raises :class:`_LineTooLong`; the pieces of a long line
-    are kept in a list and joined once, never re-copied piece by piece.
+    Yields ``(block, unterminated)``: *block* ends with a line end; the
+    file's last line, if it has none, comes last with one added and
+    *unterminated* true.  A line longer than :data:`MAX_LINE` raises
+    :class:`_LineTooLong`; the pieces of a long line are kept in a list and
+    joined once, never re-copied piece by piece.  ``read1`` where the stream
+    has it: what one read of the file or one step of gzip gives, so that a
+    read error (a truncated gzip file) loses little of what came before it,
+    and the error's "after line N" is close.
     """
-
-    def __init__(self, pieces: Iterable[bytes]) -> None:
-        self._pieces = pieces
-        self.bom = False
-
-    def __iter__(self) -> Iterator[Tuple[bytes, bool]]:
-        partial: List[Any] = []  # pieces of the line being read
-        size = 0
-        head = True  # the BOM is looked for in the first three bytes
-        for piece in self._pieces:
-            cut = piece.rfind(b"\n") + 1
-            if cut == 0:
-                partial.append(piece)
-                size += len(piece)
-                if size > MAX_LINE:
-                    raise _LineTooLong()
-                continue
-            if partial:
-                if size + piece.find(b"\n") > MAX_LINE:
-                    raise _LineTooLong()
-                # one copy: the line's start joined with a view of the piece
-                partial.append(memoryview(piece)[:cut])
-                block = b"".join(partial)
-            else:
-                block = piece[:cut] if cut < len(piece) else piece
-            partial = [piece[cut:]] if cut < len(piece) else []
-            size = len(piece) - cut
-            if head:
-                head = False
-                if block.startswith(_BOM):
-                    self.bom = True
-                    block = block[len(_BOM) :]
-            yield block, False
+    read = getattr(stream, "read1", None) or stream.read
+    partial: List[Any] = []  # pieces of the line being read
+    held = 0  # their bytes
+    for piece in iter(lambda: bytes(read(size)), b""):
+        cut = piece.rfind(b"\n") + 1
+        if cut == 0:
+            partial.append(piece)
+            held += len(piece)
+            if held > MAX_LINE:
+                raise _LineTooLong()
+            continue
         if partial:
-            last = b"".join(partial)
-            if head and last.startswith(_BOM):
-                self.bom = True
-                last = last[len(_BOM) :]
-            yield last + b"\n", True  # (a BOM alone: one empty line)
+            if held + piece.find(b"\n") > MAX_LINE:
+                raise _LineTooLong()
+            # one copy: the line's start joined with a view of the piece
+            partial.append(memoryview(piece)[:cut])
+            block = b"".join(partial)
+        else:
+            block = piece[:cut] if cut < len(piece) else piece
+        partial = [piece[cut:]] if cut < len(piece) else []
+        held = len(piece) - cut
+        yield block, False
+    if partial:
+        yield b"".join(partial) + b"\n", True
 
 
 # === Errors ===
@@ -291,17 +251,13 @@ def _number(text: Any, kind: Callable[[Any], Any]) -> Any:
     return kind(text)
 
 
-def _decode_error(source: str, lineno: int, exc: UnicodeDecodeError) -> TrecFormatError:
-    return TrecFormatError(
-        f"line is not valid UTF-8 ({exc.reason} at byte {exc.start + 1})", source, lineno
-    )
-
-
-def _utf8_error(data: bytes) -> UnicodeDecodeError:
+def _decode_error(source: str, lineno: int, line: bytes) -> TrecFormatError:
+    """The error of a *line* that is not valid UTF-8."""
     try:
-        data.decode("utf-8")
+        line.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return exc
+        reason = f"{exc.reason} at byte {exc.start + 1}"
+        return TrecFormatError(f"line is not valid UTF-8 ({reason})", source, lineno)
     raise ValueError("valid UTF-8")  # pragma: no cover - only called on invalid data
 
 
@@ -310,12 +266,6 @@ def _read_error(source: str, lineno: int, exc: BaseException) -> TrecFormatError
         # A text-mode file object failed to decode ahead of us.
         return TrecFormatError(f"file is not valid text after line {lineno} ({exc})", source)
     return TrecFormatError(f"cannot read file after line {lineno} ({exc})", source)
-
-
-def _empty_error(source: str, kind: str, lineno: int) -> TrecFormatError:
-    if lineno == 0:
-        return TrecFormatError(f"no {kind} entries (empty file)", source)
-    return TrecFormatError(f"no {kind} entries (only blank lines and comments)", source)
 
 
 def _line_of(blocks: List[Tuple[int, int]], index: int) -> int:
@@ -413,7 +363,7 @@ class _Rows(NamedTuple):
 
 def _rows(block: bytes, lineno: int, form: _Format, source: str, unterminated: bool) -> _Rows:
     """The entries of *block*, whole lines numbered from ``lineno + 1`` (the
-    last one's line end added by :class:`_Lines` if *unterminated*)."""
+    last one's line end added by :func:`_lines` if *unterminated*)."""
     n = block.count(b"\n")
     end = lineno + n
     if not block.isascii():
@@ -429,7 +379,7 @@ def _rows(block: bytes, lineno: int, form: _Format, source: str, unterminated: b
             line = block[start : block.index(b"\n", start) + 1]
             if unterminated and start + len(line) == len(block):
                 line = line[:-1]
-            error = _decode_error(source, lineno + bad + 1, _utf8_error(line))
+            error = _decode_error(source, lineno + bad + 1, line)
             return head._replace(error=error, end=end)
     stride = form.width + 1
     if b"#" not in block and _MARK not in block:
@@ -579,14 +529,12 @@ class _Table:
         self.listed: Set[str] = set()  # queries with a repeat listed
         self.where: Dict[str, List[Tuple[int, int]]] = {}
 
-    def add(self, rows: _Rows, qids: List[bytes], keys: List[str],
-            values: Optional[List[Any]]) -> None:
-        """Add *rows*, given their columns; *values* None: minus the rank
-        within the query (a ranked list)."""
+    def add(self, rows: _Rows, qids: List[bytes], keys: List[str], values: List[Any]) -> None:
+        """Add *rows*, given their columns."""
         runs = list(_runs(qids))
         # (a block usually begins with the rest of the last one's last query)
         going_on = runs[:1] if runs and qids[0].decode() in self.out else []
-        if values is not None and len(runs) > 1:
+        if len(runs) > 1:
             # the block's new queries at once, each table made in C
             new = runs[len(going_on):]
             names = _decoded([qids[a] for a, _ in new])
@@ -602,15 +550,13 @@ class _Table:
             self._add_run(rows, qids[a].decode(), a, b, keys, values)
 
     def _add_run(self, rows: _Rows, qid: str, a: int, b: int, keys: List[str],
-                 values: Optional[List[Any]]) -> None:
+                 values: List[Any]) -> None:
         got = self.out.get(qid)
         size = 0 if got is None else len(got)
-        vals = (values[a:b] if values is not None
-                else [-float(i) for i in range(size + 1, size + 1 + b - a)])
-        new = dict(zip(keys[a:b], vals))
+        new = dict(zip(keys[a:b], values[a:b]))
         self.where.setdefault(qid, []).extend(rows.segments(a, b, size))
         if len(new) != b - a or (got and not got.keys().isdisjoint(new)):
-            self._repeat(rows, qid, a, keys[a:b], vals)
+            self._repeat(rows, qid, a, keys[a:b], values[a:b])
         elif got is None:
             self.out[qid] = new
         else:
@@ -647,10 +593,14 @@ class _Reader:
         self.warned = False
 
     def __iter__(self) -> Iterator[_Rows]:
-        lines = _Lines(_chunks(self.stream, self.size))
-        entries = False
+        entries = bom = False
+        first = True
         try:
-            for block, unterminated in lines:
+            for block, unterminated in _lines(self.stream, self.size):
+                if first and block.startswith(_BOM):  # (taken off the file's first line)
+                    bom = True
+                    block = block[len(_BOM) :]
+                first = False
                 if block.isspace():  # blank lines only (ASCII white space, as split())
                     self.lines += block.count(b"\n")
                     continue
@@ -663,7 +613,9 @@ class _Reader:
         except _LineTooLong:
             raise _too_long(self.name, self.lines + 1) from None
         if not entries:
-            raise _empty_error(self.name, self.form.kind, max(self.lines, int(lines.bom)))
+            empty = self.lines == 0 and not bom
+            what = "empty file" if empty else "only blank lines and comments"
+            raise TrecFormatError(f"no {self.form.kind} entries ({what})", self.name)
 
     def scored(self, rows: _Rows) -> Tuple[_Rows, List[float]]:
         """A run's rows, cut before a bad score, and their scores; a line of
@@ -671,7 +623,10 @@ class _Reader:
         rows, scores = _parsed(rows, 4, _scores, self.name)
         if rows.wide is not None and not self.warned and rows.wide[0] < _error_line(rows):
             self.warned = True
-            _many_fields_warning(self.name, *rows.wide)
+            line, n = rows.wide
+            _warn(f"{self.name}, line {line}: {n} fields, of which only the first 6 are read; "
+                  "two lines run together (a file without a final line end, concatenated "
+                  "with another)?")
         if rows.n:
             self.tag = rows.fields[-2]
         return rows, scores
@@ -740,10 +695,11 @@ def read_ranked_list(source: PathOrFile) -> Dict[str, Dict[str, float]]:
     """
 
     def add(reader: _Reader, table: _Table, rows: _Rows) -> None:
-        table.add(rows, rows.column(0), _decoded(rows.column(1)), None)
+        table.add(rows, rows.column(0), _decoded(rows.column(1)), [None] * rows.n)
         _raise(rows)
 
-    return _read_table(source, _RANKED_LIST, add)[0]
+    out = _read_table(source, _RANKED_LIST, add)[0]
+    return {qid: {d: -float(i) for i, d in enumerate(docs, 1)} for qid, docs in out.items()}
 
 
 def _read_run_ranks(
@@ -843,7 +799,10 @@ def _read_qrels_tables(
     plain file, else ``{qid: {subtopic: {docid: relevance}}}`` for the queries
     judged under two subtopics or under one other than ``0``, whose documents
     get their highest relevance in the first table.  With a *duplicates*
-    list, a repeated entry is appended there instead of raised.
+    list, a repeated document is appended there instead of raised (its first
+    judgment kept): evaluate() raises it only for a query it evaluates, as
+    trec_eval looks only at those.  Only a query's first repeat is listed:
+    one is enough to refuse or to warn about the query.
 
     The second column names subtopics only in a file where it takes two
     different values within one query (docs/data.md): a constant column
@@ -869,18 +828,6 @@ def _read_qrels_tables(
     if duplicates:
         duplicates[:] = map(topics.named, duplicates)
     return out, topics.split(out)
-
-
-def _read_qrels_keeping_duplicates(
-    source: PathOrFile,
-) -> Tuple[Dict[str, Dict[str, int]], Optional[Subtopics], List[DuplicateEntryError]]:
-    """:func:`_read_qrels_tables`, but a repeated document is listed, not
-    raised (its first judgment kept): evaluate() raises it only for a query it
-    evaluates, as trec_eval looks only at those.  Only a query's first
-    repeat is listed: one is enough to refuse or to warn about the query."""
-    duplicates: List[DuplicateEntryError] = []
-    flat, subtopics = _read_qrels_tables(source, duplicates)
-    return flat, subtopics, duplicates
 
 
 class _Topics:
@@ -1030,9 +977,6 @@ class _Tee:
             self.spool.write(data)
         return data
 
-    def readable(self) -> bool:
-        return True
-
     def close(self) -> None:
         """Close the copy (the stream copied is the caller's, left open)."""
         self.spool.close()
@@ -1079,15 +1023,6 @@ def _is_regular_file(path: Any) -> bool:
 #: A run line with more fields than this is probably two lines run together
 #: (a file without a final line end, concatenated with another): a warning.
 _MANY_FIELDS = 10
-
-
-def _many_fields_warning(source: str, lineno: int, n: int) -> None:
-    _warn(
-        f"{source}, line {lineno}: {n} fields, of which only the first 6 are read; two lines "
-        "run together (a file without a final line end, concatenated with another)?"
-    )
-
-
 
 
 class RunStream:
@@ -1140,22 +1075,17 @@ class RunStream:
         # what the stream opened itself and closes: a copy (a _Tee), a
         # non-regular file given by path
         self._owned: List[Any] = []
-        self._open_path = False
+        # a source that cannot be read twice is copied as it is read, for
+        # regrouped(): a FIFO or a device given by path, or a pipe, standard input
+        self._copy = False
         if isinstance(source, _PATHS):
-            # a FIFO or a device: opened (and copied) when first read
-            self._open_path = not _is_regular_file(source)
+            self._copy = not _is_regular_file(source)
         else:
             seekable = getattr(source, "seekable", None)
             if seekable is not None and seekable():
                 self._start = source.tell()
-            elif grouped and callable(getattr(source, "read", None)):
-                # a pipe, standard input: copied as it is read, text as
-                # its UTF-8 (what the readers read it as), for regrouped()
-                probe = source.read(0)
-                raw = _TextReader(source) if isinstance(probe, str) else source
-                self._tee = _Tee(raw)
-                self._owned.append(self._tee)
-                self._source = self._tee
+            else:
+                self._copy = grouped and callable(getattr(source, "read", None))
 
     @property
     def positions(self) -> Dict[bytes, int]:
@@ -1165,13 +1095,11 @@ class RunStream:
     def regrouped(self) -> RunStream:
         """The run again, from its start, each query's lines gathered from
         wherever they are (the whole run is held in memory)."""
+        source = self._source
         if self._tee is not None:
-            source: Any = self._tee.replay()
+            source = self._tee.replay()
         elif self._start is not None:
-            self._source.seek(self._start)
-            source = self._source
-        else:
-            source = self._source
+            source.seek(self._start)
         again = RunStream(
             source, chunk_size=self.chunk_size, grouped=False,
             keep_duplicates=self.keep_duplicates,
@@ -1202,10 +1130,15 @@ class RunStream:
 
     def __iter__(self) -> Iterator[Tuple[str, List[bytes], List[float]]]:
         self._reader = None
-        if self._open_path and self._tee is None:
-            raw = _open_path(self._source, self.name)  # closed by close()
+        if self._copy and self._tee is None:  # opened and copied when first read
+            raw = self._source
+            if isinstance(raw, _PATHS):
+                raw = _open_path(raw, self.name)  # closed by close()
+                self._owned.append(raw)
+            elif isinstance(raw.read(0), str):
+                raw = _TextReader(raw)  # copied as its UTF-8, what the readers read
             self._tee = _Tee(raw)
-            self._owned += [raw, self._tee]
+            self._owned.append(self._tee)
             self._source = self._tee
         try:
             with _open_lines(self._source) as (stream, _):
@@ -1333,11 +1266,22 @@ def _check_id(value: str, what: str, qid: Optional[str] = None) -> None:
         )
 
 
+def _check_name(name: Any) -> str:
+    """A run's name, which is written as one field (by :func:`write_run`)."""
+    if not isinstance(name, str) or name.split() != [name]:
+        raise InvalidArgumentError(
+            f"'name' must be a non-empty str without whitespace (got {_kind(name)} {name!r})"
+        )
+    return str.__str__(name)
+
+
 @contextmanager
 def _open_writer(dest: PathOrFile) -> Iterator[Any]:
     """Yield a callable that writes one str chunk to *dest*."""
     if isinstance(dest, _PATHS):
-        opener = _gzip().open if os.fsdecode(os.fspath(dest)).endswith(".gz") else open
+        import gzip
+
+        opener = gzip.open if os.fsdecode(os.fspath(dest)).endswith(".gz") else open
         with opener(dest, "wt", encoding="utf-8", newline="\n") as f:
             yield f.write
         return
@@ -1352,15 +1296,7 @@ def _open_writer(dest: PathOrFile) -> Iterator[Any]:
     else:
         mode = getattr(dest, "mode", "")
         binary = isinstance(mode, str) and "b" in mode
-    if binary:
-        write = cast(Any, dest).write
-
-        def write_bytes(text: str) -> None:
-            write(text.encode("utf-8"))
-
-        yield write_bytes
-    else:
-        yield dest.write
+    yield codecs.getwriter("utf-8")(cast(Any, dest)).write if binary else dest.write
 
 
 def write_qrels(qrels: Mapping[str, Mapping[str, int]], dest: PathOrFile) -> None:
@@ -1429,10 +1365,7 @@ def write_run(
     q1 Q0 d2 1 2.0 bm25
     q1 Q0 d1 2 0.5 bm25
     """
-    if not isinstance(name, str) or name.split() != [name]:
-        raise InvalidArgumentError(
-            f"'name' must be a non-empty str without whitespace (got {name!r})"
-        )
+    _check_name(name)
     with _open_writer(dest) as write:
         for qid, docs in run.items():
             _check_id(qid, "query id")

@@ -615,7 +615,7 @@ def test_row_2_an_unreadable_file_is_one_line(files, tmp_path, monkeypatch, comm
 
     monkeypatch.setattr(Qrels, "from_trec", unreadable)
     import irmetrics.sources  # evaluate() reads a qrels file there
-    monkeypatch.setattr(irmetrics.sources, "_read_qrels_keeping_duplicates", unreadable)
+    monkeypatch.setattr(irmetrics.sources, "_read_qrels_tables", unreadable)
     argv = [*command, files[0], files[1]] + ([write(tmp_path, "r2.txt", RUN), "-m", "map"] if command else [])
     code, out, err = run_cli(*argv)
     prog = "irmetrics compare" if command else "irmetrics"

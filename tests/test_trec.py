@@ -5,6 +5,7 @@ import io
 import math
 import os
 import time
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,7 @@ from irmetrics.errors import (
 from irmetrics.trec import (
     MAX_LINE,
     RunStream,
+    _read_qrels_tables,
     read_qrels,
     read_ranked_list,
     read_run,
@@ -560,10 +562,9 @@ def qrels_outcome(data):
 
 
 def qrels_kept_outcome(data):
-    from irmetrics.trec import _read_qrels_keeping_duplicates
-
     try:
-        flat, _, duplicates = _read_qrels_keeping_duplicates(io.BytesIO(data))
+        duplicates = []
+        flat, _ = _read_qrels_tables(io.BytesIO(data), duplicates)
     except TrecFormatError as exc:
         return type(exc), str(exc), exc.line
     return ([(q, list(docs.items())) for q, docs in flat.items()],
@@ -617,7 +618,8 @@ def test_qrels_blocks_list_each_querys_first_repeat(data, block):
     assert_blocks_read_as_lines(qrels_kept_outcome, data, block)
     try:
         with mock.patch.object(trec, "_BLOCK", block):
-            _, _, repeats = trec._read_qrels_keeping_duplicates(io.BytesIO(data))
+            repeats = []
+            trec._read_qrels_tables(io.BytesIO(data), repeats)
     except TrecFormatError:
         return  # a malformed line: the other tests say which
     listed = {e.qid: (e.docid, e.first_line, e.line) for e in repeats}
@@ -630,11 +632,10 @@ def test_a_listed_repeat_names_the_first_repeat_of_each_query():
     # first repeat of q1 is listed (one is enough to refuse or warn about the
     # query, and a list of every repeat made repeated files slow: issue 42);
     # q2's d1 on lines 5 and 7 is listed too.
-    from irmetrics.trec import _read_qrels_keeping_duplicates
-
     text = (b"q1 0 d1 1\nq1 0 d1 1\nq1 0 d2 0\nq1 0 d2 0\n"
             b"q2 0 d1 1\nq2 0 d3 1\nq2 0 d1 0\n")
-    flat, _, duplicates = _read_qrels_keeping_duplicates(io.BytesIO(text))
+    duplicates = []
+    flat, _ = _read_qrels_tables(io.BytesIO(text), duplicates)
     assert flat == {"q1": {"d1": 1, "d2": 0}, "q2": {"d1": 1, "d3": 1}}
     assert [(e.qid, e.docid, e.first_line, e.line) for e in duplicates] == [
         ("q1", "d1", 1, 2), ("q2", "d1", 5, 7)]
@@ -720,7 +721,7 @@ def test_a_repeated_qrels_file_is_read_in_linear_work(block):
     for text in ((one + one).encode(), (many + many).encode()):
         lines = text.count(b"\n")
         with mock.patch.object(trec, "_BLOCK", block):
-            for read in (trec._read_qrels_keeping_duplicates, read_qrels):
+            for read in (partial(trec._read_qrels_tables, duplicates=[]), read_qrels):
                 assert first_line_work(text, read) <= 2 * lines
 
 
