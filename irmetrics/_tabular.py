@@ -17,7 +17,7 @@ from numbers import Integral, Real
 from operator import itemgetter
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar
 
-from ._checks import _kind
+from ._checks import kind_of
 from .errors import DuplicateEntryError, InvalidArgumentError, TrecFormatError
 from .trec import MAX_LABEL, MIN_LABEL
 
@@ -57,7 +57,7 @@ _FRAMES: Dict[str, Tuple[Tuple[str, ...], str, str, str]] = {
 
 def _is_bool(value: Any) -> bool:
     # numpy.bool_ is neither bool nor Integral, but say "bool" for it too.
-    return isinstance(value, bool) or _kind(value) == "bool_"
+    return isinstance(value, bool) or kind_of(value) == "bool_"
 
 
 def _as_id(value: Any) -> str:
@@ -65,7 +65,7 @@ def _as_id(value: Any) -> str:
         return str.__str__(value)  # (a str subclass as a plain str)
     if isinstance(value, Integral) and not _is_bool(value):
         return str(int(value))
-    raise TypeError(f"must be a str or an int (got {_kind(value)} {value!r})")
+    raise TypeError(f"must be a str or an int (got {kind_of(value)} {value!r})")
 
 
 def _as_relevance(value: Any) -> int:
@@ -81,8 +81,8 @@ def _as_relevance(value: Any) -> int:
         f = float(value)
         if math.isfinite(f) and f.is_integer():
             return _as_relevance(int(f))
-        raise ValueError(f"must be an int (got {_kind(value)} {value!r})")
-    raise TypeError(f"must be an int (got {_kind(value)} {value!r})")
+        raise ValueError(f"must be an int (got {kind_of(value)} {value!r})")
+    raise TypeError(f"must be an int (got {kind_of(value)} {value!r})")
 
 
 def _as_score(value: Any) -> float:
@@ -91,7 +91,7 @@ def _as_score(value: Any) -> float:
             raise ValueError("must not be NaN")
         return value
     if _is_bool(value) or not isinstance(value, Real):
-        raise TypeError(f"must be a real number (got {_kind(value)} {value!r})")
+        raise TypeError(f"must be a real number (got {kind_of(value)} {value!r})")
     try:
         f = float(value)
     except (OverflowError, ValueError) as exc:
@@ -223,14 +223,15 @@ def _from_dict(
     if not isinstance(data, Mapping):
         raise InvalidArgumentError(
             f"{what!r} must be a mapping of query id to a mapping of doc id to value "
-            f"(got {_kind(data)})"
+            f"(got {kind_of(data)})"
         )
     out: Dict[str, Dict[str, V]] = {}
     for raw_qid, raw_docs in data.items():
         qid = _query_id(raw_qid, what, out)
         if not isinstance(raw_docs, Mapping):
             raise InvalidArgumentError(
-                f"{what}[{raw_qid!r}] must be a mapping of doc id to value (got {_kind(raw_docs)})"
+                f"{what}[{raw_qid!r}] must be a mapping of doc id to value "
+                f"(got {kind_of(raw_docs)})"
             )
         keys = list(raw_docs)
         try:
@@ -271,7 +272,7 @@ def _record_fields(record: Any, roles: Sequence[str], index: int) -> Sequence[An
     hint = "; for a DataFrame pass df.itertuples(index=False)" if isinstance(record, str) else ""
     raise TrecFormatError(
         f"expected a ({', '.join(roles)}) record or a mapping "
-        f"(got {_kind(record)} {record!r}{hint})",
+        f"(got {kind_of(record)} {record!r}{hint})",
         _RECORDS,
         index,
     )
@@ -287,7 +288,7 @@ def _record_columns(records: Any, roles: Sequence[str]) -> List[Sequence[Any]]:
     except TypeError:
         raise InvalidArgumentError(
             f"'records' must be an iterable of ({', '.join(roles)}) records "
-            f"(got {_kind(records)})"
+            f"(got {kind_of(records)})"
         ) from None
     rows = [_record_fields(record, roles, index) for index, record in enumerate(iterator, 1)]
     return [list(map(itemgetter(i), rows)) for i in range(len(roles))]
@@ -329,7 +330,7 @@ def subtopics_from_dict(data: Any) -> Tuple[Dict[str, Dict[str, int]], Subtopics
     if not isinstance(data, Mapping):
         raise InvalidArgumentError(
             "'qrels' must be a mapping of query id to a mapping of subtopic to a mapping "
-            f"of doc id to relevance (got {_kind(data)})"
+            f"of doc id to relevance (got {kind_of(data)})"
         )
     table: Subtopics = {}
     for raw_qid, topics in data.items():

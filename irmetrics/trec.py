@@ -62,7 +62,7 @@ from typing import (
     cast,
 )
 
-from ._checks import _kind
+from ._checks import kind_of
 from ._gc import paused_gc
 from ._text import quoted
 from .errors import (
@@ -1270,7 +1270,7 @@ def _check_name(name: Any) -> str:
     """A run's name, which is written as one field (by :func:`write_run`)."""
     if not isinstance(name, str) or name.split() != [name]:
         raise InvalidArgumentError(
-            f"'name' must be a non-empty str without whitespace (got {_kind(name)} {name!r})"
+            f"'name' must be a non-empty str without whitespace (got {kind_of(name)} {name!r})"
         )
     return str.__str__(name)
 
