@@ -41,12 +41,29 @@ V = TypeVar("V", int, float)
 
 _ABSENT = object()  # no column or key of a role
 
+
+
+def _pandas_column(frame: Any, name: Any) -> List[Any]:
+    column: List[Any] = frame[name].tolist()
+    return column
+
+
+def _polars_column(frame: Any, name: Any) -> List[Any]:
+    column: List[Any] = frame.get_column(name).to_list()
+    return column
+
+
+def _pyarrow_column(frame: Any, name: Any) -> List[Any]:
+    column: List[Any] = frame.column(name).to_pylist()
+    return column
+
+
 #: The frames read, by library: their types, the attribute listing their
-#: columns, and the methods giving one column and that column as a list.
-_FRAMES: Dict[str, Tuple[Tuple[str, ...], str, str, str]] = {
-    "pandas": (("DataFrame",), "columns", "__getitem__", "tolist"),
-    "polars": (("DataFrame",), "columns", "get_column", "to_list"),
-    "pyarrow": (("Table", "RecordBatch"), "column_names", "column", "to_pylist"),
+#: columns, and the function giving one column as a list.
+_FRAMES: Dict[str, Tuple[Tuple[str, ...], str, Callable[[Any, Any], List[Any]]]] = {
+    "pandas": (("DataFrame",), "columns", _pandas_column),
+    "polars": (("DataFrame",), "columns", _polars_column),
+    "pyarrow": (("Table", "RecordBatch"), "column_names", _pyarrow_column),
 }
 
 # === Value checks ===
@@ -376,7 +393,7 @@ def is_frame(obj: Any) -> bool:
 
 
 def _column_names(obj: Any, lib: str, what: str) -> List[Any]:
-    kinds, names, _, _ = _FRAMES[lib]
+    kinds, names, _ = _FRAMES[lib]
     kind = type(obj).__name__
     if kind in kinds:
         return list(getattr(obj, names))
@@ -391,9 +408,7 @@ def _column_names(obj: Any, lib: str, what: str) -> List[Any]:
 
 
 def _column(obj: Any, lib: str, name: Any) -> List[Any]:
-    _, _, get, as_list = _FRAMES[lib]
-    values: List[Any] = getattr(getattr(obj, get)(name), as_list)()
-    return values
+    return _FRAMES[lib][2](obj, name)
 
 
 # === Converting the columns ===
