@@ -14,6 +14,7 @@ import functools
 import itertools
 import os
 from array import array
+from collections import Counter
 from bisect import bisect_left as _bisect_left
 from bisect import bisect_right as _bisect_right
 from typing import (
@@ -69,14 +70,9 @@ def _as_qrels(qrels: Any) -> Qrels:
 
 def _levels(judgments: Mapping[Any, int]) -> Tuple[Dict[int, int], bool]:
     """Judged documents per relevance value >= 0, and whether any is negative."""
-    levels: Dict[int, int] = {}
-    negative = False
-    for v in judgments.values():
-        if v >= 0:
-            levels[v] = levels.get(v, 0) + 1
-        else:
-            negative = True
-    return levels, negative
+    counts = Counter(judgments.values())
+    levels = {v: c for v, c in counts.items() if v >= 0}
+    return levels, len(levels) < len(counts)
 
 
 def query_data(
@@ -109,7 +105,6 @@ def query_data_from_scores(
     *,
     depth: Optional[int] = None,
     judged_only: bool = False,
-    members: Optional[Container[Any]] = None,
     encode: bool = False,
 ) -> QueryData:
     """:func:`query_data` for one query's unsorted documents, without sorting them all.
@@ -120,31 +115,13 @@ def query_data_from_scores(
     :func:`~irmetrics.trec.rank_documents`).  The scores are sorted once, as
     plain floats, and each judged document is placed by bisection.  The result
     equals ``query_data(judgments, rank_documents(docids, scores), ...)``; the
-    tests check that.  *members*, the set of *docids*, lets the judged
-    documents be looked up one by one (usually far fewer than the ranked
-    ones).  *encode*: the keys of *judgments* are ``str`` and the docids
-    their UTF-8 ``bytes`` (a run read from a file).
+    tests check that.  *encode*: the keys of *judgments* are ``str`` and the
+    docids their UTF-8 ``bytes`` (a run read from a file).
     """
-    judged: List[Tuple[int, int]] = []
-    if members is None:
-        if encode:
-            judgments = {d.encode("utf-8"): v for d, v in judgments.items()}
-        judged = [(i, v) for i, v in enumerate(map(judgments.get, docids)) if v is not None]
-    else:
-        # The judged documents looked up one by one, each found by a scan of
-        # the list while they are few (most queries of large query sets); past
-        # eight, by one table of positions, since a scan for each would make
-        # densely judged queries (Robust04's) quadratic.  (One of the two
-        # alone costs 10% or more end to end on one of these shapes: see
-        # docs/benchmarks.md.)
-        at: Callable[[Any], int] = docids.index
-        for d, v in judgments.items():
-            if encode:
-                d = d.encode()
-            if d in members:
-                if len(judged) == 8:
-                    at = dict(zip(docids, range(len(docids)))).__getitem__
-                judged.append((at(d), v))
+    if encode:  # the keys as UTF-8 bytes (str.encode's default)
+        judgments = dict(zip(map(str.encode, judgments), judgments.values()))
+    # the positions of the judged documents, found in one pass (in C)
+    judged = list(itertools.compress(range(len(docids)), map(judgments.__contains__, docids)))
     n = len(docids) if depth is None else min(len(docids), depth)
     levels, _ = _levels(judgments)
     placed: List[Tuple[int, int]] = []
@@ -155,11 +132,11 @@ def query_data_from_scores(
         ascending = sorted(scores)
         total = len(ascending)
         tied: List[Tuple[int, int, int, int]] = []  # (index, label, start, size)
-        for i, label in judged:
+        for i in judged:
             s = scores[i]
             right = _bisect_right(ascending, s)
             above = total - right
-            label = -1 if label < 0 else label
+            label = max(judgments[docids[i]], -1)  # pooled but unjudged: -1
             # tied with another document when the score before its last is
             # no smaller (a second bisection only for the tied ones)
             if right > 1 and not ascending[right - 2] < s:
@@ -172,10 +149,10 @@ def query_data_from_scores(
             # sorted once and bisected (one pass over the scores gathers them).
             blocks = [(above, 1, label) for above, label in placed]
             wanted: Dict[float, List[Any]] = {scores[i]: [] for i, _, _, _ in tied}
-            for d, t in zip(docids, scores):
-                ids = wanted.get(t)
-                if ids is not None:
-                    ids.append(d)
+            in_block = list(map(wanted.__contains__, scores))
+            for d, t in zip(itertools.compress(docids, in_block),
+                            itertools.compress(scores, in_block)):
+                wanted[t].append(d)
             for ids in wanted.values():
                 ids.sort()
             for i, label, above, size in tied:
@@ -511,7 +488,7 @@ class _Scorer:
             self.skipped[qid] = None
             return
         # the ranking as scores: the first the highest, none tied
-        self._query(qid, judged, ranking, range(len(ranking), 0, -1), None, False)
+        self._query(qid, judged, ranking, range(len(ranking), 0, -1), False)
 
     def consume(
         self, source: RunSource, progress: Optional[Callable[[int, int], None]] = None
@@ -520,7 +497,6 @@ class _Scorer:
         judgments_of = self.qrels._data.get  # the plain dict under the read-only views
         done = 0
         restarted = False
-        members: Optional[Container[Any]]
         for qid, docids, scores in source:
             if source.restarted and not restarted:  # the run again, regrouped
                 restarted = True
@@ -535,17 +511,15 @@ class _Scorer:
                 continue
             if self.options.float32:
                 scores = _as_float32(scores)
-            members = source.members
             if source.duplicates:
                 depth = self.options.depth
                 docids, scores = _cut_duplicates(docids, scores, source.duplicates, depth)
                 self.ignored_duplicates.extend(
                     (e, f"below the depth cut ({depth})") for e in source.duplicates)
-                members = None
             self.run_name = source.name
             if self.queries is not None and qid not in self.queries:
                 continue
-            self._query(qid, judged, docids, scores, members, source.encoded)
+            self._query(qid, judged, docids, scores, source.encoded)
             done += 1
             if progress is not None:
                 progress(done, source.lines)
@@ -557,11 +531,10 @@ class _Scorer:
         judged: Mapping[Any, int],
         docids: Sequence[Any],
         scores: Sequence[float],
-        members: Optional[Container[Any]],
         encoded: bool,
     ) -> None:
         """Score one judged query from its documents and their scores."""
-        place = (docids, scores, members, encoded)
+        place = (docids, scores, encoded)
         data = self._rank(judged, *place)
         if self._subtopics:
             data.subtopics = self._subtopic_data(qid, place)
@@ -574,16 +547,15 @@ class _Scorer:
         judgments: Mapping[Any, int],
         docids: Sequence[Any],
         scores: Sequence[float],
-        members: Optional[Container[Any]],
         encoded: bool,
     ) -> QueryData:
         """The query's data: *judgments* placed in the order of its scores."""
         return query_data_from_scores(
             judgments, docids, scores, depth=self.options.depth,
-            judged_only=self.options.judged_only, members=members, encode=encoded)
+            judged_only=self.options.judged_only, encode=encoded)
 
     def _subtopic_data(
-        self, qid: str, place: Tuple[Any, Any, Any, bool]
+        self, qid: str, place: Tuple[Any, Any, bool]
     ) -> Tuple[Mapping[str, Mapping[str, int]], List[Tuple[int, str]]]:
         """For the diversity measures: the query's judgments per subtopic and
         ``(rank index, doc id)`` of its judged ranked documents.  Each judged
