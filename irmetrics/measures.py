@@ -162,6 +162,11 @@ class QueryData:
         """Linear gains of every judged positive document, best first."""
         return self._cached("ideal", _ideal, self.levels)
 
+    def running_dcgs(self) -> Tuple[List[int], List[float], List[float]]:
+        """The 0-based ranks of the positive gains, the DCG after each (linear
+        gains) and the ideal DCG after each ideal rank, for every cutoff."""
+        return self._cached("dcg", _running_dcgs, self.positive_gains(), self.ideal_gains())
+
 
 # What QueryData's methods find (and keep in its cache).
 
@@ -203,6 +208,14 @@ def _ideal(levels: Dict[int, int]) -> List[float]:
         if lvl > 0:
             v.extend([float(lvl)] * levels[lvl])
     return v
+
+
+def _running_dcgs(
+    positive: List[Tuple[int, float]], ideal: List[float]
+) -> Tuple[List[int], List[float], List[float]]:
+    """:meth:`QueryData.running_dcgs` from the positive gains and the ideal."""
+    ranks = [i for i, _ in positive]
+    return ranks, _m._running_dcg(positive), _m._running_dcg(enumerate(ideal))
 
 
 class Env(NamedTuple):
@@ -488,7 +501,7 @@ def _ndcg(q: QueryData, m: Measure, env: Env) -> float:
     k = _opt_int(m.param)
     gain, discount = m.option("gain"), m.option("discount", "log2")
     if gain is None and discount == "log2":  # from the judged ranks alone
-        return _m._ndcg_sparse(q.positive_gains(), q.ideal_gains(), k)
+        return _m._ndcg_running(*q.running_dcgs(), k)
     disc = _m._discount_function(discount, None)
     if gain is None:
         return _m._ndcg_gains(q.gains(k), q.ideal_gains(), k, disc)

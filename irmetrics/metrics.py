@@ -37,6 +37,7 @@ callable discounts) add with :func:`math.fsum`.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left as _bisect_left
 from bisect import bisect_right as _bisect_right
 from collections import Counter
 from itertools import compress as _compress
@@ -477,24 +478,13 @@ def _nonzero(gains: Sequence[float]) -> List[Tuple[int, float]]:
     return [(i, gains[i]) for i in _compress(range(len(gains)), gains)]
 
 
-def _dcg_sparse(
-    nz: Sequence[Tuple[int, float]], k: Optional[int], disc: Callable[[int], float]
-) -> float:
-    """DCG@k from the non-zero gains ``(0-based rank, gain)`` of a ranking."""
-    if disc is _log2_discount:
-        # m_ndcg.c / m_ndcg_cut.c: sum += gain / log2(rank + 1), left to
-        # right, over the non-zero gains
-        total = 0.0
-        for i, g in nz:
-            if k is not None and i >= k:
-                break
-            total += g / math.log2(i + 2)
-        return total
-    return math.fsum([g * disc(i + 1) for i, g in nz if k is None or i < k])
-
-
 def _dcg_gains(gains: Sequence[float], k: Optional[int], disc: Callable[[int], float]) -> float:
-    return _dcg_sparse(_nonzero(_cut(gains, k)), None, disc)
+    """DCG@k of the gains of a ranking, from its non-zero gains."""
+    nz = _nonzero(_cut(gains, k))
+    if disc is _log2_discount:  # m_ndcg.c / m_ndcg_cut.c, left to right
+        running = _running_dcg(nz)
+        return running[-1] if running else 0.0
+    return math.fsum([g * disc(i + 1) for i, g in nz])
 
 
 def _ideal_gains(
@@ -541,23 +531,15 @@ def dcg(
     return _dcg_gains([gain_of(x) for x in ls], kk, disc)
 
 
-def _ndcg_sparse(
-    positive: Sequence[Tuple[int, float]], ideal: Sequence[float], k: Optional[int],
-    disc: Callable[[int], float] = _log2_discount,
-) -> float:
-    """nDCG@k from the non-zero gains ``(0-based rank, gain)`` of the ranking
-    alone and the ideal gains, highest first."""
-    idcg = _dcg_gains(ideal, k, disc)
-    if idcg <= 0.0:
-        return 0.0
-    return _dcg_sparse(positive, k, disc) / idcg
-
-
 def _ndcg_gains(
     gains: Sequence[float], ideal_gains: Sequence[float], k: Optional[int],
     disc: Callable[[int], float],
 ) -> float:
-    return _ndcg_sparse(_nonzero(_cut(gains, k)), ideal_gains, k, disc)
+    """nDCG@k from the gains of the ranking and the ideal gains, highest first."""
+    idcg = _dcg_gains(ideal_gains, k, disc)
+    if idcg <= 0.0:
+        return 0.0
+    return _dcg_gains(gains, k, disc) / idcg
 
 
 def ndcg(
@@ -1018,14 +1000,29 @@ def _binary_g(ranks: Sequence[int], n_relevant: int) -> float:
     return total / n_relevant if ranks and n_relevant else 0.0
 
 
-def _ideal_prefix(ideal: Sequence[float]) -> List[float]:
-    # the ideal DCG after each ideal rank, added left to right
+def _running_dcg(nz: Iterable[Tuple[int, float]]) -> List[float]:
+    """The DCG after each gain ``(0-based rank, gain)`` of *nz*: m_ndcg.c's
+    ``sum += gain / log2(rank + 1)``, left to right, so that the DCG at any
+    cutoff is one of these prefixes, the same bits."""
     out = []
-    idcg = 0.0
-    for i, g in enumerate(ideal):
-        idcg += g / math.log2(i + 2)
-        out.append(idcg)
+    total = 0.0
+    for i, g in nz:
+        total += g / math.log2(i + 2)
+        out.append(total)
     return out
+
+
+def _ndcg_running(
+    ranks: Sequence[int], running: Sequence[float], ideal: Sequence[float], k: Optional[int]
+) -> float:
+    """nDCG@k from :func:`_running_dcg` of the ranking's positive gains (at
+    the 0-based *ranks*) and of the ideal gains."""
+    top = len(ideal) if k is None else min(k, len(ideal))
+    idcg = ideal[top - 1] if top else 0.0
+    if idcg <= 0.0:
+        return 0.0
+    hits = len(ranks) if k is None else _bisect_left(ranks, k)
+    return (running[hits - 1] if hits else 0.0) / idcg
 
 
 def _g_sparse(nz: Sequence[Tuple[int, float]], n: int, ideal: Sequence[float]) -> float:
@@ -1063,7 +1060,7 @@ def _ndcg_rel_sparse(nz: Sequence[Tuple[int, float]], ideal: Sequence[float]) ->
     m = len(ideal)
     if m == 0:
         return 0.0  # trec_eval: 0/0, then 0
-    prefix = _ideal_prefix(ideal)
+    prefix = _running_dcg(enumerate(ideal))
     dcg_ = total = 0.0
     seen = 0
     for i, g in nz:
@@ -1089,7 +1086,7 @@ def _rndcg_sparse(nz: Sequence[Tuple[int, float]], n: int, ideal: Sequence[float
     m = len(ideal)
     if m == 0:
         return 0.0  # trec_eval: 0/0 (nan)
-    prefix = _ideal_prefix(ideal)
+    prefix = _running_dcg(enumerate(ideal))
     boundaries = [i for i in range(1, m) if ideal[i] != ideal[i - 1]]
     boundaries.append(m)
     dcg_ = total = 0.0
