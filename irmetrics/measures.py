@@ -456,7 +456,10 @@ def _infap(q: QueryData, m: Measure, env: Env) -> float:
 def _iprec(q: QueryData, m: Measure, env: Env) -> float:
     rel = m.rel(env)
     level = float(m.param if m.param is not None else 0.0)
-    return _m._interpolated_sum(q.relevant_ranks(rel), q.n, (level,), q.n_relevant(rel))
+    # m_iprec_at_recall.c: the level as a number of relevant documents
+    cut = int(level * q.n_relevant(rel) + 0.9)
+    maxima = q._cached(("iprec", rel), _m._interpolated_maxima, q.relevant_ranks(rel), q.n)
+    return maxima[cut] if cut < len(maxima) else 0.0
 
 
 def _11pt(q: QueryData, m: Measure, env: Env) -> float:

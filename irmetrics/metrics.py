@@ -856,6 +856,22 @@ def _interpolated_sum(
     return total
 
 
+def _interpolated_maxima(ranks: Sequence[int], n_ret: int) -> List[float]:
+    """The interpolated precision once c relevant documents are found, for
+    each c from 0 to ``len(ranks)``: :func:`_interpolated_sum`'s walk from
+    the end of the ranking, made once for every recall level (c = 0 takes
+    the final value; nothing retrieved gives 0.0)."""
+    best = len(ranks) / n_ret if n_ret else 0.0
+    maxima = [best] * (len(ranks) + 1)
+    for hits in range(len(ranks), 0, -1):
+        p = hits / ranks[hits - 1]
+        if best < p:
+            best = p
+        maxima[hits] = best
+    maxima[0] = best
+    return maxima
+
+
 def _interpolated_precision(
     labels: Sequence[Label], recall: float, n_relevant: int, rel: Number
 ) -> float:
