@@ -620,18 +620,20 @@ def _bin_g(q: QueryData, m: Measure, env: Env) -> float:
 
 def _nonzero_and_ideal(
     q: QueryData, m: Measure
-) -> Tuple[List[Tuple[int, float]], List[float]]:
-    """The non-zero gains ``(0-based rank, gain)`` of the ranking and the
-    ideal's positive gains, highest first, under the measure's gain option."""
+) -> Tuple[List[Tuple[int, float]], List[float], List[float]]:
+    """The non-zero gains ``(0-based rank, gain)`` of the ranking, the
+    ideal's positive gains, highest first, and the ideal DCG after each,
+    under the measure's gain option."""
     if m.option("gain") is None:
-        return q.positive_gains(), q.ideal_gains()
+        return q.positive_gains(), q.ideal_gains(), q.running_dcgs()[2]
     gain_of = _gain_of(m)
     nz = []
     for i, x in q.placed():
         g = gain_of(x)
         if g:
             nz.append((i, g))
-    return nz, _gains_and_ideal_only(q, gain_of)
+    ideal = _gains_and_ideal_only(q, gain_of)
+    return nz, ideal, _m._running_dcg(enumerate(ideal))
 
 
 def _gains_and_ideal_only(q: QueryData, gain_of: Callable[[Label], float]) -> List[float]:
@@ -639,19 +641,19 @@ def _gains_and_ideal_only(q: QueryData, gain_of: Callable[[Label], float]) -> Li
 
 
 def _g(q: QueryData, m: Measure, env: Env) -> float:
-    nz, ideal = _nonzero_and_ideal(q, m)
+    nz, ideal, _ = _nonzero_and_ideal(q, m)
     return _m._g_sparse(nz, q.n, ideal)
 
 
 def _ndcg_rel(q: QueryData, m: Measure, env: Env) -> float:
-    return _m._ndcg_rel_sparse(*_nonzero_and_ideal(q, m))
+    nz, _, ideal_dcg = _nonzero_and_ideal(q, m)
+    return _m._ndcg_rel_sparse(nz, ideal_dcg)
 
 
 def _rndcg(q: QueryData, m: Measure, env: Env) -> float:
     if q.n_relevant(env.relevance_level) == 0:
         return 0.0
-    nz, ideal = _nonzero_and_ideal(q, m)
-    return _m._rndcg_sparse(nz, q.n, ideal)
+    return _m._rndcg_sparse(q.n, *_nonzero_and_ideal(q, m))
 
 
 def _runid(q: QueryData, m: Measure, env: Env) -> str:

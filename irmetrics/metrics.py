@@ -1067,16 +1067,16 @@ def _g_sparse(nz: Sequence[Tuple[int, float]], n: int, ideal: Sequence[float]) -
     return total / total_ideal
 
 
-def _ndcg_rel_sparse(nz: Sequence[Tuple[int, float]], ideal: Sequence[float]) -> float:
+def _ndcg_rel_sparse(nz: Sequence[Tuple[int, float]], prefix: Sequence[float]) -> float:
     # m_ndcg_rel.c: nDCG taken at each document of positive gain (with the
     # ideal DCG accumulated so far) and averaged over the ideal's documents;
     # those not retrieved count the nDCG at the end of the ranking.  The
     # loop over ranks only changes the sums at the non-zero gains and the
     # ideal's ranks: those are visited, with the same additions in order.
-    m = len(ideal)
+    # *prefix*: the ideal DCG after each ideal rank (_running_dcg).
+    m = len(prefix)
     if m == 0:
         return 0.0  # trec_eval: 0/0, then 0
-    prefix = _running_dcg(enumerate(ideal))
     dcg_ = total = 0.0
     seen = 0
     for i, g in nz:
@@ -1088,7 +1088,9 @@ def _ndcg_rel_sparse(nz: Sequence[Tuple[int, float]], ideal: Sequence[float]) ->
     return total / m if total > 0.0 else 0.0
 
 
-def _rndcg_sparse(nz: Sequence[Tuple[int, float]], n: int, ideal: Sequence[float]) -> float:
+def _rndcg_sparse(
+    n: int, nz: Sequence[Tuple[int, float]], ideal: Sequence[float], prefix: Sequence[float]
+) -> float:
     """m_Rndcg.c: nDCG taken where the ideal gain changes level (and at the
     end of the ranking), averaged.
 
@@ -1097,12 +1099,12 @@ def _rndcg_sparse(nz: Sequence[Tuple[int, float]], n: int, ideal: Sequence[float
     before's (at m it drops to 0), with the DCG of the ranks before i and
     the ideal DCG of the ideal ranks before i; and one more at the end of
     the ranking when it is longer than m + 1.  The sums are the same
-    additions, in order, made only where they change.
+    additions, in order, made only where they change.  *prefix*: the ideal
+    DCG after each ideal rank (:func:`_running_dcg`).
     """
     m = len(ideal)
     if m == 0:
         return 0.0  # trec_eval: 0/0 (nan)
-    prefix = _running_dcg(enumerate(ideal))
     boundaries = [i for i in range(1, m) if ideal[i] != ideal[i - 1]]
     boundaries.append(m)
     dcg_ = total = 0.0
