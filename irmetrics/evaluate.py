@@ -105,6 +105,7 @@ def query_data_from_scores(
     *,
     depth: Optional[int] = None,
     judged_only: bool = False,
+    members: Optional[Container[Any]] = None,
     encode: bool = False,
 ) -> QueryData:
     """:func:`query_data` for one query's unsorted documents, without sorting them all.
@@ -115,13 +116,19 @@ def query_data_from_scores(
     :func:`~irmetrics.trec.rank_documents`).  The scores are sorted once, as
     plain floats, and each judged document is placed by bisection.  The result
     equals ``query_data(judgments, rank_documents(docids, scores), ...)``; the
-    tests check that.  *encode*: the keys of *judgments* are ``str`` and the
-    docids their UTF-8 ``bytes`` (a run read from a file).
+    tests check that.  *members*, the set of *docids*, lets a query with few
+    judgments (MS MARCO's) look each one up instead of passing over the
+    ranking.  *encode*: the keys of *judgments* are ``str`` and the docids
+    their UTF-8 ``bytes`` (a run read from a file).
     """
     if encode:  # the keys as UTF-8 bytes (str.encode's default)
         judgments = dict(zip(map(str.encode, judgments), judgments.values()))
-    # the positions of the judged documents, found in one pass (in C)
-    judged = list(itertools.compress(range(len(docids)), map(judgments.__contains__, docids)))
+    # the positions of the judged documents: found in one pass over the
+    # ranking (in C), or for a few judgments, each by a search of the list
+    if members is not None and len(judgments) <= 8:
+        judged = [docids.index(d) for d in judgments if d in members]
+    else:
+        judged = list(itertools.compress(range(len(docids)), map(judgments.__contains__, docids)))
     n = len(docids) if depth is None else min(len(docids), depth)
     levels, _ = _levels(judgments)
     placed: List[Tuple[int, int]] = []
@@ -488,7 +495,7 @@ class _Scorer:
             self.skipped[qid] = None
             return
         # the ranking as scores: the first the highest, none tied
-        self._query(qid, judged, ranking, range(len(ranking), 0, -1), False)
+        self._query(qid, judged, ranking, range(len(ranking), 0, -1), None, False)
 
     def consume(
         self, source: RunSource, progress: Optional[Callable[[int, int], None]] = None
@@ -497,6 +504,7 @@ class _Scorer:
         judgments_of = self.qrels._data.get  # the plain dict under the read-only views
         done = 0
         restarted = False
+        members: Optional[Container[Any]]
         for qid, docids, scores in source:
             if source.restarted and not restarted:  # the run again, regrouped
                 restarted = True
@@ -511,15 +519,17 @@ class _Scorer:
                 continue
             if self.options.float32:
                 scores = _as_float32(scores)
+            members = source.members
             if source.duplicates:
                 depth = self.options.depth
                 docids, scores = _cut_duplicates(docids, scores, source.duplicates, depth)
                 self.ignored_duplicates.extend(
                     (e, f"below the depth cut ({depth})") for e in source.duplicates)
+                members = None
             self.run_name = source.name
             if self.queries is not None and qid not in self.queries:
                 continue
-            self._query(qid, judged, docids, scores, source.encoded)
+            self._query(qid, judged, docids, scores, members, source.encoded)
             done += 1
             if progress is not None:
                 progress(done, source.lines)
@@ -531,10 +541,11 @@ class _Scorer:
         judged: Mapping[Any, int],
         docids: Sequence[Any],
         scores: Sequence[float],
+        members: Optional[Container[Any]],
         encoded: bool,
     ) -> None:
         """Score one judged query from its documents and their scores."""
-        place = (docids, scores, encoded)
+        place = (docids, scores, members, encoded)
         data = self._rank(judged, *place)
         if self._subtopics:
             data.subtopics = self._subtopic_data(qid, place)
@@ -547,15 +558,16 @@ class _Scorer:
         judgments: Mapping[Any, int],
         docids: Sequence[Any],
         scores: Sequence[float],
+        members: Optional[Container[Any]],
         encoded: bool,
     ) -> QueryData:
         """The query's data: *judgments* placed in the order of its scores."""
         return query_data_from_scores(
             judgments, docids, scores, depth=self.options.depth,
-            judged_only=self.options.judged_only, encode=encoded)
+            judged_only=self.options.judged_only, members=members, encode=encoded)
 
     def _subtopic_data(
-        self, qid: str, place: Tuple[Any, Any, bool]
+        self, qid: str, place: Tuple[Any, Any, Any, bool]
     ) -> Tuple[Mapping[str, Mapping[str, int]], List[Tuple[int, str]]]:
         """For the diversity measures: the query's judgments per subtopic and
         ``(rank index, doc id)`` of its judged ranked documents.  Each judged

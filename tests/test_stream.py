@@ -496,7 +496,7 @@ def scored_queries(draw):
     scores = draw(st.lists(st.sampled_from(QD_SCORES), min_size=len(docids),
                            max_size=len(docids)))
     pool = st.sampled_from(QD_IDS + ("u1", "u2"))  # some judged ids never retrieved
-    # up to every id judged
+    # up to every id: more than 8 judgments take the pass over the ranking
     judgments = draw(st.dictionaries(pool, st.integers(-2, 3), max_size=len(QD_IDS) + 2))
     depth = draw(st.one_of(st.none(), st.integers(1, len(QD_IDS) + 3)))
     return judgments, docids, scores, depth, draw(st.booleans()), draw(st.booleans())
@@ -514,13 +514,20 @@ def test_query_data_from_scores_equals_query_data(case):
                                   judged_only=judged_only)
     assert list(fast.labels) == list(slow.labels)
     assert fast.levels == slow.levels
+    # the same with the judged documents looked up by position (RunStream's)
+    by_member = query_data_from_scores(judgments, docids, scores, depth=depth,
+                                       judged_only=judged_only, members=set(docids))
+    assert list(by_member.labels) == list(slow.labels)
+    assert by_member.levels == slow.levels
     # str judgments and the docids as bytes, as a run file gives them (encode)
     if not as_bytes:
         encoded = [d.encode("utf-8") for d in docids]
-        mixed = query_data_from_scores(judgments, encoded, scores, depth=depth,
-                                       judged_only=judged_only, encode=True)
-        assert list(mixed.labels) == list(slow.labels)
-        assert mixed.levels == slow.levels
+        for members in (None, set(encoded)):
+            mixed = query_data_from_scores(judgments, encoded, scores, depth=depth,
+                                           judged_only=judged_only, members=members,
+                                           encode=True)
+            assert list(mixed.labels) == list(slow.labels)
+            assert mixed.levels == slow.levels
 
 
 def test_query_data_from_scores_by_hand():

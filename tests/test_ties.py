@@ -74,10 +74,11 @@ def test_query_data_from_scores_many_ties_equals_rank_documents(case):
     judgments, docids, scores, depth, judged_only = case
     slow = query_data(judgments, rank_documents(docids, scores), depth=depth,
                       judged_only=judged_only)
-    fast = query_data_from_scores(judgments, docids, scores, depth=depth,
-                                  judged_only=judged_only)
-    assert list(fast.labels) == list(slow.labels)
-    assert fast.levels == slow.levels
+    for members in (None, set(docids)):
+        fast = query_data_from_scores(judgments, docids, scores, depth=depth,
+                                      judged_only=judged_only, members=members)
+        assert list(fast.labels) == list(slow.labels)
+        assert fast.levels == slow.levels
 
 
 def test_query_data_from_scores_one_big_tied_block():
@@ -85,7 +86,8 @@ def test_query_data_from_scores_one_big_tied_block():
     # so the judged d00010 (label 1) and d04000 (label 2) sit at 0-based ranks
     # 4999 - 10 = 4989 and 4999 - 4000 = 999.
     docids = [f"d{i:05d}" for i in range(5000)]
-    data = query_data_from_scores({"d00010": 1, "d04000": 2}, docids, [1.0] * 5000)
+    data = query_data_from_scores({"d00010": 1, "d04000": 2}, docids, [1.0] * 5000,
+                                  members=set(docids))
     assert data.relevant_ranks(1) == [1000, 4990]
     assert data.labels[999] == 2 and data.labels[4989] == 1
     assert list(data.labels) == list(query_data({"d00010": 1, "d04000": 2},
