@@ -141,10 +141,9 @@ class QueryData:
         """1-based ranks of the labels >= *rel* (*rel* > 0), found once per level."""
         return self._cached(("ranks", rel), _placed_ranks, self._placed, rel)
 
-    def gains(self, k: Optional[int] = None) -> List[float]:
-        """Linear gains of the top *k* (negative and missing labels give 0)."""
-        top = self.n if k is None else min(k, self.n)
-        return self._cached(("gains", k), _linear_gains, self._placed, top)
+    def gains(self) -> List[float]:
+        """Linear gains of the ranking (negative and missing labels give 0)."""
+        return self._cached("gains", _linear_gains, self._placed, self.n)
 
     def placed(self) -> List[Tuple[int, int]]:
         """``(0-based rank, label)`` of the ranked documents in the qrels."""
@@ -185,12 +184,10 @@ def _placed_ranks(placed: List[Tuple[int, int]], rel: Union[int, float]) -> List
     return [i + 1 for i, x in placed if x >= rel]
 
 
-def _linear_gains(placed: List[Tuple[int, int]], top: int) -> List[float]:
-    """Linear gains of the first *top* ranks (unjudged and negative labels: 0)."""
-    v = [0.0] * top
+def _linear_gains(placed: List[Tuple[int, int]], n: int) -> List[float]:
+    """Linear gains of *n* ranks (unjudged and negative labels: 0)."""
+    v = [0.0] * n
     for i, x in placed:
-        if i >= top:
-            break
         if x > 0:
             v[i] = float(x)
     return v
@@ -505,11 +502,8 @@ def _ndcg(q: QueryData, m: Measure, env: Env) -> float:
     gain, discount = m.option("gain"), m.option("discount", "log2")
     if gain is None and discount == "log2":  # from the judged ranks alone
         return _m._ndcg_running(*q.running_dcgs(), k)
-    disc = _m._discount_function(discount, None)
-    if gain is None:
-        return _m._ndcg_gains(q.gains(k), q.ideal_gains(), k, disc)
     gains, ideal = _gains_and_ideal(q, m)
-    return _m._ndcg_gains(gains, ideal, k, disc)
+    return _m._ndcg_gains(gains, ideal, k, _m._discount_function(discount, None))
 
 
 def prepared_row(measures: Sequence[Measure], env: Env) -> Callable[[QueryData], List[Any]]:
@@ -642,7 +636,7 @@ def _gains_and_ideal_only(q: QueryData, gain_of: Callable[[Label], float]) -> Li
 
 def _g(q: QueryData, m: Measure, env: Env) -> float:
     nz, ideal, _ = _nonzero_and_ideal(q, m)
-    return _m._g_sparse(nz, q.n, ideal)
+    return _m._g_sparse(nz, ideal)
 
 
 def _ndcg_rel(q: QueryData, m: Measure, env: Env) -> float:

@@ -1041,20 +1041,21 @@ def _ndcg_running(
     return (running[hits - 1] if hits else 0.0) / idcg
 
 
-def _g_sparse(nz: Sequence[Tuple[int, float]], n: int, ideal: Sequence[float]) -> float:
+def _g_sparse(nz: Sequence[Tuple[int, float]], ideal: Sequence[float]) -> float:
     """m_G.c over the non-zero gains *nz* ``(0-based rank, gain)`` of a
-    ranking of *n* documents.
+    ranking, by rank order.
 
     A document of gain g at rank i earns g / log2(2 + cost(i) - gained(i)),
     where cost(i) sums the ideal gains of ranks <= i (at least 1 per rank)
     and gained(i) the ranking's gains; the sum is divided by the sum of the
-    ideal gains.  Both sums are added rank by rank, as trec_eval adds them.
+    ideal gains.  Both sums are added rank by rank, as trec_eval adds them,
+    up to the last non-zero gain (past it, nothing more is earned).
     """
     m = len(ideal)
     total_ideal = _left_to_right(ideal)
     if total_ideal <= 0:
         return 0.0
-    gains = [0.0] * n
+    gains = [0.0] * (nz[-1][0] + 1 if nz else 0)
     for i, g in nz:
         gains[i] = g
     total = gained = cost = 0.0
