@@ -40,6 +40,7 @@ import math
 from bisect import bisect_left as _bisect_left
 from bisect import bisect_right as _bisect_right
 from collections import Counter
+from itertools import accumulate as _accumulate
 from itertools import compress as _compress
 from typing import Any, Callable, Iterable, List, Mapping, Optional, Sequence, Tuple, Union, cast
 
@@ -1020,12 +1021,7 @@ def _running_dcg(nz: Iterable[Tuple[int, float]]) -> List[float]:
     """The DCG after each gain ``(0-based rank, gain)`` of *nz*: m_ndcg.c's
     ``sum += gain / log2(rank + 1)``, left to right, so that the DCG at any
     cutoff is one of these prefixes, the same bits."""
-    out = []
-    total = 0.0
-    for i, g in nz:
-        total += g / math.log2(i + 2)
-        out.append(total)
-    return out
+    return list(_accumulate(g / math.log2(i + 2) for i, g in nz))
 
 
 def _ndcg_running(
@@ -1055,16 +1051,14 @@ def _g_sparse(nz: Sequence[Tuple[int, float]], ideal: Sequence[float]) -> float:
     total_ideal = _left_to_right(ideal)
     if total_ideal <= 0:
         return 0.0
-    gains = [0.0] * (nz[-1][0] + 1 if nz else 0)
+    last = nz[-1][0] + 1 if nz else 0
+    # what each rank up to the last non-zero gain adds to cost(i), then cost(i)
+    steps = [g if g >= 1.0 else 1.0 for g in ideal[:last]] + [1.0] * (last - m)
+    cost = list(_accumulate(steps))
+    total = gained = 0.0
     for i, g in nz:
-        gains[i] = g
-    total = gained = cost = 0.0
-    for i, g in enumerate(gains):
         gained += g
-        ig = ideal[i] if i < m else 0.0
-        cost += ig if ig >= 1.0 else 1.0
-        if g:
-            total += g / math.log2(2 + cost - gained)
+        total += g / math.log2(2 + cost[i] - gained)
     return total / total_ideal
 
 
