@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_left
 from typing import (
     Any,
     Callable,
@@ -161,10 +162,15 @@ class QueryData:
         """Linear gains of every judged positive document, best first."""
         return self._cached("ideal", _ideal, self.levels)
 
-    def running_dcgs(self) -> Tuple[List[int], List[float], List[float]]:
+    def running_dcgs(self, k: Optional[int] = None) -> Tuple[List[int], List[float], List[float]]:
         """The 0-based ranks of the positive gains, the DCG after each (linear
-        gains) and the ideal DCG after each ideal rank, for every cutoff."""
-        return self._cached("dcg", _running_dcgs, self.positive_gains(), self.ideal_gains())
+        gains) and the ideal DCG after each ideal rank, for every cutoff up
+        to *k* (None: all); made again only for a greater cutoff."""
+        reach, dcgs = self._cache.get("dcg", (-1, None))  # (-1: not made yet)
+        if reach is not None and (k is None or k > reach):
+            dcgs = _running_dcgs(self.positive_gains(), self.ideal_gains(), k)
+            self._cache["dcg"] = (k, dcgs)
+        return cast(Tuple[List[int], List[float], List[float]], dcgs)
 
 
 # What QueryData's methods find (and keep in its cache).
@@ -208,10 +214,13 @@ def _ideal(levels: Dict[int, int]) -> List[float]:
 
 
 def _running_dcgs(
-    positive: List[Tuple[int, float]], ideal: List[float]
+    positive: List[Tuple[int, float]], ideal: List[float], k: Optional[int]
 ) -> Tuple[List[int], List[float], List[float]]:
     """:meth:`QueryData.running_dcgs` from the positive gains and the ideal."""
     ranks = [i for i, _ in positive]
+    if k is not None:  # only the ranks above the cutoff
+        ranks = ranks[:bisect_left(ranks, k)]
+        positive, ideal = positive[:len(ranks)], ideal[:k]
     return ranks, _m._running_dcg(positive), _m._running_dcg(enumerate(ideal))
 
 
@@ -501,7 +510,7 @@ def _ndcg(q: QueryData, m: Measure, env: Env) -> float:
     k = _opt_int(m.param)
     gain, discount = m.option("gain"), m.option("discount", "log2")
     if gain is None and discount == "log2":  # from the judged ranks alone
-        return _m._ndcg_running(*q.running_dcgs(), k)
+        return _m._ndcg_running(*q.running_dcgs(k), k)
     gains, ideal = _gains_and_ideal(q, m)
     return _m._ndcg_gains(gains, ideal, k, _m._discount_function(discount, None))
 
