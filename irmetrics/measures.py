@@ -166,11 +166,12 @@ class QueryData:
         """The 0-based ranks of the positive gains, the DCG after each (linear
         gains) and the ideal DCG after each ideal rank, for every cutoff up
         to *k* (None: all); made again only for a greater cutoff."""
+        dcgs: Tuple[List[int], List[float], List[float]]
         reach, dcgs = self._cache.get("dcg", (-1, None))  # (-1: not made yet)
         if reach is not None and (k is None or k > reach):
             dcgs = _running_dcgs(self.positive_gains(), self.ideal_gains(), k)
             self._cache["dcg"] = (k, dcgs)
-        return cast(Tuple[List[int], List[float], List[float]], dcgs)
+        return dcgs
 
 
 # What QueryData's methods find (and keep in its cache).

@@ -40,8 +40,10 @@ import math
 from bisect import bisect_left as _bisect_left
 from bisect import bisect_right as _bisect_right
 from collections import Counter
+from functools import reduce as _reduce
 from itertools import accumulate as _accumulate
 from itertools import compress as _compress
+from operator import add as _add
 from typing import Any, Callable, Iterable, List, Mapping, Optional, Sequence, Tuple, Union, cast
 
 from . import _tie_blocks as _t
@@ -88,10 +90,7 @@ def _left_to_right(terms: Iterable[float]) -> float:
 
     Not :func:`sum`, which Python 3.12 and later compensate when adding floats.
     """
-    total = 0.0
-    for t in terms:
-        total += t
-    return total
+    return _reduce(_add, terms, 0.0)
 
 
 # === Helpers =================================================================
