@@ -461,8 +461,10 @@ def _infap(q: QueryData, m: Measure, env: Env) -> float:
 
 
 def _iprec(q: QueryData, m: Measure, env: Env) -> float:
-    rel = m.rel(env)
-    level = float(m.param if m.param is not None else 0.0)
+    return _iprec_at(q, m.rel(env), float(m.param if m.param is not None else 0.0))
+
+
+def _iprec_at(q: QueryData, rel: Union[int, float], level: float) -> float:
     # m_iprec_at_recall.c: the level as a number of relevant documents
     cut = int(level * q.n_relevant(rel) + 0.9)
     maxima = q._cached(("iprec", rel), _m._interpolated_maxima, q.relevant_ranks(rel), q.n)
@@ -1425,8 +1427,7 @@ def _terms_11pt(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
     big_r = q.n_relevant(rel)
     steps = [_r_text(q, rel)]
     if big_r:
-        points = [_m._interpolated_precision(q.labels, lvl, big_r, rel)
-                  for lvl in _m._ELEVEN_POINTS]
+        points = [_iprec_at(q, rel, lvl) for lvl in _m._ELEVEN_POINTS]
         steps.append("interpolated precision at recall 0.0, 0.1, ..., 1.0: " + _list(points))
         steps.append(f"({_sum_text(points)}) / 11 = {_fmt(math.fsum(points) / 11)}")
     else:

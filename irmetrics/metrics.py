@@ -872,12 +872,6 @@ def _interpolated_maxima(ranks: Sequence[int], n_ret: int) -> List[float]:
     return maxima
 
 
-def _interpolated_precision(
-    labels: Sequence[Label], recall: float, n_relevant: int, rel: Number
-) -> float:
-    return _interpolated_sum(_relevant_ranks(labels, rel), len(labels), (recall,), n_relevant)
-
-
 def interpolated_precision(
     labels: Iterable[Any],
     recall: float,
