@@ -482,8 +482,7 @@ def _dcg_gains(gains: Sequence[float], k: Optional[int], disc: Callable[[int], f
     """DCG@k of the gains of a ranking, from its non-zero gains."""
     nz = _nonzero(_cut(gains, k))
     if disc is _log2_discount:  # m_ndcg.c / m_ndcg_cut.c, left to right
-        running = _running_dcg(nz)
-        return running[-1] if running else 0.0
+        return _left_to_right(g / math.log2(i + 2) for i, g in nz)
     return math.fsum([g * disc(i + 1) for i, g in nz])
 
 
@@ -1014,7 +1013,12 @@ def _running_dcg(nz: Iterable[Tuple[int, float]]) -> List[float]:
     """The DCG after each gain ``(0-based rank, gain)`` of *nz*: m_ndcg.c's
     ``sum += gain / log2(rank + 1)``, left to right, so that the DCG at any
     cutoff is one of these prefixes, the same bits."""
-    return list(_accumulate(g / math.log2(i + 2) for i, g in nz))
+    out = []
+    total = 0.0
+    for i, g in nz:
+        total += g / math.log2(i + 2)
+        out.append(total)
+    return out
 
 
 def _ndcg_running(
