@@ -14,6 +14,7 @@ import functools
 import itertools
 import os
 from array import array
+from collections import Counter
 from bisect import bisect_left as _bisect_left
 from bisect import bisect_right as _bisect_right
 from typing import (
@@ -69,14 +70,9 @@ def _as_qrels(qrels: Any) -> Qrels:
 
 def _levels(judgments: Mapping[Any, int]) -> Tuple[Dict[int, int], bool]:
     """Judged documents per relevance value >= 0, and whether any is negative."""
-    levels: Dict[int, int] = {}
-    negative = False
-    for v in judgments.values():
-        if v >= 0:
-            levels[v] = levels.get(v, 0) + 1
-        else:
-            negative = True
-    return levels, negative
+    counts = Counter(judgments.values())
+    levels = {v: c for v, c in counts.items() if v >= 0}
+    return levels, len(levels) < len(counts)
 
 
 def query_data(
@@ -120,31 +116,19 @@ def query_data_from_scores(
     :func:`~irmetrics.trec.rank_documents`).  The scores are sorted once, as
     plain floats, and each judged document is placed by bisection.  The result
     equals ``query_data(judgments, rank_documents(docids, scores), ...)``; the
-    tests check that.  *members*, the set of *docids*, lets the judged
-    documents be looked up one by one (usually far fewer than the ranked
-    ones).  *encode*: the keys of *judgments* are ``str`` and the docids
+    tests check that.  *members*, the set of *docids*, lets a query with few
+    judgments (MS MARCO's) look each one up instead of passing over the
+    ranking.  *encode*: the keys of *judgments* are ``str`` and the docids
     their UTF-8 ``bytes`` (a run read from a file).
     """
-    judged: List[Tuple[int, int]] = []
-    if members is None:
-        if encode:
-            judgments = {d.encode("utf-8"): v for d, v in judgments.items()}
-        judged = [(i, v) for i, v in enumerate(map(judgments.get, docids)) if v is not None]
+    if encode:  # the keys as UTF-8 bytes (str.encode's default)
+        judgments = dict(zip(map(str.encode, judgments), judgments.values()))
+    # the positions of the judged documents: found in one pass over the
+    # ranking (in C), or for a few judgments, each by a search of the list
+    if members is not None and len(judgments) <= 8:
+        judged = [docids.index(d) for d in judgments if d in members]
     else:
-        # The judged documents looked up one by one, each found by a scan of
-        # the list while they are few (most queries of large query sets); past
-        # eight, by one table of positions, since a scan for each would make
-        # densely judged queries (Robust04's) quadratic.  (One of the two
-        # alone costs 10% or more end to end on one of these shapes: see
-        # docs/benchmarks.md.)
-        at: Callable[[Any], int] = docids.index
-        for d, v in judgments.items():
-            if encode:
-                d = d.encode()
-            if d in members:
-                if len(judged) == 8:
-                    at = dict(zip(docids, range(len(docids)))).__getitem__
-                judged.append((at(d), v))
+        judged = list(itertools.compress(range(len(docids)), map(judgments.__contains__, docids)))
     n = len(docids) if depth is None else min(len(docids), depth)
     levels, _ = _levels(judgments)
     placed: List[Tuple[int, int]] = []
@@ -155,11 +139,11 @@ def query_data_from_scores(
         ascending = sorted(scores)
         total = len(ascending)
         tied: List[Tuple[int, int, int, int]] = []  # (index, label, start, size)
-        for i, label in judged:
+        for i in judged:
             s = scores[i]
             right = _bisect_right(ascending, s)
             above = total - right
-            label = -1 if label < 0 else label
+            label = max(judgments[docids[i]], -1)  # pooled but unjudged: -1
             # tied with another document when the score before its last is
             # no smaller (a second bisection only for the tied ones)
             if right > 1 and not ascending[right - 2] < s:
@@ -172,10 +156,10 @@ def query_data_from_scores(
             # sorted once and bisected (one pass over the scores gathers them).
             blocks = [(above, 1, label) for above, label in placed]
             wanted: Dict[float, List[Any]] = {scores[i]: [] for i, _, _, _ in tied}
-            for d, t in zip(docids, scores):
-                ids = wanted.get(t)
-                if ids is not None:
-                    ids.append(d)
+            in_block = list(map(wanted.__contains__, scores))
+            for d, t in zip(itertools.compress(docids, in_block),
+                            itertools.compress(scores, in_block)):
+                wanted[t].append(d)
             for ids in wanted.values():
                 ids.sort()
             for i, label, above, size in tied:

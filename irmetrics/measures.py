@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_left
 from typing import (
     Any,
     Callable,
@@ -141,10 +142,9 @@ class QueryData:
         """1-based ranks of the labels >= *rel* (*rel* > 0), found once per level."""
         return self._cached(("ranks", rel), _placed_ranks, self._placed, rel)
 
-    def gains(self, k: Optional[int] = None) -> List[float]:
-        """Linear gains of the top *k* (negative and missing labels give 0)."""
-        top = self.n if k is None else min(k, self.n)
-        return self._cached(("gains", k), _linear_gains, self._placed, top)
+    def gains(self) -> List[float]:
+        """Linear gains of the ranking (negative and missing labels give 0)."""
+        return self._cached("gains", _linear_gains, self._placed, self.n)
 
     def placed(self) -> List[Tuple[int, int]]:
         """``(0-based rank, label)`` of the ranked documents in the qrels."""
@@ -161,6 +161,17 @@ class QueryData:
     def ideal_gains(self) -> List[float]:
         """Linear gains of every judged positive document, best first."""
         return self._cached("ideal", _ideal, self.levels)
+
+    def running_dcgs(self, k: Optional[int] = None) -> Tuple[List[int], List[float], List[float]]:
+        """The 0-based ranks of the positive gains, the DCG after each (linear
+        gains) and the ideal DCG after each ideal rank, for every cutoff up
+        to *k* (None: all); made again only for a greater cutoff."""
+        dcgs: Tuple[List[int], List[float], List[float]]
+        reach, dcgs = self._cache.get("dcg", (-1, None))  # (-1: not made yet)
+        if reach is not None and (k is None or k > reach):
+            dcgs = _running_dcgs(self.positive_gains(), self.ideal_gains(), k)
+            self._cache["dcg"] = (k, dcgs)
+        return dcgs
 
 
 # What QueryData's methods find (and keep in its cache).
@@ -180,12 +191,10 @@ def _placed_ranks(placed: List[Tuple[int, int]], rel: Union[int, float]) -> List
     return [i + 1 for i, x in placed if x >= rel]
 
 
-def _linear_gains(placed: List[Tuple[int, int]], top: int) -> List[float]:
-    """Linear gains of the first *top* ranks (unjudged and negative labels: 0)."""
-    v = [0.0] * top
+def _linear_gains(placed: List[Tuple[int, int]], n: int) -> List[float]:
+    """Linear gains of *n* ranks (unjudged and negative labels: 0)."""
+    v = [0.0] * n
     for i, x in placed:
-        if i >= top:
-            break
         if x > 0:
             v[i] = float(x)
     return v
@@ -203,6 +212,17 @@ def _ideal(levels: Dict[int, int]) -> List[float]:
         if lvl > 0:
             v.extend([float(lvl)] * levels[lvl])
     return v
+
+
+def _running_dcgs(
+    positive: List[Tuple[int, float]], ideal: List[float], k: Optional[int]
+) -> Tuple[List[int], List[float], List[float]]:
+    """:meth:`QueryData.running_dcgs` from the positive gains and the ideal."""
+    ranks = [i for i, _ in positive]
+    if k is not None:  # only the ranks above the cutoff
+        ranks = ranks[:bisect_left(ranks, k)]
+        positive, ideal = positive[:len(ranks)], ideal[:k]
+    return ranks, _m._running_dcg(positive), _m._running_dcg(enumerate(ideal))
 
 
 class Env(NamedTuple):
@@ -441,9 +461,14 @@ def _infap(q: QueryData, m: Measure, env: Env) -> float:
 
 
 def _iprec(q: QueryData, m: Measure, env: Env) -> float:
-    rel = m.rel(env)
-    level = float(m.param if m.param is not None else 0.0)
-    return _m._interpolated_sum(q.relevant_ranks(rel), q.n, (level,), q.n_relevant(rel))
+    return _iprec_at(q, m.rel(env), float(m.param if m.param is not None else 0.0))
+
+
+def _iprec_at(q: QueryData, rel: Union[int, float], level: float) -> float:
+    # m_iprec_at_recall.c: the level as a number of relevant documents
+    cut = int(level * q.n_relevant(rel) + 0.9)
+    maxima = q._cached(("iprec", rel), _m._interpolated_maxima, q.relevant_ranks(rel), q.n)
+    return maxima[cut] if cut < len(maxima) else 0.0
 
 
 def _11pt(q: QueryData, m: Measure, env: Env) -> float:
@@ -488,12 +513,9 @@ def _ndcg(q: QueryData, m: Measure, env: Env) -> float:
     k = _opt_int(m.param)
     gain, discount = m.option("gain"), m.option("discount", "log2")
     if gain is None and discount == "log2":  # from the judged ranks alone
-        return _m._ndcg_sparse(q.positive_gains(), q.ideal_gains(), k)
-    disc = _m._discount_function(discount, None)
-    if gain is None:
-        return _m._ndcg_gains(q.gains(k), q.ideal_gains(), k, disc)
+        return _m._ndcg_running(*q.running_dcgs(k), k)
     gains, ideal = _gains_and_ideal(q, m)
-    return _m._ndcg_gains(gains, ideal, k, disc)
+    return _m._ndcg_gains(gains, ideal, k, _m._discount_function(discount, None))
 
 
 def prepared_row(measures: Sequence[Measure], env: Env) -> Callable[[QueryData], List[Any]]:
@@ -604,18 +626,20 @@ def _bin_g(q: QueryData, m: Measure, env: Env) -> float:
 
 def _nonzero_and_ideal(
     q: QueryData, m: Measure
-) -> Tuple[List[Tuple[int, float]], List[float]]:
-    """The non-zero gains ``(0-based rank, gain)`` of the ranking and the
-    ideal's positive gains, highest first, under the measure's gain option."""
+) -> Tuple[List[Tuple[int, float]], List[float], List[float]]:
+    """The non-zero gains ``(0-based rank, gain)`` of the ranking, the
+    ideal's positive gains, highest first, and the ideal DCG after each,
+    under the measure's gain option."""
     if m.option("gain") is None:
-        return q.positive_gains(), q.ideal_gains()
+        return q.positive_gains(), q.ideal_gains(), q.running_dcgs()[2]
     gain_of = _gain_of(m)
     nz = []
     for i, x in q.placed():
         g = gain_of(x)
         if g:
             nz.append((i, g))
-    return nz, _gains_and_ideal_only(q, gain_of)
+    ideal = _gains_and_ideal_only(q, gain_of)
+    return nz, ideal, _m._running_dcg(enumerate(ideal))
 
 
 def _gains_and_ideal_only(q: QueryData, gain_of: Callable[[Label], float]) -> List[float]:
@@ -623,19 +647,19 @@ def _gains_and_ideal_only(q: QueryData, gain_of: Callable[[Label], float]) -> Li
 
 
 def _g(q: QueryData, m: Measure, env: Env) -> float:
-    nz, ideal = _nonzero_and_ideal(q, m)
-    return _m._g_sparse(nz, q.n, ideal)
+    nz, ideal, _ = _nonzero_and_ideal(q, m)
+    return _m._g_sparse(nz, ideal)
 
 
 def _ndcg_rel(q: QueryData, m: Measure, env: Env) -> float:
-    return _m._ndcg_rel_sparse(*_nonzero_and_ideal(q, m))
+    nz, _, ideal_dcg = _nonzero_and_ideal(q, m)
+    return _m._ndcg_rel_sparse(nz, ideal_dcg)
 
 
 def _rndcg(q: QueryData, m: Measure, env: Env) -> float:
     if q.n_relevant(env.relevance_level) == 0:
         return 0.0
-    nz, ideal = _nonzero_and_ideal(q, m)
-    return _m._rndcg_sparse(nz, q.n, ideal)
+    return _m._rndcg_sparse(q.n, *_nonzero_and_ideal(q, m))
 
 
 def _runid(q: QueryData, m: Measure, env: Env) -> str:
@@ -1403,8 +1427,7 @@ def _terms_11pt(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
     big_r = q.n_relevant(rel)
     steps = [_r_text(q, rel)]
     if big_r:
-        points = [_m._interpolated_precision(q.labels, lvl, big_r, rel)
-                  for lvl in _m._ELEVEN_POINTS]
+        points = [_iprec_at(q, rel, lvl) for lvl in _m._ELEVEN_POINTS]
         steps.append("interpolated precision at recall 0.0, 0.1, ..., 1.0: " + _list(points))
         steps.append(f"({_sum_text(points)}) / 11 = {_fmt(math.fsum(points) / 11)}")
     else:

@@ -37,9 +37,13 @@ callable discounts) add with :func:`math.fsum`.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left as _bisect_left
 from bisect import bisect_right as _bisect_right
 from collections import Counter
+from functools import reduce as _reduce
+from itertools import accumulate as _accumulate
 from itertools import compress as _compress
+from operator import add as _add
 from typing import Any, Callable, Iterable, List, Mapping, Optional, Sequence, Tuple, Union, cast
 
 from . import _tie_blocks as _t
@@ -86,10 +90,7 @@ def _left_to_right(terms: Iterable[float]) -> float:
 
     Not :func:`sum`, which Python 3.12 and later compensate when adding floats.
     """
-    total = 0.0
-    for t in terms:
-        total += t
-    return total
+    return _reduce(_add, terms, 0.0)
 
 
 # === Helpers =================================================================
@@ -477,24 +478,12 @@ def _nonzero(gains: Sequence[float]) -> List[Tuple[int, float]]:
     return [(i, gains[i]) for i in _compress(range(len(gains)), gains)]
 
 
-def _dcg_sparse(
-    nz: Sequence[Tuple[int, float]], k: Optional[int], disc: Callable[[int], float]
-) -> float:
-    """DCG@k from the non-zero gains ``(0-based rank, gain)`` of a ranking."""
-    if disc is _log2_discount:
-        # m_ndcg.c / m_ndcg_cut.c: sum += gain / log2(rank + 1), left to
-        # right, over the non-zero gains
-        total = 0.0
-        for i, g in nz:
-            if k is not None and i >= k:
-                break
-            total += g / math.log2(i + 2)
-        return total
-    return math.fsum([g * disc(i + 1) for i, g in nz if k is None or i < k])
-
-
 def _dcg_gains(gains: Sequence[float], k: Optional[int], disc: Callable[[int], float]) -> float:
-    return _dcg_sparse(_nonzero(_cut(gains, k)), None, disc)
+    """DCG@k of the gains of a ranking, from its non-zero gains."""
+    nz = _nonzero(_cut(gains, k))
+    if disc is _log2_discount:  # m_ndcg.c / m_ndcg_cut.c, left to right
+        return _left_to_right(g / math.log2(i + 2) for i, g in nz)
+    return math.fsum([g * disc(i + 1) for i, g in nz])
 
 
 def _ideal_gains(
@@ -541,23 +530,15 @@ def dcg(
     return _dcg_gains([gain_of(x) for x in ls], kk, disc)
 
 
-def _ndcg_sparse(
-    positive: Sequence[Tuple[int, float]], ideal: Sequence[float], k: Optional[int],
-    disc: Callable[[int], float] = _log2_discount,
-) -> float:
-    """nDCG@k from the non-zero gains ``(0-based rank, gain)`` of the ranking
-    alone and the ideal gains, highest first."""
-    idcg = _dcg_gains(ideal, k, disc)
-    if idcg <= 0.0:
-        return 0.0
-    return _dcg_sparse(positive, k, disc) / idcg
-
-
 def _ndcg_gains(
     gains: Sequence[float], ideal_gains: Sequence[float], k: Optional[int],
     disc: Callable[[int], float],
 ) -> float:
-    return _ndcg_sparse(_nonzero(_cut(gains, k)), ideal_gains, k, disc)
+    """nDCG@k from the gains of the ranking and the ideal gains, highest first."""
+    idcg = _dcg_gains(ideal_gains, k, disc)
+    if idcg <= 0.0:
+        return 0.0
+    return _dcg_gains(gains, k, disc) / idcg
 
 
 def ndcg(
@@ -874,10 +855,20 @@ def _interpolated_sum(
     return total
 
 
-def _interpolated_precision(
-    labels: Sequence[Label], recall: float, n_relevant: int, rel: Number
-) -> float:
-    return _interpolated_sum(_relevant_ranks(labels, rel), len(labels), (recall,), n_relevant)
+def _interpolated_maxima(ranks: Sequence[int], n_ret: int) -> List[float]:
+    """The interpolated precision once c relevant documents are found, for
+    each c from 0 to ``len(ranks)``: :func:`_interpolated_sum`'s walk from
+    the end of the ranking, made once for every recall level (c = 0 takes
+    the final value; nothing retrieved gives 0.0)."""
+    best = len(ranks) / n_ret if n_ret else 0.0
+    maxima = [best] * (len(ranks) + 1)
+    for hits in range(len(ranks), 0, -1):
+        p = hits / ranks[hits - 1]
+        if best < p:
+            best = p
+        maxima[hits] = best
+    maxima[0] = best
+    return maxima
 
 
 def interpolated_precision(
@@ -1018,52 +1009,66 @@ def _binary_g(ranks: Sequence[int], n_relevant: int) -> float:
     return total / n_relevant if ranks and n_relevant else 0.0
 
 
-def _ideal_prefix(ideal: Sequence[float]) -> List[float]:
-    # the ideal DCG after each ideal rank, added left to right
+def _running_dcg(nz: Iterable[Tuple[int, float]]) -> List[float]:
+    """The DCG after each gain ``(0-based rank, gain)`` of *nz*: m_ndcg.c's
+    ``sum += gain / log2(rank + 1)``, left to right, so that the DCG at any
+    cutoff is one of these prefixes, the same bits."""
     out = []
-    idcg = 0.0
-    for i, g in enumerate(ideal):
-        idcg += g / math.log2(i + 2)
-        out.append(idcg)
+    total = 0.0
+    for i, g in nz:
+        total += g / math.log2(i + 2)
+        out.append(total)
     return out
 
 
-def _g_sparse(nz: Sequence[Tuple[int, float]], n: int, ideal: Sequence[float]) -> float:
+def _ndcg_running(
+    ranks: Sequence[int], running: Sequence[float], ideal: Sequence[float], k: Optional[int]
+) -> float:
+    """nDCG@k from :func:`_running_dcg` of the ranking's positive gains (at
+    the 0-based *ranks*) and of the ideal gains."""
+    top = len(ideal) if k is None else min(k, len(ideal))
+    idcg = ideal[top - 1] if top else 0.0
+    if idcg <= 0.0:
+        return 0.0
+    hits = len(ranks) if k is None else _bisect_left(ranks, k)
+    return (running[hits - 1] if hits else 0.0) / idcg
+
+
+def _g_sparse(nz: Sequence[Tuple[int, float]], ideal: Sequence[float]) -> float:
     """m_G.c over the non-zero gains *nz* ``(0-based rank, gain)`` of a
-    ranking of *n* documents.
+    ranking, by rank order.
 
     A document of gain g at rank i earns g / log2(2 + cost(i) - gained(i)),
     where cost(i) sums the ideal gains of ranks <= i (at least 1 per rank)
     and gained(i) the ranking's gains; the sum is divided by the sum of the
-    ideal gains.  Both sums are added rank by rank, as trec_eval adds them.
+    ideal gains.  Both sums are added rank by rank, as trec_eval adds them,
+    up to the last non-zero gain (past it, nothing more is earned).
     """
     m = len(ideal)
     total_ideal = _left_to_right(ideal)
     if total_ideal <= 0:
         return 0.0
-    gains = [0.0] * n
+    last = nz[-1][0] + 1 if nz else 0
+    # what each rank up to the last non-zero gain adds to cost(i), then cost(i)
+    steps = [g if g >= 1.0 else 1.0 for g in ideal[:last]] + [1.0] * (last - m)
+    cost = list(_accumulate(steps))
+    total = gained = 0.0
     for i, g in nz:
-        gains[i] = g
-    total = gained = cost = 0.0
-    for i, g in enumerate(gains):
         gained += g
-        ig = ideal[i] if i < m else 0.0
-        cost += ig if ig >= 1.0 else 1.0
-        if g:
-            total += g / math.log2(2 + cost - gained)
+        total += g / math.log2(2 + cost[i] - gained)
     return total / total_ideal
 
 
-def _ndcg_rel_sparse(nz: Sequence[Tuple[int, float]], ideal: Sequence[float]) -> float:
+def _ndcg_rel_sparse(nz: Sequence[Tuple[int, float]], prefix: Sequence[float]) -> float:
     # m_ndcg_rel.c: nDCG taken at each document of positive gain (with the
     # ideal DCG accumulated so far) and averaged over the ideal's documents;
     # those not retrieved count the nDCG at the end of the ranking.  The
     # loop over ranks only changes the sums at the non-zero gains and the
     # ideal's ranks: those are visited, with the same additions in order.
-    m = len(ideal)
+    # *prefix*: the ideal DCG after each ideal rank (_running_dcg).
+    m = len(prefix)
     if m == 0:
         return 0.0  # trec_eval: 0/0, then 0
-    prefix = _ideal_prefix(ideal)
     dcg_ = total = 0.0
     seen = 0
     for i, g in nz:
@@ -1075,7 +1080,9 @@ def _ndcg_rel_sparse(nz: Sequence[Tuple[int, float]], ideal: Sequence[float]) ->
     return total / m if total > 0.0 else 0.0
 
 
-def _rndcg_sparse(nz: Sequence[Tuple[int, float]], n: int, ideal: Sequence[float]) -> float:
+def _rndcg_sparse(
+    n: int, nz: Sequence[Tuple[int, float]], ideal: Sequence[float], prefix: Sequence[float]
+) -> float:
     """m_Rndcg.c: nDCG taken where the ideal gain changes level (and at the
     end of the ranking), averaged.
 
@@ -1084,12 +1091,12 @@ def _rndcg_sparse(nz: Sequence[Tuple[int, float]], n: int, ideal: Sequence[float
     before's (at m it drops to 0), with the DCG of the ranks before i and
     the ideal DCG of the ideal ranks before i; and one more at the end of
     the ranking when it is longer than m + 1.  The sums are the same
-    additions, in order, made only where they change.
+    additions, in order, made only where they change.  *prefix*: the ideal
+    DCG after each ideal rank (:func:`_running_dcg`).
     """
     m = len(ideal)
     if m == 0:
         return 0.0  # trec_eval: 0/0 (nan)
-    prefix = _ideal_prefix(ideal)
     boundaries = [i for i in range(1, m) if ideal[i] != ideal[i - 1]]
     boundaries.append(m)
     dcg_ = total = 0.0

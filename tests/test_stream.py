@@ -496,7 +496,7 @@ def scored_queries(draw):
     scores = draw(st.lists(st.sampled_from(QD_SCORES), min_size=len(docids),
                            max_size=len(docids)))
     pool = st.sampled_from(QD_IDS + ("u1", "u2"))  # some judged ids never retrieved
-    # up to every id: more than 8 judged hits take the dict lookup
+    # up to every id: more than 8 judgments take the pass over the ranking
     judgments = draw(st.dictionaries(pool, st.integers(-2, 3), max_size=len(QD_IDS) + 2))
     depth = draw(st.one_of(st.none(), st.integers(1, len(QD_IDS) + 3)))
     return judgments, docids, scores, depth, draw(st.booleans()), draw(st.booleans())
