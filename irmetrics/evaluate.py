@@ -14,9 +14,9 @@ import functools
 import itertools
 import os
 from array import array
-from collections import Counter
 from bisect import bisect_left as _bisect_left
 from bisect import bisect_right as _bisect_right
+from collections import Counter
 from typing import (
     TYPE_CHECKING,
     Any,
