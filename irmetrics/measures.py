@@ -122,10 +122,10 @@ class QueryData:
 
     def _cached(self, key: Any, make: Callable[..., _T], *args: Any) -> _T:
         """``make(*args)``, computed once for this query."""
-        v = self._cache.get(key)
+        v: Optional[_T] = self._cache.get(key)
         if v is None:
             v = self._cache[key] = make(*args)
-        return cast(_T, v)
+        return v
 
     def n_relevant(self, rel: Union[int, float]) -> int:
         """Judged documents with relevance >= *rel* (R)."""
