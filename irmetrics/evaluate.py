@@ -397,7 +397,7 @@ def _whole(
     complete = rest.options.complete
     if complete:
         for qid in missing:
-            rest.add(qid, [])
+            rest.add_empty(qid)
     run_parts.append(rest.part(layout, filled=missing if complete else (), missing=missing))
     for error in qrels_duplicates:
         if any(error.qid in e._rows for e in run_parts):  # a judgment that would count twice
@@ -488,14 +488,9 @@ class _Scorer:
         return build(layout.names, layout.measures, rows, self.run_name, self.options, queries,
                      self.max_label, final=False)
 
-    def add(self, qid: str, ranking: Sequence[Any]) -> None:
-        """Score one query from its ranked document ids (``str``)."""
-        judged = self.qrels.get(qid)
-        if judged is None:
-            self.skipped[qid] = None
-            return
-        # the ranking as scores: the first the highest, none tied
-        self._query(qid, judged, ranking, range(len(ranking), 0, -1), None, False)
+    def add_empty(self, qid: str) -> None:
+        """Score a judged query the run lacks as an empty ranking (``complete``)."""
+        self._query(qid, self.qrels._data[qid], [], [], None, False)
 
     def consume(
         self, source: RunSource, progress: Optional[Callable[[int, int], None]] = None

@@ -258,7 +258,7 @@ def explain(
         if error.qid == query:
             raise error
     if not in_run:
-        scorer.add(query, [])  # as evaluate(complete=True) scores it
+        scorer.add_empty(query)  # as evaluate(complete=True) scores it
     docids, run_scores, data = kept[-1]
     value = scorer.values[query][0]  # evaluate()'s value for the query
     env = Env(options.relevance_level, scorer.max_label, scorer.run_name)
