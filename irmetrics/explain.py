@@ -49,7 +49,7 @@ from .errors import InvalidArgumentError, IrmetricsError, UnknownMeasureError
 from .evaluate import _Scorer
 from .evaluation import Options, check_options
 from .formats import html_table
-from .measures import Env, Measure, QueryData, Row, Terms, _fmt, parse_measure
+from .measures import Env, Measure, QueryData, Ranking, Row, Terms, _fmt, parse_measure
 from .sources import open_qrels, open_run
 
 __all__ = ["explain", "Explanation"]
@@ -270,7 +270,7 @@ def explain(
         terms = Terms([], m.family.summary,
                       ["(no per-rank terms for this measure: the rows show the labels it reads)"])
     else:
-        terms = m.family.explain(data, m, env, rows)
+        terms = m.family.explain(Ranking(data, m, env, rows))
     return Explanation(query, measure.strip(), m.name, value, rows, terms, _options_text(options))
 
 
