@@ -153,11 +153,9 @@ class Explanation:
     def __str__(self) -> str:
         lines = [self._title(), "  " + self.formula, ""]
         header, cells = self._table()
-        if cells:
+        if cells:  # the header and the rows, right-aligned but for the doc column
             widths = [max(len(h), *(len(row[i]) for row in cells)) for i, h in enumerate(header)]
-            lines.append("  ".join(h.rjust(w) if i != 1 else h.ljust(w)
-                                   for i, (h, w) in enumerate(zip(header, widths))).rstrip())
-            for row in cells:
+            for row in [header] + cells:
                 lines.append("  ".join(c.rjust(w) if i != 1 else c.ljust(w)
                                        for i, (c, w) in enumerate(zip(row, widths))).rstrip())
         lines.extend(self._notes())
@@ -357,33 +355,25 @@ def _is_query(qrels: Any, text: str) -> bool:
 
 def _rows(docids: Sequence[Any], scores: Sequence[float], judgments: Mapping[Any, int],
           data: QueryData, options: Options, encoded: bool) -> List[Row]:
-    """The ranking as the measure sees it, one dict per document."""
-    order = sorted(range(len(docids)), key=lambda i: (scores[i], docids[i]), reverse=True)
-    judged_only = options.judged_only
-    if options.depth is not None:
-        order = order[:options.depth]
-    ranked = []
-    for i in order:
-        label = judgments.get(docids[i])
+    """The ranking as the measure sees it, one dict per document; ``tie``
+    numbers the blocks of neighbours with equal scores."""
+    rows: List[Row] = []
+    for score, doc in sorted(zip(scores, docids), reverse=True)[:options.depth]:
+        label = judgments.get(doc)
         if label is not None and label < 0:
             label = -1
-        if judged_only and (label is None or label < 0):
+        if options.judged_only and (label is None or label < 0):
             continue
-        ranked.append((docids[i], scores[i], label))
-    if [x for _, _, x in ranked] != list(data.labels):  # pragma: no cover - a bug if so
+        shown = doc.decode("utf-8", "replace") if encoded else doc
+        rows.append({"rank": len(rows) + 1, "doc": shown, "score": score, "label": label,
+                     "tie": None})
+    if [r["label"] for r in rows] != list(data.labels):  # pragma: no cover - a bug if so
         raise RuntimeError("explain(): the ranking disagrees with the evaluation's labels")
-    rows: List[Row] = []
-    block = 0
-    for n, (doc, score, label) in enumerate(ranked):
-        tied = (n > 0 and ranked[n - 1][1] == score) or (n + 1 < len(ranked)
-                                                        and ranked[n + 1][1] == score)
-        if tied and not (n > 0 and ranked[n - 1][1] == score):
-            block += 1
-        rows.append({
-            "rank": n + 1,
-            "doc": doc.decode("utf-8", "replace") if encoded else doc,
-            "score": score,
-            "label": label,
-            "tie": block if tied else None,
-        })
+    blocks = 0
+    for above, row in zip(rows, rows[1:]):
+        if above["score"] == row["score"]:
+            if above["tie"] is None:
+                blocks += 1
+                above["tie"] = blocks
+            row["tie"] = above["tie"]
     return rows
