@@ -119,8 +119,8 @@ class Explanation:
                                                              for c in self.columns]
         cells = []
         for r in self.rows[: min(self.shown, MAX_ROWS_SHOWN)]:
-            cells.append([str(r["rank"]), one_line(r["doc"]), _score(r["score"]),
-                          _label(r["label"]),
+            cells.append([str(r["rank"]), one_line(r["doc"]), f"{r['score']:g}",
+                          "-" if r["label"] is None else str(r["label"]),
                           "" if r["tie"] is None else f"T{r['tie']}"]
                          + [_cell(r[c]) for c in self.columns])
         return header, cells
@@ -195,14 +195,6 @@ def _cell(x: Any) -> str:
     if isinstance(x, bool):
         return "yes" if x else ""
     return _fmt(x)
-
-
-def _score(s: float) -> str:
-    return f"{s:g}"
-
-
-def _label(x: Optional[int]) -> str:
-    return "-" if x is None else str(x)
 
 
 # === explain() ===============================================================

@@ -1671,44 +1671,27 @@ def _opt_gain(value: str) -> Any:
     return tuple(sorted(pairs.items()))
 
 
-def _opt_discount(value: str) -> str:
-    if value not in ("log2", "jk"):
-        raise InvalidArgumentError(f"'discount' must be log2 or jk (got {value!r})")
-    return value
+def _floats(value: str) -> Tuple[float, ...]:
+    """Comma-separated finite numbers; a ValueError otherwise."""
+    numbers = tuple(float(v) for v in value.split(","))
+    if not all(-math.inf < v < math.inf for v in numbers):
+        raise ValueError(value)
+    return numbers
 
 
-def _numbers(value: str, what: str) -> Tuple[float, ...]:
-    try:
-        out = tuple(float(v) for v in value.split(","))
-    except ValueError:
-        out = (math.nan,)
-    if not all(-math.inf < v < math.inf for v in out):
-        raise InvalidArgumentError(f"{what} (got {value!r})")
-    return out
+def _float(value: str) -> float:
+    """One finite number; a ValueError otherwise (and for more than one)."""
+    (number,) = _floats(value)
+    return number
 
 
-def _opt_weight(value: str) -> float:
-    # set_F's parameter in trec_eval: x in (x + 1) P R / (x P + R), beta**2
-    v = _numbers(value, "'weight' must be one finite number >= 0")
-    if len(v) != 1 or v[0] < 0:
-        raise InvalidArgumentError(f"'weight' must be one finite number >= 0 (got {value!r})")
-    return v[0]
-
-
-def _opt_coefficients(value: str) -> Tuple[float, ...]:
-    what = "'coefficients' must be 4 finite numbers, such as 1,-1,0,0"
-    v = _numbers(value, what)
-    if len(v) != 4:
-        raise InvalidArgumentError(f"{what} (got {value!r})")
-    return v
-
-
-def _opt_levels(value: str) -> Tuple[float, ...]:
-    what = "'levels' must be recall levels in [0, 1], such as 0.2,0.5,0.8"
-    v = _numbers(value, what)
-    if not all(0.0 <= x <= 1.0 for x in v):
-        raise InvalidArgumentError(f"{what} (got {value!r})")
-    return v
+# set_F's parameter in trec_eval: x in (x + 1) P R / (x P + R), beta**2
+_opt_weight = _ranged("weight", _float, lambda v: v >= 0, "one finite number >= 0")
+_opt_coefficients = _ranged(
+    "coefficients", _floats, lambda v: len(v) == 4, "4 finite numbers, such as 1,-1,0,0")
+_opt_levels = _ranged("levels", _floats, lambda v: all(0.0 <= x <= 1.0 for x in v),
+                      "recall levels in [0, 1], such as 0.2,0.5,0.8")
+_opt_discount = _ranged("discount", str, lambda v: v in ("log2", "jk"), "log2 or jk")
 
 
 def _opt_length(value: str) -> int:
@@ -1929,14 +1912,6 @@ _DEFAULT_OPTION_VALUES: Dict[str, Any] = {
 }
 
 
-def family(key: str) -> Family:
-    """The family registered under trec_eval's (or irmetrics') name *key*."""
-    for f in FAMILIES:
-        if f.key == key:
-            return f
-    raise _unknown(key, key)
-
-
 # === Parsing =================================================================
 
 
@@ -1969,7 +1944,7 @@ def _cutoff_name(name: str, k: str) -> Optional[str]:
     fam = _BY_TREC.get(name)
     if fam is not None:
         if fam.param in ("cutoff", "optional-cutoff"):
-            return f"{name}.{k}" if fam.trec else f"{fam.ir or name}@{k}"
+            return f"{name}.{k}"
         if name in _CUT:
             return f"{_CUT[name]}.{k}"
         return None
