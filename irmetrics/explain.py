@@ -327,9 +327,7 @@ _SWAPPED = ("the query and the measure seem swapped (explain(qrels, run, query, 
 
 
 def _is_measure(text: Any) -> bool:
-    """Whether *text* is a measure name."""
-    if not isinstance(text, str):
-        return False
+    """Whether *text* is a measure name (a str that parses)."""
     try:
         parse_measure(text)
     except IrmetricsError:

@@ -739,8 +739,7 @@ def _alpha_dcg(q: QueryData, m: Measure, env: Env) -> float:
 
 def _alpha_ndcg(q: QueryData, m: Measure, env: Env) -> float:
     topics, scored, alpha = _ia_novelty(q, m, env)
-    ideal = topics.ideal(alpha)
-    return _d._alpha_ndcg(scored, ideal, _ia_k(q, m), alpha, topics.n_subtopics)
+    return _d._alpha_ndcg(scored, topics.ideal(alpha), _ia_k(q, m), alpha, topics.n_subtopics)
 
 
 def _err_ia(q: QueryData, m: Measure, env: Env) -> float:
@@ -750,8 +749,7 @@ def _err_ia(q: QueryData, m: Measure, env: Env) -> float:
 
 def _nerr_ia(q: QueryData, m: Measure, env: Env) -> float:
     topics, scored, alpha = _ia_novelty(q, m, env)
-    ideal = topics.ideal(alpha)
-    return _d._nerr_ia(scored, ideal, _ia_k(q, m), alpha, topics.n_subtopics)
+    return _d._nerr_ia(scored, topics.ideal(alpha), _ia_k(q, m), alpha, topics.n_subtopics)
 
 
 def _nrbp(q: QueryData, m: Measure, env: Env) -> float:
@@ -2224,13 +2222,10 @@ def measure_names(names: Any) -> List[str]:
     """
     if isinstance(names, str):
         return [names]
-    if isinstance(names, (bytes, bytearray)):
+    try:
+        items = None if isinstance(names, (bytes, bytearray)) else list(names)
+    except TypeError:
         items = None
-    else:
-        try:
-            items = list(names)
-        except TypeError:
-            items = None
     if items is None:
         raise InvalidArgumentError(
             "'measures' must be a measure name or an iterable of measure names, "
