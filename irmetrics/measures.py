@@ -567,52 +567,50 @@ def _num_nonrel_judged_ret(q: QueryData, m: Measure, env: Env) -> float:
     return sum(1 for x in q.labels if x is not None and 0 <= x < rel)
 
 
+def _set_counts(q: QueryData, m: Measure, env: Env) -> Tuple[int, int, int]:
+    """What the measures of the retrieved set read: relevant retrieved, retrieved and R."""
+    rel = m.rel(env)
+    return q.n_relevant_retrieved(rel), q.n, q.n_relevant(rel)
+
+
 def _utility(q: QueryData, m: Measure, env: Env) -> float:
     # m_utility.c: p1 * a + p2 * b + p3 * c + p4 * d over the contingency
     # table (a relevant retrieved, b non-relevant retrieved, c relevant not
     # retrieved, d the rest of the collection).  trec_eval's collection size
     # (-N) is 0 unless given, and irmetrics has no -N, so d is
     # a - retrieved - R, as in trec_eval without -N.
-    rel = m.rel(env)
+    rr, ret, r = _set_counts(q, m, env)
     coefficients: Tuple[float, ...] = m.option("coefficients", _UTILITY)
     p1, p2, p3, p4 = coefficients
-    rr, ret, r = q.n_relevant_retrieved(rel), q.n, q.n_relevant(rel)
     return p1 * rr + p2 * (ret - rr) + p3 * (r - rr) + p4 * (0 + rr - ret - r)
 
 
 def _set_p(q: QueryData, m: Measure, env: Env) -> float:
-    n = q.n
-    return q.n_relevant_retrieved(m.rel(env)) / n if n else 0.0
+    rr, n, _ = _set_counts(q, m, env)
+    return rr / n if n else 0.0
 
 
 def _set_recall(q: QueryData, m: Measure, env: Env) -> float:
-    rel = m.rel(env)
-    r = q.n_relevant(rel)
-    return q.n_relevant_retrieved(rel) / r if r else 0.0
+    rr, _, r = _set_counts(q, m, env)
+    return rr / r if r else 0.0
 
 
 def _set_relative_p(q: QueryData, m: Measure, env: Env) -> float:
-    rel = m.rel(env)
-    d = min(q.n, q.n_relevant(rel))
-    return q.n_relevant_retrieved(rel) / d if d else 0.0
+    rr, n, r = _set_counts(q, m, env)
+    d = min(n, r)
+    return rr / d if d else 0.0
 
 
 def _set_map(q: QueryData, m: Measure, env: Env) -> float:
-    rel = m.rel(env)
-    n, r = q.n, q.n_relevant(rel)
-    if not n or not r:
-        return 0.0
-    rr = q.n_relevant_retrieved(rel)
-    return (rr * rr) / (n * r)
+    rr, n, r = _set_counts(q, m, env)
+    return (rr * rr) / (n * r) if n and r else 0.0
 
 
 def _set_f(q: QueryData, m: Measure, env: Env) -> float:
-    rel = m.rel(env)
-    r = q.n_relevant(rel)
-    if not r or not q.n:
+    rr, n, r = _set_counts(q, m, env)
+    if not r or not n:
         return 0.0
-    weight = float(m.option("weight", 1.0))
-    return _m._f_measure_counts(q.n_relevant_retrieved(rel), q.n, r, weight)
+    return _m._f_measure_counts(rr, n, r, float(m.option("weight", 1.0)))
 
 
 def _relative_p(q: QueryData, m: Measure, env: Env) -> float:
