@@ -1094,9 +1094,9 @@ class Ranking:
         return (f"R = {self.big_r} (judged documents with label >= {self.rel}"
                 f"{': ' + levels if levels else ''})")
 
-    def inside(self, r: Row) -> bool:
-        """Whether row *r* is within the cutoff."""
-        return self.k is None or r["rank"] <= self.k
+    def inside(self, rank: int) -> bool:
+        """Whether 1-based *rank* is within the cutoff."""
+        return self.k is None or rank <= self.k
 
 
 TermFunction = Callable[[Ranking], Terms]
@@ -1158,7 +1158,7 @@ def _after(ranks: Sequence[int], k: Optional[int]) -> Tuple[Optional[int], str]:
 def _terms_ap(c: Ranking) -> Terms:
     ranks = c.relevant_ranks(precision=True)
     for r in c.rows:
-        r["contribution"] = r["precision"] if r["relevant"] and c.inside(r) else None
+        r["contribution"] = r["precision"] if r["relevant"] and c.inside(r["rank"]) else None
     terms, total = _summed(c.rows)
     cut = "" if c.k is None else f" within the top {c.k}"
     steps = [f"sum of precision at each relevant rank{cut} = {_eq(terms, total)}",
@@ -1223,7 +1223,7 @@ def _terms_relative_p(c: Ranking) -> Terms:
 def _terms_rr(c: Ranking) -> Terms:
     ranks = c.relevant_ranks()
     k = c.k
-    first = ranks[0] if ranks and (k is None or ranks[0] <= k) else None
+    first = ranks[0] if ranks and c.inside(ranks[0]) else None
     for r in c.rows:
         r["contribution"] = 1.0 / r["rank"] if r["rank"] == first else None
     if first is None:
@@ -1240,7 +1240,7 @@ def _terms_rr(c: Ranking) -> Terms:
 
 def _terms_success(c: Ranking) -> Terms:
     ranks = c.relevant_ranks()
-    hit = bool(ranks) and (c.k is None or ranks[0] <= c.k)
+    hit = bool(ranks) and c.inside(ranks[0])
     return Terms(["relevant"], "success@k = 1 if a relevant document is in the top k, else 0",
                  [f"a relevant document in the top {c.k}: "
                   + (f"yes, at rank {ranks[0]}" if hit else "no")], *_top(c.k))
@@ -1467,9 +1467,10 @@ def _terms_ndcg(c: Ranking) -> Terms:
     disc = _m._discount_function(discount, None)
     gains, pairs = _gains(c)
     for r, g in zip(c.rows, gains):
-        r["gain"] = g if c.inside(r) else None
-        r["discount"] = disc(r["rank"]) if c.inside(r) else None
-        r["contribution"] = g * r["discount"] if c.inside(r) and g else None
+        inside = c.inside(r["rank"])
+        r["gain"] = g if inside else None
+        r["discount"] = disc(r["rank"]) if inside else None
+        r["contribution"] = g * r["discount"] if inside and g else None
     terms, dcg = _summed(c.rows)
     top = pairs[:k]
     ideal_terms = [g * disc(i) for i, (_, g) in enumerate(top, 1)]
@@ -1576,10 +1577,11 @@ def _terms_err(c: Ranking) -> Terms:
     for r, x in zip(c.rows, c.q.labels):
         g = x if x is not None and x > 0 else 0
         stop = (2.0 ** (g - max_label) - 2.0 ** -max_label) if g and max_label > 0 else 0.0
-        r["stop"] = stop if c.inside(r) else None
-        r["reach"] = reach if c.inside(r) else None
-        r["contribution"] = reach * stop / r["rank"] if c.inside(r) and stop else None
-        if c.inside(r):
+        inside = c.inside(r["rank"])
+        r["stop"] = stop if inside else None
+        r["reach"] = reach if inside else None
+        r["contribution"] = reach * stop / r["rank"] if inside and stop else None
+        if inside:
             reach *= 1.0 - stop
     terms, total = _summed(c.rows)
     return Terms(["stop", "reach", "contribution"],
@@ -1592,8 +1594,8 @@ def _terms_rbp(c: Ranking) -> Terms:
     p = float(c.m.option("p", 0.8))
     w = 1.0
     for r in c.rows:
-        r["weight"] = w if c.inside(r) else None
-        r["contribution"] = w if c.inside(r) and r["relevant"] else None
+        r["weight"] = w if c.inside(r["rank"]) else None
+        r["contribution"] = w if c.inside(r["rank"]) and r["relevant"] else None
         w *= p
     terms, total = _summed(c.rows)
     return Terms(["relevant", "weight", "contribution"],
@@ -1913,8 +1915,7 @@ _DEFAULT_OPTION_VALUES: Dict[str, Any] = {
 
 def known_names() -> List[str]:
     """Every measure name the parser accepts before ``(``, ``@`` or ``_k``."""
-    names = set(_BY_TREC) | set(_BY_IR) | {_F_BETA}
-    return sorted(names, key=str.lower)
+    return sorted(set(_BY_TREC) | set(_BY_IR) | {_F_BETA}, key=str.lower)
 
 
 def trec_measure_names() -> List[str]:
