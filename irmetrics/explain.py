@@ -49,7 +49,7 @@ from .errors import InvalidArgumentError, IrmetricsError, UnknownMeasureError
 from .evaluate import _Scorer
 from .evaluation import Options, check_options
 from .formats import html_table
-from .measures import Env, Measure, QueryData, Row, Terms, _fmt, parse_measure
+from .measures import Env, Measure, QueryData, Ranking, Row, Terms, _fmt, parse_measure
 from .sources import open_qrels, open_run
 
 __all__ = ["explain", "Explanation"]
@@ -119,8 +119,8 @@ class Explanation:
                                                              for c in self.columns]
         cells = []
         for r in self.rows[: min(self.shown, MAX_ROWS_SHOWN)]:
-            cells.append([str(r["rank"]), one_line(r["doc"]), _score(r["score"]),
-                          _label(r["label"]),
+            cells.append([str(r["rank"]), one_line(r["doc"]), f"{r['score']:g}",
+                          "-" if r["label"] is None else str(r["label"]),
                           "" if r["tie"] is None else f"T{r['tie']}"]
                          + [_cell(r[c]) for c in self.columns])
         return header, cells
@@ -153,11 +153,9 @@ class Explanation:
     def __str__(self) -> str:
         lines = [self._title(), "  " + self.formula, ""]
         header, cells = self._table()
-        if cells:
+        if cells:  # the header and the rows, right-aligned but for the doc column
             widths = [max(len(h), *(len(row[i]) for row in cells)) for i, h in enumerate(header)]
-            lines.append("  ".join(h.rjust(w) if i != 1 else h.ljust(w)
-                                   for i, (h, w) in enumerate(zip(header, widths))).rstrip())
-            for row in cells:
+            for row in [header] + cells:
                 lines.append("  ".join(c.rjust(w) if i != 1 else c.ljust(w)
                                        for i, (c, w) in enumerate(zip(row, widths))).rstrip())
         lines.extend(self._notes())
@@ -197,14 +195,6 @@ def _cell(x: Any) -> str:
     if isinstance(x, bool):
         return "yes" if x else ""
     return _fmt(x)
-
-
-def _score(s: float) -> str:
-    return f"{s:g}"
-
-
-def _label(x: Optional[int]) -> str:
-    return "-" if x is None else str(x)
 
 
 # === explain() ===============================================================
@@ -270,7 +260,7 @@ def explain(
         terms = Terms([], m.family.summary,
                       ["(no per-rank terms for this measure: the rows show the labels it reads)"])
     else:
-        terms = m.family.explain(data, m, env, rows)
+        terms = m.family.explain(Ranking(data, m, env, rows))
     return Explanation(query, measure.strip(), m.name, value, rows, terms, _options_text(options))
 
 
@@ -337,9 +327,7 @@ _SWAPPED = ("the query and the measure seem swapped (explain(qrels, run, query, 
 
 
 def _is_measure(text: Any) -> bool:
-    """Whether *text* is a measure name."""
-    if not isinstance(text, str):
-        return False
+    """Whether *text* is a measure name (a str that parses)."""
     try:
         parse_measure(text)
     except IrmetricsError:
@@ -357,33 +345,25 @@ def _is_query(qrels: Any, text: str) -> bool:
 
 def _rows(docids: Sequence[Any], scores: Sequence[float], judgments: Mapping[Any, int],
           data: QueryData, options: Options, encoded: bool) -> List[Row]:
-    """The ranking as the measure sees it, one dict per document."""
-    order = sorted(range(len(docids)), key=lambda i: (scores[i], docids[i]), reverse=True)
-    judged_only = options.judged_only
-    if options.depth is not None:
-        order = order[:options.depth]
-    ranked = []
-    for i in order:
-        label = judgments.get(docids[i])
+    """The ranking as the measure sees it, one dict per document; ``tie``
+    numbers the blocks of neighbours with equal scores."""
+    rows: List[Row] = []
+    for score, doc in sorted(zip(scores, docids), reverse=True)[:options.depth]:
+        label = judgments.get(doc)
         if label is not None and label < 0:
             label = -1
-        if judged_only and (label is None or label < 0):
+        if options.judged_only and (label is None or label < 0):
             continue
-        ranked.append((docids[i], scores[i], label))
-    if [x for _, _, x in ranked] != list(data.labels):  # pragma: no cover - a bug if so
+        shown = doc.decode("utf-8", "replace") if encoded else doc
+        rows.append({"rank": len(rows) + 1, "doc": shown, "score": score, "label": label,
+                     "tie": None})
+    if [r["label"] for r in rows] != list(data.labels):  # pragma: no cover - a bug if so
         raise RuntimeError("explain(): the ranking disagrees with the evaluation's labels")
-    rows: List[Row] = []
-    block = 0
-    for n, (doc, score, label) in enumerate(ranked):
-        tied = (n > 0 and ranked[n - 1][1] == score) or (n + 1 < len(ranked)
-                                                        and ranked[n + 1][1] == score)
-        if tied and not (n > 0 and ranked[n - 1][1] == score):
-            block += 1
-        rows.append({
-            "rank": n + 1,
-            "doc": doc.decode("utf-8", "replace") if encoded else doc,
-            "score": score,
-            "label": label,
-            "tie": block if tied else None,
-        })
+    blocks = 0
+    for above, row in zip(rows, rows[1:]):
+        if above["score"] == row["score"]:
+            if above["tie"] is None:
+                blocks += 1
+                above["tie"] = blocks
+            row["tie"] = above["tie"]
     return rows

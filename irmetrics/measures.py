@@ -525,10 +525,14 @@ def prepared_row(measures: Sequence[Measure], env: Env) -> Callable[[QueryData],
     return lambda q: [compute(q, m, env) for compute, m in computes]
 
 
-def _err(q: QueryData, m: Measure, env: Env) -> float:
+def _err_max_label(m: Measure, env: Env) -> int:
+    """ERR's max_label option, or else the evaluation's highest label."""
     max_label = m.option("max_label")
-    if max_label is None:
-        max_label = env.max_label
+    return env.max_label if max_label is None else int(max_label)
+
+
+def _err(q: QueryData, m: Measure, env: Env) -> float:
+    max_label = _err_max_label(m, env)
     labels = [x if x is not None and x > 0 else 0 for x in q.labels]
     top = max(labels, default=0)
     if top > max_label:
@@ -563,52 +567,50 @@ def _num_nonrel_judged_ret(q: QueryData, m: Measure, env: Env) -> float:
     return sum(1 for x in q.labels if x is not None and 0 <= x < rel)
 
 
+def _set_counts(q: QueryData, m: Measure, env: Env) -> Tuple[int, int, int]:
+    """What the measures of the retrieved set read: relevant retrieved, retrieved and R."""
+    rel = m.rel(env)
+    return q.n_relevant_retrieved(rel), q.n, q.n_relevant(rel)
+
+
 def _utility(q: QueryData, m: Measure, env: Env) -> float:
     # m_utility.c: p1 * a + p2 * b + p3 * c + p4 * d over the contingency
     # table (a relevant retrieved, b non-relevant retrieved, c relevant not
     # retrieved, d the rest of the collection).  trec_eval's collection size
     # (-N) is 0 unless given, and irmetrics has no -N, so d is
     # a - retrieved - R, as in trec_eval without -N.
-    rel = m.rel(env)
+    rr, ret, r = _set_counts(q, m, env)
     coefficients: Tuple[float, ...] = m.option("coefficients", _UTILITY)
     p1, p2, p3, p4 = coefficients
-    rr, ret, r = q.n_relevant_retrieved(rel), q.n, q.n_relevant(rel)
     return p1 * rr + p2 * (ret - rr) + p3 * (r - rr) + p4 * (0 + rr - ret - r)
 
 
 def _set_p(q: QueryData, m: Measure, env: Env) -> float:
-    n = q.n
-    return q.n_relevant_retrieved(m.rel(env)) / n if n else 0.0
+    rr, n, _ = _set_counts(q, m, env)
+    return rr / n if n else 0.0
 
 
 def _set_recall(q: QueryData, m: Measure, env: Env) -> float:
-    rel = m.rel(env)
-    r = q.n_relevant(rel)
-    return q.n_relevant_retrieved(rel) / r if r else 0.0
+    rr, _, r = _set_counts(q, m, env)
+    return rr / r if r else 0.0
 
 
 def _set_relative_p(q: QueryData, m: Measure, env: Env) -> float:
-    rel = m.rel(env)
-    d = min(q.n, q.n_relevant(rel))
-    return q.n_relevant_retrieved(rel) / d if d else 0.0
+    rr, n, r = _set_counts(q, m, env)
+    d = min(n, r)
+    return rr / d if d else 0.0
 
 
 def _set_map(q: QueryData, m: Measure, env: Env) -> float:
-    rel = m.rel(env)
-    n, r = q.n, q.n_relevant(rel)
-    if not n or not r:
-        return 0.0
-    rr = q.n_relevant_retrieved(rel)
-    return (rr * rr) / (n * r)
+    rr, n, r = _set_counts(q, m, env)
+    return (rr * rr) / (n * r) if n and r else 0.0
 
 
 def _set_f(q: QueryData, m: Measure, env: Env) -> float:
-    rel = m.rel(env)
-    r = q.n_relevant(rel)
-    if not r or not q.n:
+    rr, n, r = _set_counts(q, m, env)
+    if not r or not n:
         return 0.0
-    weight = float(m.option("weight", 1.0))
-    return _m._f_measure_counts(q.n_relevant_retrieved(rel), q.n, r, weight)
+    return _m._f_measure_counts(rr, n, r, float(m.option("weight", 1.0)))
 
 
 def _relative_p(q: QueryData, m: Measure, env: Env) -> float:
@@ -735,8 +737,7 @@ def _alpha_dcg(q: QueryData, m: Measure, env: Env) -> float:
 
 def _alpha_ndcg(q: QueryData, m: Measure, env: Env) -> float:
     topics, scored, alpha = _ia_novelty(q, m, env)
-    ideal = topics.ideal(alpha)
-    return _d._alpha_ndcg(scored, ideal, _ia_k(q, m), alpha, topics.n_subtopics)
+    return _d._alpha_ndcg(scored, topics.ideal(alpha), _ia_k(q, m), alpha, topics.n_subtopics)
 
 
 def _err_ia(q: QueryData, m: Measure, env: Env) -> float:
@@ -746,8 +747,7 @@ def _err_ia(q: QueryData, m: Measure, env: Env) -> float:
 
 def _nerr_ia(q: QueryData, m: Measure, env: Env) -> float:
     topics, scored, alpha = _ia_novelty(q, m, env)
-    ideal = topics.ideal(alpha)
-    return _d._nerr_ia(scored, ideal, _ia_k(q, m), alpha, topics.n_subtopics)
+    return _d._nerr_ia(scored, topics.ideal(alpha), _ia_k(q, m), alpha, topics.n_subtopics)
 
 
 def _nrbp(q: QueryData, m: Measure, env: Env) -> float:
@@ -1035,10 +1035,10 @@ def _extremes_differ(
 
 # === Explain terms (irmetrics.explain) ======================================
 # A family's entry may give, as explain=, how its value is derived rank by
-# rank: a function of the query's data, the measure, the settings and the
-# ranking's rows (dicts with rank, doc, score, label and tie, in the order the
-# measure sees them) that adds the measure's own terms to each row and says
-# how they add up.  The terms are for reading; the value is compute's.
+# rank: a function of the query's Ranking (its data, the measure, the
+# settings and the rows: dicts with rank, doc, score, label and tie, in the
+# order the measure sees them) that adds the measure's own terms to each row
+# and says how they add up.  The terms are for reading; the value is compute's.
 
 Row = Dict[str, Any]
 Number = Union[int, float]
@@ -1059,7 +1059,47 @@ class Terms(NamedTuple):
     ideal: Optional[Dict[str, Any]] = None
 
 
-TermFunction = Callable[[QueryData, Measure, Env, List[Row]], Terms]
+class Ranking:
+    """What a family's explain function reads: one query's data *q*, the
+    measure *m* (its cutoff *k*, its relevance level *rel* and the query's R,
+    *big_r*), the settings *env* and the *rows* it adds its terms to."""
+
+    def __init__(self, q: QueryData, m: Measure, env: Env, rows: List[Row]) -> None:
+        self.q = q
+        self.m = m
+        self.env = env
+        self.rows = rows
+        self.k = _opt_int(m.param)
+        self.rel = m.rel(env)
+        self.big_r = q.n_relevant(self.rel)
+
+    def relevant_ranks(self, precision: bool = False) -> List[int]:
+        """Mark each row ``relevant``, count ``hits`` (relevant so far) and,
+        with *precision*, give the relevant rows their ``precision`` (hits /
+        rank); the 1-based relevant ranks."""
+        ranks: List[int] = []
+        for r, x in zip(self.rows, self.q.labels):
+            r["relevant"] = x is not None and x >= self.rel
+            if r["relevant"]:
+                ranks.append(r["rank"])
+            r["hits"] = len(ranks)
+            if precision:
+                r["precision"] = len(ranks) / r["rank"] if r["relevant"] else None
+        return ranks
+
+    def r_text(self) -> str:
+        """R, and how many judged documents of each relevant label make it."""
+        levels = ", ".join(f"{c} at label {lvl}" for lvl, c
+                           in sorted(self.q.levels.items(), reverse=True) if lvl >= self.rel)
+        return (f"R = {self.big_r} (judged documents with label >= {self.rel}"
+                f"{': ' + levels if levels else ''})")
+
+    def inside(self, rank: int) -> bool:
+        """Whether 1-based *rank* is within the cutoff."""
+        return self.k is None or rank <= self.k
+
+
+TermFunction = Callable[[Ranking], Terms]
 
 
 def _fmt(x: Any) -> str:
@@ -1102,178 +1142,139 @@ def _summed(rows: List[Row]) -> Tuple[List[float], float]:
     return terms, math.fsum(terms)
 
 
-def _relevance(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Tuple[Number, List[int]]:
-    """Mark each row ``relevant`` and count ``hits`` (relevant so far); the
-    relevance threshold and the 1-based relevant ranks."""
-    rel = m.rel(env)
-    hits = 0
-    ranks = []
-    for r, x in zip(rows, q.labels):
-        r["relevant"] = x is not None and x >= rel
-        if r["relevant"]:
-            hits += 1
-            ranks.append(r["rank"])
-        r["hits"] = hits
-    return rel, ranks
-
-
-def _precisions(rows: List[Row]) -> None:
-    for r in rows:
-        r["precision"] = r["hits"] / r["rank"] if r["relevant"] else None
-
-
-def _r_text(q: QueryData, rel: Number) -> str:
-    levels = ", ".join(f"{c} at label {lvl}" for lvl, c in sorted(q.levels.items(), reverse=True)
-                       if lvl >= rel)
-    r = q.n_relevant(rel)
-    return f"R = {r} (judged documents with label >= {rel}{': ' + levels if levels else ''})"
+def _top(k: Optional[int]) -> Tuple[Optional[int], str]:
+    """Terms' extent and rest for a measure of the top *k* rows."""
+    return k, f"below the cutoff k = {k}"
 
 
 def _after(ranks: Sequence[int], k: Optional[int]) -> Tuple[Optional[int], str]:
     """Rows needed up to the last relevant rank (or the cutoff, if it comes first)."""
     last = ranks[-1] if ranks else 0
     if k is not None and k <= last:
-        return k, f"below the cutoff k = {k}"
+        return _top(k)
     return last, "no relevant document"
 
 
-def _terms_ap(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
-    rel, ranks = _relevance(q, m, env, rows)
-    k = _opt_int(m.param)
-    _precisions(rows)
-    for r in rows:
-        counted = r["relevant"] and (k is None or r["rank"] <= k)
-        r["contribution"] = r["precision"] if counted else None
-    terms, total = _summed(rows)
-    big_r = q.n_relevant(rel)
-    extent, rest = _after(ranks, k)
-    cut = "" if k is None else f" within the top {k}"
+def _terms_ap(c: Ranking) -> Terms:
+    ranks = c.relevant_ranks(precision=True)
+    for r in c.rows:
+        r["contribution"] = r["precision"] if r["relevant"] and c.inside(r["rank"]) else None
+    terms, total = _summed(c.rows)
+    cut = "" if c.k is None else f" within the top {c.k}"
     steps = [f"sum of precision at each relevant rank{cut} = {_eq(terms, total)}",
-             _r_text(q, rel), _divide(total, big_r)]
+             c.r_text(), _divide(total, c.big_r)]
     return Terms(["relevant", "hits", "precision", "contribution"],
                  "AP = (sum of P@rank over the relevant ranks) / R", steps,
-                 extent=extent, rest=rest, n_relevant=big_r)
+                 *_after(ranks, c.k), n_relevant=c.big_r)
 
 
-def _terms_p(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
-    rel, ranks = _relevance(q, m, env, rows)
-    k = int(m.param or 0)
+def _terms_p(c: Ranking) -> Terms:
+    ranks = c.relevant_ranks()
+    k = int(c.k or 0)
     hits = _m._hits(ranks, k)
     return Terms(["relevant", "hits"], "P@k = (relevant documents in the top k) / k", [
         f"relevant in the top {k}: {hits}" + (f" (ranks {_list(ranks[:hits])})" if hits else ""),
         _divide(hits, k),
-    ], extent=k, rest=f"below the cutoff k = {k}")
+    ], *_top(k))
 
 
-def _terms_recall(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
-    rel, ranks = _relevance(q, m, env, rows)
-    k = _opt_int(m.param)
-    hits = _m._hits(ranks, k)
-    big_r = q.n_relevant(rel)
+def _terms_recall(c: Ranking) -> Terms:
+    hits = _m._hits(c.relevant_ranks(), c.k)
     return Terms(["relevant", "hits"], "recall@k = (relevant documents in the top k) / R", [
-        f"relevant in the top {k}: {hits}", _r_text(q, rel), _divide(hits, big_r),
-    ], extent=k, rest=f"below the cutoff k = {k}", n_relevant=big_r)
+        f"relevant in the top {c.k}: {hits}", c.r_text(), _divide(hits, c.big_r),
+    ], *_top(c.k), n_relevant=c.big_r)
 
 
-def _terms_rprec(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
-    rel, ranks = _relevance(q, m, env, rows)
-    big_r = q.n_relevant(rel)
-    hits = _m._hits(ranks, big_r)
-    steps = [_r_text(q, rel)]
-    if big_r:
-        steps.append(f"relevant in the top R = {big_r}: {hits}")
-    steps.append(_divide(hits, big_r))
+def _terms_rprec(c: Ranking) -> Terms:
+    hits = _m._hits(c.relevant_ranks(), c.big_r)
+    steps = [c.r_text()]
+    if c.big_r:
+        steps.append(f"relevant in the top R = {c.big_r}: {hits}")
+    steps.append(_divide(hits, c.big_r))
     return Terms(["relevant", "hits"], "Rprec = (relevant documents in the top R) / R", steps,
-                 extent=big_r, rest=f"below rank R = {big_r}", n_relevant=big_r)
+                 c.big_r, f"below rank R = {c.big_r}", n_relevant=c.big_r)
 
 
-def _terms_rprec_mult(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
-    rel, ranks = _relevance(q, m, env, rows)
-    big_r = q.n_relevant(rel)
-    mult = float(m.param if m.param is not None else 1.0)
-    cut = int(mult * big_r + 0.9)
-    hits = _m._hits(ranks, cut)
-    steps = [_r_text(q, rel)]
-    if big_r and cut > 0:
-        steps += [f"cut = int({mult:g} * {big_r} + 0.9) = {cut} (trec_eval's rounding)",
+def _terms_rprec_mult(c: Ranking) -> Terms:
+    mult = float(c.m.param if c.m.param is not None else 1.0)
+    cut = int(mult * c.big_r + 0.9)
+    hits = _m._hits(c.relevant_ranks(), cut)
+    steps = [c.r_text()]
+    if c.big_r and cut > 0:
+        steps += [f"cut = int({mult:g} * {c.big_r} + 0.9) = {cut} (trec_eval's rounding)",
                   f"relevant in the top {cut}: {hits}", _divide(hits, cut)]
     else:
         steps.append("no rank to cut at (R = 0): the value is 0")
     return Terms(["relevant", "hits"], "Rprec_mult = (relevant in the top m*R) / (m*R)", steps,
-                 extent=cut, rest=f"below rank {cut}", n_relevant=big_r)
+                 cut, f"below rank {cut}", n_relevant=c.big_r)
 
 
-def _terms_relative_p(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
-    rel, ranks = _relevance(q, m, env, rows)
-    k = int(m.param or 0)
-    big_r = q.n_relevant(rel)
-    hits = _m._hits(ranks, k)
-    d = min(k, big_r)
+def _terms_relative_p(c: Ranking) -> Terms:
+    k = int(c.k or 0)
+    hits = _m._hits(c.relevant_ranks(), k)
+    d = min(k, c.big_r)
     return Terms(["relevant", "hits"], "relative_P@k = (relevant in the top k) / min(k, R)", [
-        _r_text(q, rel), f"relevant in the top {k}: {hits}",
-        f"{hits} / min({k}, {big_r}) = {_fmt(hits / d)}" if d else "min(k, R) = 0: the value is 0",
-    ], extent=k, rest=f"below the cutoff k = {k}", n_relevant=big_r)
+        c.r_text(), f"relevant in the top {k}: {hits}",
+        f"{hits} / min({k}, {c.big_r}) = {_fmt(hits / d)}" if d
+        else "min(k, R) = 0: the value is 0",
+    ], *_top(k), n_relevant=c.big_r)
 
 
-def _terms_rr(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
-    rel, ranks = _relevance(q, m, env, rows)
-    k = _opt_int(m.param)
-    first = ranks[0] if ranks and (k is None or ranks[0] <= k) else None
-    for r in rows:
+def _terms_rr(c: Ranking) -> Terms:
+    ranks = c.relevant_ranks()
+    k = c.k
+    first = ranks[0] if ranks and c.inside(ranks[0]) else None
+    for r in c.rows:
         r["contribution"] = 1.0 / r["rank"] if r["rank"] == first else None
-    rest = "after the first relevant document"
     if first is None:
         cut = "" if k is None else f" in the top {k}"
+        extent, rest = (0, "no relevant document") if k is None else _top(k)
         steps = [f"no relevant document{cut}: the value is 0"]
-        extent, rest = ((0, "no relevant document") if k is None
-                        else (k, f"below the cutoff k = {k}"))
     else:
+        extent, rest = first, "after the first relevant document"
         steps = [f"the first relevant document is at rank {first}: 1 / {first} = "
                  f"{_fmt(1.0 / first)}"]
-        extent = first
     return Terms(["relevant", "contribution"], "RR = 1 / (rank of the first relevant document)",
-                 steps, extent=extent, rest=rest)
+                 steps, extent, rest)
 
 
-def _terms_success(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
-    rel, ranks = _relevance(q, m, env, rows)
-    k = _opt_int(m.param)
-    hit = bool(ranks) and (k is None or ranks[0] <= k)
-    steps = [f"a relevant document in the top {k}: " + (f"yes, at rank {ranks[0]}" if hit
-                                                         else "no")]
+def _terms_success(c: Ranking) -> Terms:
+    ranks = c.relevant_ranks()
+    hit = bool(ranks) and c.inside(ranks[0])
     return Terms(["relevant"], "success@k = 1 if a relevant document is in the top k, else 0",
-                 steps, extent=k, rest=f"below the cutoff k = {k}")
+                 [f"a relevant document in the top {c.k}: "
+                  + (f"yes, at rank {ranks[0]}" if hit else "no")], *_top(c.k))
 
 
-def _terms_num_ret(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
-    return Terms([], "num_ret = documents ranked", [f"documents ranked: {len(rows)}"],
-                 extent=0, rest="every ranked document counts once")
+def _terms_num_ret(c: Ranking) -> Terms:
+    return Terms([], "num_ret = documents ranked", [f"documents ranked: {len(c.rows)}"],
+                 0, "every ranked document counts once")
 
 
-def _terms_num_q(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
+def _terms_num_q(c: Ranking) -> Terms:
     return Terms([], "num_q = 1 for each query evaluated", ["this query counts 1"],
-                 extent=0, rest="the ranking does not matter")
+                 0, "the ranking does not matter")
 
 
-def _terms_num_rel(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
-    rel, _ = _relevance(q, m, env, rows)
-    return Terms([], "num_rel = R, judged documents with label >= rel", [_r_text(q, rel)],
-                 extent=0, rest="R does not depend on the ranking", n_relevant=q.n_relevant(rel))
+def _terms_num_rel(c: Ranking) -> Terms:
+    c.relevant_ranks()
+    return Terms([], "num_rel = R, judged documents with label >= rel", [c.r_text()],
+                 0, "R does not depend on the ranking", n_relevant=c.big_r)
 
 
-def _terms_num_rel_ret(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
-    _, ranks = _relevance(q, m, env, rows)
+def _terms_num_rel_ret(c: Ranking) -> Terms:
+    ranks = c.relevant_ranks()
     return Terms(["relevant", "hits"], "num_rel_ret = relevant documents ranked", [
         f"relevant documents ranked: {len(ranks)}" + (f" (ranks {_list(ranks)})" if ranks else ""),
-    ], extent=ranks[-1] if ranks else 0, rest="no relevant document")
+    ], ranks[-1] if ranks else 0, "no relevant document")
 
 
-def _terms_num_nonrel(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
-    rel, _ = _relevance(q, m, env, rows)
-    for r in rows:
-        r["nonrelevant"] = r["label"] is not None and 0 <= r["label"] < rel
-    count = sum(1 for r in rows if r["nonrelevant"])
-    return Terms(["nonrelevant"], f"judged documents ranked with 0 <= label < {rel}",
+def _terms_num_nonrel(c: Ranking) -> Terms:
+    c.relevant_ranks()
+    for r in c.rows:
+        r["nonrelevant"] = r["label"] is not None and 0 <= r["label"] < c.rel
+    count = sum(1 for r in c.rows if r["nonrelevant"])
+    return Terms(["nonrelevant"], f"judged documents ranked with 0 <= label < {c.rel}",
                  [f"judged non-relevant ranked: {count}"])
 
 
@@ -1284,13 +1285,12 @@ def _set_terms(formula: str, result: SetSteps) -> TermFunction:
     """The terms of a measure of the retrieved set: *result* gives the last
     steps from (relevant retrieved, retrieved, R, the measure)."""
 
-    def terms(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
-        rel, ranks = _relevance(q, m, env, rows)
-        n, hits, big_r = len(rows), len(ranks), q.n_relevant(rel)
-        steps = [f"retrieved: n = {n}; relevant retrieved: {hits}", _r_text(q, rel)]
-        return Terms(["relevant", "hits"], formula, steps + result(hits, n, big_r, m),
-                     extent=ranks[-1] if ranks else 0, rest="no relevant document",
-                     n_relevant=big_r)
+    def terms(c: Ranking) -> Terms:
+        ranks = c.relevant_ranks()
+        n, hits = len(c.rows), len(ranks)
+        steps = [f"retrieved: n = {n}; relevant retrieved: {hits}", c.r_text()]
+        return Terms(["relevant", "hits"], formula, steps + result(hits, n, c.big_r, c.m),
+                     ranks[-1] if ranks else 0, "no relevant document", n_relevant=c.big_r)
 
     return terms
 
@@ -1327,44 +1327,43 @@ def _set_f_steps(hits: int, n: int, big_r: int, m: Measure) -> List[str]:
             f"(1 + {x:g}) * {_fmt(p)} * {_fmt(r)} / ({x:g} * {_fmt(p)} + {_fmt(r)})"]
 
 
-def _terms_bpref(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
-    rel, ranks = _relevance(q, m, env, rows)
-    big_r, big_n = q.n_relevant(rel), q.n_nonrelevant(rel)
-    bound = min(big_r, big_n)
+def _terms_bpref(c: Ranking) -> Terms:
+    ranks = c.relevant_ranks()
+    big_n = c.q.n_nonrelevant(c.rel)
+    bound = min(c.big_r, big_n)
     seen = 0
-    for r in rows:
+    for r in c.rows:
         x = r["label"]
         r["nonrel_above"] = r["penalty"] = r["contribution"] = None
         if x is None or x < 0:
             continue
-        if x >= rel:
+        if x >= c.rel:
             r["nonrel_above"] = seen
             r["penalty"] = min(seen, bound) / bound if seen else 0.0
             r["contribution"] = 1.0 - r["penalty"]
         else:
             seen += 1
-    terms, total = _summed(rows)
+    terms, total = _summed(c.rows)
     steps = [
-        _r_text(q, rel),
+        c.r_text(),
         f"N = {big_n} judged non-relevant documents; min(R, N) = {bound}",
         f"sum of (1 - min(nonrel above, {bound}) / {bound}) = {_sum_text(terms)} = "
         f"{_fmt(total)}",
-        _divide(total, big_r),
+        _divide(total, c.big_r),
     ]
-    extent, rest = _after(ranks, None)
     return Terms(["relevant", "nonrel_above", "penalty", "contribution"],
                  "bpref = (1/R) * sum over relevant ranked of "
                  "(1 - min(judged non-relevant above, min(R, N)) / min(R, N))",
-                 steps, extent=extent, rest=rest, n_relevant=big_r)
+                 steps, *_after(ranks, None), n_relevant=c.big_r)
 
 
-def _terms_infap(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
+def _terms_infap(c: Ranking) -> Terms:
     # The counts trec_eval's m_infap.c reads at each relevant rank, and the
     # estimate it adds there (eps = 1e-5).
-    rel, ranks = _relevance(q, m, env, rows)
+    ranks = c.relevant_ranks()
     eps = 0.00001
     rel_so_far = nonrel_so_far = pooled = 0
-    for j, r in enumerate(rows):
+    for j, r in enumerate(c.rows):
         x = r["label"]
         r["judged_above"] = r["contribution"] = None
         if x is None:
@@ -1372,7 +1371,7 @@ def _terms_infap(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
         if x < 0:
             pooled += 1
             continue
-        if x < rel:
+        if x < c.rel:
             nonrel_so_far += 1
             continue
         r["judged_above"] = f"{rel_so_far}+{nonrel_so_far}+{pooled}"
@@ -1383,75 +1382,71 @@ def _terms_infap(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
                 1.0 / (j + 1) + (j / (j + 1)) * ((rel_so_far + nonrel_so_far + pooled) / j)
                 * ((rel_so_far + eps) / (rel_so_far + nonrel_so_far + 2 * eps)))
         rel_so_far += 1
-    big_r = q.n_relevant(rel)
-    terms, total = _summed(rows)
-    extent, rest = _after(ranks, None)
+    terms, total = _summed(c.rows)
     return Terms(["relevant", "judged_above", "contribution"],
                  "infAP = (1/R) * sum over relevant ranks k of 1/k + ((k-1)/k) * "
                  "(pooled above / (k-1)) * (r + eps) / (r + n + 2 eps)", [
                      "judged_above: relevant + non-relevant + pooled-unjudged above the rank",
                      f"sum of the estimates = {_eq(terms, total)}",
-                     _r_text(q, rel), _divide(total, big_r),
-                 ], extent=extent, rest=rest, n_relevant=big_r)
+                     c.r_text(), _divide(total, c.big_r),
+                 ], *_after(ranks, None), n_relevant=c.big_r)
 
 
-def _terms_iprec(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
-    rel, ranks = _relevance(q, m, env, rows)
-    _precisions(rows)
-    big_r = q.n_relevant(rel)
-    level = float(m.param if m.param is not None else 0.0)
-    need = max(int(level * big_r + 0.9), 1)
+def _terms_iprec(c: Ranking) -> Terms:
+    ranks = c.relevant_ranks(precision=True)
+    level = float(c.m.param if c.m.param is not None else 0.0)
+    need = max(int(level * c.big_r + 0.9), 1)
     eligible = []
-    for r in rows:
+    for r in c.rows:
         r["counts"] = bool(r["relevant"] and r["hits"] >= need)
         if r["counts"]:
             eligible.append(r["precision"])
-    steps = [_r_text(q, rel)]
-    if big_r:
-        steps.append(f"recall {level:.2f} needs max(int({level:.2f} * {big_r} + 0.9), 1) = "
+    steps = [c.r_text()]
+    if c.big_r:
+        steps.append(f"recall {level:.2f} needs max(int({level:.2f} * {c.big_r} + 0.9), 1) = "
                      f"{need} relevant documents (trec_eval 9.0.8's rounding)")
         steps.append(f"the highest precision at a relevant rank with at least {need} found: "
                      + (f"max({_sum_text(eligible).replace(' + ', ', ')})" if eligible
                         else "none: 0"))
     else:
         steps.append("R = 0: the value is 0")
-    extent, rest = _after(ranks, None)
     return Terms(["relevant", "hits", "precision", "counts"],
                  "iprec_at_recall = max P@rank over the relevant ranks where recall >= level",
-                 steps, extent=extent, rest=rest, n_relevant=big_r)
+                 steps, *_after(ranks, None), n_relevant=c.big_r)
 
 
-def _terms_11pt(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
-    rel, ranks = _relevance(q, m, env, rows)
-    _precisions(rows)
-    big_r = q.n_relevant(rel)
-    steps = [_r_text(q, rel)]
-    if big_r:
-        points = [_iprec_at(q, rel, lvl) for lvl in _m._ELEVEN_POINTS]
+def _terms_11pt(c: Ranking) -> Terms:
+    ranks = c.relevant_ranks(precision=True)
+    steps = [c.r_text()]
+    if c.big_r:
+        points = [_iprec_at(c.q, c.rel, lvl) for lvl in _m._ELEVEN_POINTS]
         steps.append("interpolated precision at recall 0.0, 0.1, ..., 1.0: " + _list(points))
         steps.append(f"({_sum_text(points)}) / 11 = {_fmt(math.fsum(points) / 11)}")
     else:
         steps.append("R = 0: the value is 0")
-    extent, rest = _after(ranks, None)
     return Terms(["relevant", "hits", "precision"],
                  "11pt_avg = mean of iprec_at_recall at recall 0.0, 0.1, ..., 1.0", steps,
-                 extent=extent, rest=rest, n_relevant=big_r)
+                 *_after(ranks, None), n_relevant=c.big_r)
 
 
-def _terms_bin_g(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
-    rel, ranks = _relevance(q, m, env, rows)
-    for r in rows:
+def _terms_bin_g(c: Ranking) -> Terms:
+    ranks = c.relevant_ranks()
+    for r in c.rows:
         r["nonrel_above"] = r["rank"] - r["hits"] if r["relevant"] else None
         r["contribution"] = 1.0 / math.log2(2 + r["nonrel_above"]) if r["relevant"] else None
-    big_r = q.n_relevant(rel)
-    terms, total = _summed(rows)
-    extent, rest = _after(ranks, None)
+    terms, total = _summed(c.rows)
     return Terms(["relevant", "nonrel_above", "contribution"],
                  "binG = (1/R) * sum over relevant ranked of 1 / log2(2 + non-relevant above)", [
-                     f"sum = {_eq(terms, total)}", _r_text(q, rel),
-                     _divide(total, big_r if terms else 0,
+                     f"sum = {_eq(terms, total)}", c.r_text(),
+                     _divide(total, c.big_r if terms else 0,
                              "no relevant document ranked (or R = 0): 0"),
-                 ], extent=extent, rest=rest, n_relevant=big_r)
+                 ], *_after(ranks, None), n_relevant=c.big_r)
+
+
+def _gains(c: Ranking) -> Tuple[List[float], List[Tuple[int, float]]]:
+    """The gains of the ranked documents, under the measure's gain option, and
+    ``(label, gain)`` of the ideal ranking's positive gains, highest first."""
+    return _gains_and_ideal(c.q, c.m)[0], _ideal_pairs(c.q, _gain_of(c.m))
 
 
 def _ideal_pairs(q: QueryData, gain_of: Callable[[Label], float]) -> List[Tuple[int, float]]:
@@ -1466,25 +1461,26 @@ def _ideal_of(pairs: List[Tuple[int, float]], dcg: Optional[float]) -> Dict[str,
     return {"labels": [lvl for lvl, _ in pairs], "gains": [g for _, g in pairs], "dcg": dcg}
 
 
-def _terms_ndcg(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
-    k = _opt_int(m.param)
-    disc = _m._discount_function(m.option("discount", "log2"), None)
-    gains = _gains_and_ideal(q, m)[0]
-    for i, r in enumerate(rows):
-        inside = k is None or r["rank"] <= k
-        r["gain"] = gains[i] if inside else None
+def _terms_ndcg(c: Ranking) -> Terms:
+    k = c.k
+    discount = c.m.option("discount", "log2")
+    disc = _m._discount_function(discount, None)
+    gains, pairs = _gains(c)
+    for r, g in zip(c.rows, gains):
+        inside = c.inside(r["rank"])
+        r["gain"] = g if inside else None
         r["discount"] = disc(r["rank"]) if inside else None
-        r["contribution"] = gains[i] * r["discount"] if inside and gains[i] else None
-    terms, dcg = _summed(rows)
-    top = _ideal_pairs(q, _gain_of(m))[:k]
+        r["contribution"] = g * r["discount"] if inside and g else None
+    terms, dcg = _summed(c.rows)
+    top = pairs[:k]
     ideal_terms = [g * disc(i) for i, (_, g) in enumerate(top, 1)]
     idcg = math.fsum(ideal_terms)
-    last = max((r["rank"] for r in rows if r["contribution"] is not None), default=0)
-    extent, rest = (k, f"below the cutoff k = {k}") if k is not None else (last, "no gain")
-    gain = m.option("gain", "linear")
+    last = max((r["rank"] for r in c.rows if r["contribution"] is not None), default=0)
+    extent, rest = _top(k) if k is not None else (last, "no gain")
+    gain = c.m.option("gain", "linear")
     gain_text = {"linear": "the label", "exp": "2^label - 1"}.get(gain) or (
         "the map " + ", ".join(f"{lvl}={g:g}" for lvl, g in gain) + " (other labels: themselves)")
-    dtext = "1 / log2(rank + 1)" if m.option("discount", "log2") == "log2" else \
+    dtext = "1 / log2(rank + 1)" if discount == "log2" else \
         "1 for ranks below 2, else 1 / log2(rank)"
     steps = [
         f"gain = {gain_text}; discount = {dtext}",
@@ -1496,19 +1492,15 @@ def _terms_ndcg(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
     ]
     return Terms(["gain", "discount", "contribution"],
                  "nDCG = DCG / IDCG, DCG = sum of gain * discount over the ranks", steps,
-                 extent=extent, rest=rest, ideal=_ideal_of(top, idcg))
+                 extent, rest, ideal=_ideal_of(top, idcg))
 
 
-
-def _running_dcg(
-    q: QueryData, m: Measure, rows: List[Row]
-) -> Tuple[List[Tuple[int, float]], float, float]:
+def _running_dcg(c: Ranking) -> Tuple[List[Tuple[int, float]], float, float]:
     """Give each row its gain, DCG and IDCG so far and their ratio (the points
     ndcg_rel and Rndcg average); the ideal pairs, and DCG and IDCG at the end."""
-    gains = _gains_and_ideal(q, m)[0]
-    pairs = _ideal_pairs(q, _gain_of(m))
+    gains, pairs = _gains(c)
     dcg = idcg = 0.0
-    for i, r in enumerate(rows):
+    for i, r in enumerate(c.rows):
         d = math.log2(i + 2)
         r["gain"] = gains[i]
         if gains[i]:
@@ -1526,13 +1518,13 @@ def _running_terms(pairs: List[Tuple[int, float]], formula: str, steps: List[str
     return Terms(["gain", "dcg", "idcg", "ratio"], formula, steps, ideal=_ideal_of(pairs, idcg))
 
 
-def _terms_ndcg_rel(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
-    pairs, dcg, idcg = _running_dcg(q, m, rows)
+def _terms_ndcg_rel(c: Ranking) -> Terms:
+    pairs, dcg, idcg = _running_dcg(c)
     ideal = [g for _, g in pairs]
-    points = [r["ratio"] for r in rows if r["gain"] > 0]
+    points = [r["ratio"] for r in c.rows if r["gain"] > 0]
     missing = len(ideal) - len(points)
     end_idcg = idcg
-    for i in range(len(rows), len(ideal)):  # the ideal goes on past the ranking
+    for i in range(len(c.rows), len(ideal)):  # the ideal goes on past the ranking
         end_idcg += ideal[i] / math.log2(i + 2)
     end = dcg / end_idcg if end_idcg > 0 else 0.0
     steps = [f"ideal gains: {_list(ideal)}",
@@ -1550,8 +1542,8 @@ def _terms_ndcg_rel(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Term
                           "their rank (unretrieved ones: at the end of the ranking)", steps)
 
 
-def _terms_rndcg(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
-    pairs, _, _ = _running_dcg(q, m, rows)
+def _terms_rndcg(c: Ranking) -> Terms:
+    pairs, _, _ = _running_dcg(c)
     return _running_terms(pairs, "Rndcg = mean of DCG/IDCG at the ranks where the ideal gain "
                           "changes level, and at the end of the ranking", [
                               f"ideal gains: {_list(g for _, g in pairs)}",
@@ -1559,12 +1551,10 @@ def _terms_rndcg(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
                               "(see the idcg column)"])
 
 
-def _terms_g(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
-    gains = _gains_and_ideal(q, m)[0]
-    pairs = _ideal_pairs(q, _gain_of(m))
+def _terms_g(c: Ranking) -> Terms:
+    gains, pairs = _gains(c)
     gained = cost = 0.0
-    for i, r in enumerate(rows):
-        g = gains[i]
+    for i, (r, g) in enumerate(zip(c.rows, gains)):
         gained += g
         ig = pairs[i][1] if i < len(pairs) else 0.0
         cost += ig if ig >= 1.0 else 1.0
@@ -1572,7 +1562,7 @@ def _terms_g(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
         r["cost"] = cost
         r["gained"] = gained
         r["contribution"] = g / math.log2(2 + cost - gained) if g else None
-    terms, total = _summed(rows)
+    terms, total = _summed(c.rows)
     total_ideal = math.fsum(g for _, g in pairs)
     return Terms(["gain", "cost", "gained", "contribution"],
                  "G = (1 / total ideal gain) * sum of gain / log2(2 + cost - gained)", [
@@ -1581,56 +1571,47 @@ def _terms_g(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
                  ], ideal=_ideal_of(pairs, None))
 
 
-def _terms_err(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
-    k = _opt_int(m.param)
-    max_label = m.option("max_label")
-    if max_label is None:
-        max_label = env.max_label
+def _terms_err(c: Ranking) -> Terms:
+    max_label = _err_max_label(c.m, c.env)
     reach = 1.0
-    for r, x in zip(rows, q.labels):
-        inside = k is None or r["rank"] <= k
+    for r, x in zip(c.rows, c.q.labels):
         g = x if x is not None and x > 0 else 0
         stop = (2.0 ** (g - max_label) - 2.0 ** -max_label) if g and max_label > 0 else 0.0
+        inside = c.inside(r["rank"])
         r["stop"] = stop if inside else None
         r["reach"] = reach if inside else None
         r["contribution"] = reach * stop / r["rank"] if inside and stop else None
         if inside:
             reach *= 1.0 - stop
-    terms, total = _summed(rows)
+    terms, total = _summed(c.rows)
     return Terms(["stop", "reach", "contribution"],
                  "ERR = sum of P(reach rank) * R_rank / rank, R = (2^label - 1) / 2^max_label",
-                 [f"max_label = {max_label}", f"ERR = {_eq(terms, total)}"],
-                 extent=k, rest=f"below the cutoff k = {k}")
+                 [f"max_label = {max_label}", f"ERR = {_eq(terms, total)}"], *_top(c.k))
 
 
-def _terms_rbp(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
-    rel, ranks = _relevance(q, m, env, rows)
-    k = _opt_int(m.param)
-    p = float(m.option("p", 0.8))
+def _terms_rbp(c: Ranking) -> Terms:
+    ranks = c.relevant_ranks()
+    p = float(c.m.option("p", 0.8))
     w = 1.0
-    for r in rows:
-        inside = k is None or r["rank"] <= k
-        r["weight"] = w if inside else None
-        r["contribution"] = w if inside and r["relevant"] else None
+    for r in c.rows:
+        r["weight"] = w if c.inside(r["rank"]) else None
+        r["contribution"] = w if c.inside(r["rank"]) and r["relevant"] else None
         w *= p
-    terms, total = _summed(rows)
-    extent, rest = _after(ranks, k)
+    terms, total = _summed(c.rows)
     return Terms(["relevant", "weight", "contribution"],
                  f"RBP = (1 - p) * sum of p^(rank - 1) over the relevant ranks, p = {p:g}", [
                      f"sum = {_eq(terms, total)}",
                      f"(1 - {p:g}) * {total:.4f} = {_fmt((1.0 - p) * total)}",
-                 ], extent=extent, rest=rest)
+                 ], *_after(ranks, c.k))
 
 
-def _terms_judged(q: QueryData, m: Measure, env: Env, rows: List[Row]) -> Terms:
-    k = _opt_int(m.param)
-    top = rows if k is None else rows[:k]
-    for r in rows:
+def _terms_judged(c: Ranking) -> Terms:
+    top = c.rows if c.k is None else c.rows[:c.k]
+    for r in c.rows:
         r["judged"] = r["label"] is not None and r["label"] >= 0
     judged = sum(1 for r in top if r["judged"])
     return Terms(["judged"], "Judged@k = (judged documents in the top k) / min(k, ranked)",
-                 [_divide(judged, len(top), "nothing ranked: 0")],
-                 extent=k, rest=f"below the cutoff k = {k}")
+                 [_divide(judged, len(top), "nothing ranked: 0")], *_top(c.k))
 
 
 # === Option parsers ==========================================================
@@ -1688,44 +1669,27 @@ def _opt_gain(value: str) -> Any:
     return tuple(sorted(pairs.items()))
 
 
-def _opt_discount(value: str) -> str:
-    if value not in ("log2", "jk"):
-        raise InvalidArgumentError(f"'discount' must be log2 or jk (got {value!r})")
-    return value
+def _floats(value: str) -> Tuple[float, ...]:
+    """Comma-separated finite numbers; a ValueError otherwise."""
+    numbers = tuple(float(v) for v in value.split(","))
+    if not all(-math.inf < v < math.inf for v in numbers):
+        raise ValueError(value)
+    return numbers
 
 
-def _numbers(value: str, what: str) -> Tuple[float, ...]:
-    try:
-        out = tuple(float(v) for v in value.split(","))
-    except ValueError:
-        out = (math.nan,)
-    if not all(-math.inf < v < math.inf for v in out):
-        raise InvalidArgumentError(f"{what} (got {value!r})")
-    return out
+def _float(value: str) -> float:
+    """One finite number; a ValueError otherwise (and for more than one)."""
+    (number,) = _floats(value)
+    return number
 
 
-def _opt_weight(value: str) -> float:
-    # set_F's parameter in trec_eval: x in (x + 1) P R / (x P + R), beta**2
-    v = _numbers(value, "'weight' must be one finite number >= 0")
-    if len(v) != 1 or v[0] < 0:
-        raise InvalidArgumentError(f"'weight' must be one finite number >= 0 (got {value!r})")
-    return v[0]
-
-
-def _opt_coefficients(value: str) -> Tuple[float, ...]:
-    what = "'coefficients' must be 4 finite numbers, such as 1,-1,0,0"
-    v = _numbers(value, what)
-    if len(v) != 4:
-        raise InvalidArgumentError(f"{what} (got {value!r})")
-    return v
-
-
-def _opt_levels(value: str) -> Tuple[float, ...]:
-    what = "'levels' must be recall levels in [0, 1], such as 0.2,0.5,0.8"
-    v = _numbers(value, what)
-    if not all(0.0 <= x <= 1.0 for x in v):
-        raise InvalidArgumentError(f"{what} (got {value!r})")
-    return v
+# set_F's parameter in trec_eval: x in (x + 1) P R / (x P + R), beta**2
+_opt_weight = _ranged("weight", _float, lambda v: v >= 0, "one finite number >= 0")
+_opt_coefficients = _ranged(
+    "coefficients", _floats, lambda v: len(v) == 4, "4 finite numbers, such as 1,-1,0,0")
+_opt_levels = _ranged("levels", _floats, lambda v: all(0.0 <= x <= 1.0 for x in v),
+                      "recall levels in [0, 1], such as 0.2,0.5,0.8")
+_opt_discount = _ranged("discount", str, lambda v: v in ("log2", "jk"), "log2 or jk")
 
 
 def _opt_length(value: str) -> int:
@@ -1946,21 +1910,12 @@ _DEFAULT_OPTION_VALUES: Dict[str, Any] = {
 }
 
 
-def family(key: str) -> Family:
-    """The family registered under trec_eval's (or irmetrics') name *key*."""
-    for f in FAMILIES:
-        if f.key == key:
-            return f
-    raise _unknown(key, key)
-
-
 # === Parsing =================================================================
 
 
 def known_names() -> List[str]:
     """Every measure name the parser accepts before ``(``, ``@`` or ``_k``."""
-    names = set(_BY_TREC) | set(_BY_IR) | {_F_BETA}
-    return sorted(names, key=str.lower)
+    return sorted(set(_BY_TREC) | set(_BY_IR) | {_F_BETA}, key=str.lower)
 
 
 def trec_measure_names() -> List[str]:
@@ -1986,7 +1941,7 @@ def _cutoff_name(name: str, k: str) -> Optional[str]:
     fam = _BY_TREC.get(name)
     if fam is not None:
         if fam.param in ("cutoff", "optional-cutoff"):
-            return f"{name}.{k}" if fam.trec else f"{fam.ir or name}@{k}"
+            return f"{name}.{k}"
         if name in _CUT:
             return f"{_CUT[name]}.{k}"
         return None
@@ -2266,13 +2221,10 @@ def measure_names(names: Any) -> List[str]:
     """
     if isinstance(names, str):
         return [names]
-    if isinstance(names, (bytes, bytearray)):
+    try:
+        items = None if isinstance(names, (bytes, bytearray)) else list(names)
+    except TypeError:
         items = None
-    else:
-        try:
-            items = list(names)
-        except TypeError:
-            items = None
     if items is None:
         raise InvalidArgumentError(
             "'measures' must be a measure name or an iterable of measure names, "
