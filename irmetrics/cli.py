@@ -25,22 +25,11 @@ from ._text import one_line, quoted, strict_json
 from .compare import TESTS, _check_alpha, compare
 from .data import Qrels, Run
 from .diversity import NDEVAL_MEASURES
-from .errors import (
-    InvalidArgumentError,
-    IrmetricsError,
-    IrmetricsWarning,
-    UnknownMeasureError,
-)
+from .errors import InvalidArgumentError, IrmetricsError, IrmetricsWarning, UnknownMeasureError
 from .evaluate import _evaluate
 from .evaluation import Evaluation, check_options
 from .explain import explain
-from .measures import (
-    FAMILIES,
-    Measure,
-    check_measure,
-    expand_trec_argument_named,
-    parse_measure,
-)
+from .measures import FAMILIES, Measure, check_measure, expand_trec_argument_named, parse_measure
 from .stats import CORRECTIONS
 from .tie_report import tie_report
 from .trec import _read_run_ranks

@@ -64,13 +64,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
-from ._tabular import (
-    _COLUMN_NAMES,
-    choose_columns,
-    is_frame,
-    qrels_table,
-    run_table,
-)
+from ._tabular import _COLUMN_NAMES, choose_columns, is_frame, qrels_table, run_table
 from .errors import InvalidArgumentError
 from .formats import evaluation_html
 
@@ -78,20 +72,9 @@ if TYPE_CHECKING:
     from .compare import Comparison
     from .evaluate import Evaluation
 
-__all__ = [
-    "choose_columns",
-    "QUERY_COLUMNS",
-    "DOC_COLUMNS",
-    "RELEVANCE_COLUMNS",
-    "SCORE_COLUMNS",
-    "BACKENDS",
-    "is_frame",
-    "qrels_table",
-    "run_table",
-    "evaluation_frame",
-    "comparison_frame",
-    "evaluation_html",
-]
+__all__ = ["choose_columns", "QUERY_COLUMNS", "DOC_COLUMNS", "RELEVANCE_COLUMNS", "SCORE_COLUMNS",
+           "BACKENDS", "is_frame", "qrels_table", "run_table", "evaluation_frame",
+           "comparison_frame", "evaluation_html"]
 
 #: Column names looked for, by role, first match first: the table records
 #: (:meth:`~irmetrics.Qrels.from_records`) and the Dask and Spark engines use.

@@ -28,16 +28,8 @@ from .evaluate import Evaluation
 if TYPE_CHECKING:
     from .compare import Comparison
 
-__all__ = [
-    "differences",
-    "precision_recall",
-    "distribution",
-    "PR_MEASURES",
-    "RECALL_LEVELS",
-    "WIN_COLOR",
-    "LOSS_COLOR",
-    "TIE_COLOR",
-]
+__all__ = ["differences", "precision_recall", "distribution", "PR_MEASURES", "RECALL_LEVELS",
+           "WIN_COLOR", "LOSS_COLOR", "TIE_COLOR"]
 
 #: The recall levels of the 11-point curve.
 RECALL_LEVELS = tuple(i / 10 for i in range(11))
