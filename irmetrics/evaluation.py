@@ -230,19 +230,10 @@ class Evaluation:
         more = f", ... and {hidden} more measure{'s' if hidden > 1 else ''}" if hidden > 0 else ""
         return f"Evaluation({len(self._rows)} queries: {shown}{more})"
 
-    def to_dataframe(self, *, backend: str = "pandas", aggregate: bool = False) -> Any:
-        """The per-query values as a DataFrame: a ``query_id`` column, one column per measure.
-
-        *backend*: ``"pandas"`` or ``"polars"`` (``pip install 'irmetrics-eval[pandas]'``
-        or ``[polars]``).  ``aggregate=True``: the aggregate instead, one row
-        whose ``query_id`` is ``"all"``.  See
-        :func:`irmetrics.frames.evaluation_frame`.
-        """
-        return frames.evaluation_frame(self, backend=backend, aggregate=aggregate)
-
-    def _repr_html_(self) -> str:
-        """What Jupyter shows: the aggregate values to four places, and the number of queries."""
-        return formats.evaluation_html(self)
+    # The DataFrame (pip install 'irmetrics-eval[pandas]' or [polars]) and
+    # what Jupyter shows: the functions of irmetrics.frames and formats.
+    to_dataframe = frames.evaluation_frame
+    _repr_html_ = formats.evaluation_html
 
     # Pickling: the measures travel as the names they were parsed from
     # (parsed again on arrival, so that they are the registry's own objects);

@@ -64,6 +64,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
+from ._checks import check_choice
 from ._tabular import _COLUMN_NAMES, choose_columns, is_frame, qrels_table, run_table
 from .errors import InvalidArgumentError
 from .formats import evaluation_html
@@ -95,14 +96,6 @@ def _missing(name: str, purpose: str) -> ImportError:
         f"{purpose} needs {name}, which is not installed: pip install 'irmetrics-eval[{name}]'",
         name=name,
     )
-
-
-def _check_backend(backend: Any) -> str:
-    if backend not in BACKENDS:
-        raise InvalidArgumentError(
-            f"'backend' must be one of {', '.join(map(repr, BACKENDS))} (got {backend!r})"
-        )
-    return str(backend)
 
 
 def _build(columns: Dict[str, List[Any]], kinds: Dict[str, str], backend: str, purpose: str) -> Any:
@@ -153,7 +146,7 @@ def evaluation_frame(
     that the two frames concatenate.  Columns whose values are all ints
     (the counts, such as ``num_rel``) are integer columns, the others float.
     """
-    backend = _check_backend(backend)
+    backend = check_choice(backend, "backend", BACKENDS)
     if not isinstance(aggregate, bool):
         raise InvalidArgumentError(f"'aggregate' must be a bool (got {aggregate!r})")
     keys = list(evaluation._keys)
@@ -191,7 +184,7 @@ def comparison_frame(comparison: Comparison, *, backend: str = "pandas") -> Any:
     difference, a p-value the test leaves undefined) is missing (NaN or
     ``<NA>`` in pandas, null in polars).
     """
-    backend = _check_backend(backend)
+    backend = check_choice(backend, "backend", BACKENDS)
     rows = comparison._rows
     keys = list(rows[0]) if rows else list(_COMPARISON_KINDS)
     columns = {k: [r[k] for r in rows] for k in keys}

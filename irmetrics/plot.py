@@ -42,7 +42,8 @@ LOSS_COLOR = "#d62728"
 TIE_COLOR = "#7f7f7f"
 
 
-def _pyplot() -> Any:
+def _axes(ax: Any) -> Any:
+    """*ax*, or a new figure's Axes; matplotlib imported here."""
     try:
         import matplotlib.pyplot as plt  # type: ignore[import-not-found, unused-ignore]
     except ImportError:
@@ -51,7 +52,9 @@ def _pyplot() -> Any:
             "pip install 'irmetrics-eval[plot]'",
             name="matplotlib",
         ) from None
-    return plt
+    if ax is None:
+        _, ax = plt.subplots()
+    return ax
 
 
 # Run names, measure names and query ids come from outside: they are drawn as
@@ -73,13 +76,6 @@ def _check_measure(comparison: Any, measure: str) -> None:
             f"measure {measure!r} is not in the comparison "
             f"(measures: {', '.join(map(repr, comparison.measures))})"
         )
-
-
-def _axes(ax: Any) -> Any:
-    plt = _pyplot()
-    if ax is None:
-        _, ax = plt.subplots()
-    return ax
 
 
 # === Per-query differences ===
