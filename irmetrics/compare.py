@@ -410,9 +410,6 @@ def _measure_rows(
     for r, p in zip(tested, adjusted):
         r["p_adjusted"] = p
         r["significant"] = p <= statistics.alpha
-    for r in rows[1:]:
-        if r["p_value"] is None:
-            r["significant"] = False
     return rows
 
 
@@ -421,7 +418,8 @@ _AGGREGATES = {"sum": "a sum", "gm": "a geometric mean", "first": "text"}
 
 def _row(measure: str, run: str, is_baseline: bool, mean: float) -> Row:
     row: Row = dict.fromkeys(ROW_KEYS)
-    row.update(measure=measure, run=run, baseline=is_baseline, mean=mean)
+    row.update(measure=measure, run=run, baseline=is_baseline, mean=mean,
+               significant=None if is_baseline else False)
     return row
 
 

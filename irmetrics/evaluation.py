@@ -396,9 +396,7 @@ def merge(parts: Iterable[Evaluation]) -> Evaluation:
     rows.update(filled)
     skipped = sorted(set(itertools.chain.from_iterable(p.skipped for p in parts)))
     moved = sorted(itertools.chain.from_iterable(p.tie_moved for p in parts))
-    run_name = ""
-    for part in parts:
-        run_name = part.run_name or run_name
+    run_name = next((p.run_name for p in reversed(parts) if p.run_name), "")
     first = parts[0]
     queries = Queries(tuple(skipped), tuple(sorted(missing)), frozenset(filled), tuple(moved))
     return build(first.names, first.measures, rows, run_name, first._options, queries,

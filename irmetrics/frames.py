@@ -166,7 +166,9 @@ def evaluation_frame(
     return _build(columns, kinds, backend, "Evaluation.to_dataframe()")
 
 
-_COMPARISON_KINDS = {
+#: The columns of a comparison's rows, in order, and the kind of each:
+#: :data:`irmetrics.compare.ROW_KEYS` are its keys.
+_ROW_KINDS = {
     "measure": "str", "run": "str", "baseline": "bool", "mean": "float",
     "difference": "float", "ci_low": "float", "ci_high": "float", "statistic": "float",
     "p_value": "float", "p_adjusted": "float", "significant": "bool", "wins": "int",
@@ -185,8 +187,5 @@ def comparison_frame(comparison: Comparison, *, backend: str = "pandas") -> Any:
     ``<NA>`` in pandas, null in polars).
     """
     backend = check_choice(backend, "backend", BACKENDS)
-    rows = comparison._rows
-    keys = list(rows[0]) if rows else list(_COMPARISON_KINDS)
-    columns = {k: [r[k] for r in rows] for k in keys}
-    kinds = {k: _COMPARISON_KINDS.get(k, "str") for k in keys}
-    return _build(columns, kinds, backend, "Comparison.to_dataframe()")
+    columns = {k: [r[k] for r in comparison._rows] for k in _ROW_KINDS}
+    return _build(columns, _ROW_KINDS, backend, "Comparison.to_dataframe()")
