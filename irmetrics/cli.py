@@ -65,12 +65,6 @@ EXIT_CODES = (
         "report it)"),
 )
 
-_EPILOG = (
-    "exit status:\n"
-    + "".join(f"  {code:<5}{text}\n" for code, text in EXIT_CODES)
-    + "Errors are one line on standard error, 'PROG: error: ...', never a traceback.\n"
-    "A closed output pipe (PROG ... | head -1) ends quietly, with status 0.\n"
-)
 
 
 class _UsageError(Exception):
@@ -79,10 +73,13 @@ class _UsageError(Exception):
 
 def _epilog(prog: str) -> str:
     """The exit-code table of ``--help``, wrapped to 79 columns."""
-    lines: List[str] = []
-    for line in _EPILOG.replace("PROG", prog).splitlines():
-        lines += textwrap.wrap(line, 79, subsequent_indent=" " * 7 if line[:2] == "  " else "",
-                               drop_whitespace=True) or [""]
+    lines = ["exit status:"]
+    for code, text in EXIT_CODES:
+        lines += textwrap.wrap(f"  {code:<5}{text}", 79, subsequent_indent=" " * 7)
+    lines += textwrap.wrap(f"Errors are one line on standard error, '{prog}: error: ...', never "
+                           "a traceback.", 79)
+    lines += textwrap.wrap(f"A closed output pipe ({prog} ... | head -1) ends quietly, with "
+                           "status 0.", 79)
     return "\n".join(lines) + "\n"
 
 
