@@ -67,7 +67,7 @@ def _is_comparison(obj: Any) -> bool:
     # A Comparison is known by what the plots read of it: irmetrics.compare
     # imports this module (Comparison.plot()), so this one cannot import it.
     return all(hasattr(obj, name) for name in ("baseline", "runs", "measures", "queries",
-                                                "_per_query"))
+                                                "_per_query", "row"))
 
 
 def _check_measure(comparison: Any, measure: str) -> None:
@@ -137,13 +137,11 @@ def differences(
         ax.set_xticklabels([q for _, q in pairs], rotation=90, **_LITERAL)
     else:
         ax.set_xticks([])
-    wins = sum(1 for d in deltas if d > 0)
-    losses = sum(1 for d in deltas if d < 0)
-    ties = len(deltas) - wins - losses
+    counts = comparison.row(run, measure)  # the queries won, lost and tied, as compare() counts
     ax.set_xlabel("query (sorted by difference)")
     ax.set_ylabel(f"{measure}: {run} \u2212 {baseline}", **_LITERAL)
-    ax.set_title(f"{run} vs {baseline}: {wins} better, {losses} worse, {ties} equal",
-                 **_LITERAL)
+    ax.set_title(f"{run} vs {baseline}: {counts['wins']} better, {counts['losses']} worse, "
+                 f"{counts['ties']} equal", **_LITERAL)
     ax.legend(handles=[Patch(color=WIN_COLOR, label="better"),
                        Patch(color=LOSS_COLOR, label="worse")])
     return ax
