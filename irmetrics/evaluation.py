@@ -230,8 +230,8 @@ class Evaluation:
         more = f", ... and {hidden} more measure{'s' if hidden > 1 else ''}" if hidden > 0 else ""
         return f"Evaluation({len(self._rows)} queries: {shown}{more})"
 
-    # The DataFrame (pip install 'irmetrics-eval[pandas]' or [polars]) and
-    # what Jupyter shows: the functions of irmetrics.frames and formats.
+    # The DataFrame (with pandas or polars installed) and what Jupyter
+    # shows: the functions of irmetrics.frames and irmetrics.formats.
     to_dataframe = frames.evaluation_frame
     _repr_html_ = formats.evaluation_html
 
