@@ -17,17 +17,7 @@ import sys
 import textwrap
 import time
 import warnings
-from typing import (
-    Any,
-    Dict,
-    Iterator,
-    List,
-    Optional,
-    Sequence,
-    TextIO,
-    Tuple,
-    cast,
-)
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, TextIO, Tuple, cast
 
 from . import __version__, formats, report
 from ._parallel import WorkerError
@@ -35,22 +25,11 @@ from ._text import one_line, quoted, strict_json
 from .compare import TESTS, _check_alpha, compare
 from .data import Qrels, Run
 from .diversity import NDEVAL_MEASURES
-from .errors import (
-    InvalidArgumentError,
-    IrmetricsError,
-    IrmetricsWarning,
-    UnknownMeasureError,
-)
+from .errors import InvalidArgumentError, IrmetricsError, IrmetricsWarning, UnknownMeasureError
 from .evaluate import _evaluate
 from .evaluation import Evaluation, check_options
 from .explain import explain
-from .measures import (
-    FAMILIES,
-    Measure,
-    check_measure,
-    expand_trec_argument_named,
-    parse_measure,
-)
+from .measures import FAMILIES, Measure, check_measure, expand_trec_argument_named, parse_measure
 from .stats import CORRECTIONS
 from .tie_report import tie_report
 from .trec import _read_run_ranks
@@ -86,12 +65,6 @@ EXIT_CODES = (
         "report it)"),
 )
 
-_EPILOG = (
-    "exit status:\n"
-    + "".join(f"  {code:<5}{text}\n" for code, text in EXIT_CODES)
-    + "Errors are one line on standard error, 'PROG: error: ...', never a traceback.\n"
-    "A closed output pipe (PROG ... | head -1) ends quietly, with status 0.\n"
-)
 
 
 class _UsageError(Exception):
@@ -100,10 +73,13 @@ class _UsageError(Exception):
 
 def _epilog(prog: str) -> str:
     """The exit-code table of ``--help``, wrapped to 79 columns."""
-    lines: List[str] = []
-    for line in _EPILOG.replace("PROG", prog).splitlines():
-        lines += textwrap.wrap(line, 79, subsequent_indent=" " * 7 if line[:2] == "  " else "",
-                               drop_whitespace=True) or [""]
+    lines = ["exit status:"]
+    for code, text in EXIT_CODES:
+        lines += textwrap.wrap(f"  {code:<5}{text}", 79, subsequent_indent=" " * 7)
+    lines += textwrap.wrap(f"Errors are one line on standard error, '{prog}: error: ...', never "
+                           "a traceback.", 79)
+    lines += textwrap.wrap(f"A closed output pipe ({prog} ... | head -1) ends quietly, with "
+                           "status 0.", 79)
     return "\n".join(lines) + "\n"
 
 
@@ -112,16 +88,24 @@ class _Parser(argparse.ArgumentParser):
         raise _UsageError(message)
 
 
-def _new_parser(prog: str, description: str, *, epilog: bool = True) -> _Parser:
-    return _Parser(prog=prog, description=description, epilog=_epilog(prog) if epilog else None,
-                   formatter_class=argparse.RawDescriptionHelpFormatter)
+def _new_parser(prog: str, description: str, run_help: Optional[str] = None,
+                qrels_help: str = "TREC qrels file") -> _Parser:
+    """A command's parser, ending with the exit-code table; its first
+    argument QRELS, then RUN if *run_help* is given."""
+    p = _Parser(prog=prog, description=description, epilog=_epilog(prog),
+                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("qrels", metavar="QRELS", help=qrels_help)
+    if run_help is not None:
+        p.add_argument("run", metavar="RUN", help=run_help)
+    return p
 
 
-def _evaluation_options(p: argparse.ArgumentParser, complete_help: str) -> None:
-    """trec_eval's options that change what is evaluated (both commands take
-    them), with trec_eval's long names as aliases."""
-    p.add_argument("-c", "--complete", "--complete_rel_info_wanted", dest="complete",
-                   action="store_true", help=complete_help)
+def _evaluation_options(p: argparse.ArgumentParser, complete_help: Optional[str]) -> None:
+    """trec_eval's options that change what is evaluated (every command takes
+    them; -c all but 'ties'), with trec_eval's long names as aliases."""
+    if complete_help is not None:
+        p.add_argument("-c", "--complete", "--complete_rel_info_wanted", dest="complete",
+                       action="store_true", help=complete_help)
     p.add_argument("-l", "--level", "--level_for_rel", dest="level", type=int, default=1,
                    metavar="LEVEL",
                    help="relevance level: judgments >= LEVEL are relevant (default 1)")
@@ -158,9 +142,9 @@ def _rel_info_format_problem(given: str) -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = _new_parser("irmetrics", _DESCRIPTION)
-    p.add_argument("qrels", metavar="QRELS", help="TREC qrels file (4 columns; .gz read too)")
-    p.add_argument("run", metavar="RUN", help="TREC run file (6 columns); '-' reads standard input")
+    p = _new_parser("irmetrics", _DESCRIPTION,
+                    "TREC run file (6 columns); '-' reads standard input",
+                    "TREC qrels file (4 columns; .gz read too)")
     p.add_argument("-m", "--measure", action="append", default=[], metavar="MEASURE",
                    help="a measure to print (repeatable; default: official)")
     p.add_argument("-q", "--query", "--query_eval_wanted", dest="query", action="store_true",
@@ -344,11 +328,9 @@ def _check_arguments(args: argparse.Namespace) -> None:
             "--format or --ranked-list (see 'irmetrics --help')")
     if args.workers < 0:
         raise InvalidArgumentError(f"--workers must be >= 1 (got {args.workers})")
-    _check_evaluation_options(args)
 
 
-def _evaluate_command(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> None:
-    args = _parser().parse_args(list(argv))
+def _evaluate_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> None:
     _check_arguments(args)
     if args.ndeval:
         pairs = [(name, parse_measure(name)) for name in NDEVAL_MEASURES]
@@ -410,7 +392,6 @@ their last extension.
 
 def _compare_parser() -> argparse.ArgumentParser:
     p = _new_parser("irmetrics compare", _COMPARE_DESCRIPTION)
-    p.add_argument("qrels", metavar="QRELS", help="TREC qrels file")
     p.add_argument("runs", metavar="RUN", nargs="+",
                    help="TREC run files, at least two; the first is the baseline by default")
     p.add_argument("-m", "--measure", action="append", default=[], metavar="MEASURE",
@@ -441,9 +422,7 @@ def _run_names(paths: Sequence[str]) -> List[str]:
     return list(paths)
 
 
-def _compare_command(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> None:
-    args = _compare_parser().parse_args(list(argv))
-    _check_evaluation_options(args)
+def _compare_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> None:
     if len(args.runs) < 2:
         raise InvalidArgumentError(f"needs at least two runs (got {len(args.runs)})")
     names = _run_names(args.runs)
@@ -468,9 +447,7 @@ def _explain_parser() -> argparse.ArgumentParser:
     p = _new_parser("irmetrics explain",
                     "Show how one query's value of one measure is derived, rank by rank "
                     "(irmetrics.explain): the ranking as the measure sees it, each rank's "
-                    "terms, and the arithmetic.")
-    p.add_argument("qrels", metavar="QRELS", help="TREC qrels file")
-    p.add_argument("run", metavar="RUN", help="TREC run file; '-' reads standard input")
+                    "terms, and the arithmetic.", "TREC run file; '-' reads standard input")
     p.add_argument("query", metavar="QUERY", help="the query id")
     p.add_argument("-m", "--measure", required=True, metavar="MEASURE",
                    help="the measure, e.g. map, AP, ndcg_cut_10, nDCG@10")
@@ -482,9 +459,7 @@ def _explain_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _explain_command(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> None:
-    args = _explain_parser().parse_args(list(argv))
-    _check_evaluation_options(args)
+def _explain_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> None:
     with _warnings_to(stderr, "irmetrics explain"):
         result = explain(
             args.qrels, _run_source(args.run), args.query, args.measure,
@@ -506,28 +481,25 @@ by the spread (best - worst).  See also --ties MODE of 'irmetrics'.
 
 
 def _ties_parser() -> argparse.ArgumentParser:
-    p = _new_parser("irmetrics ties", _TIES_DESCRIPTION, epilog=False)
-    p.add_argument("qrels", metavar="QRELS", help="TREC qrels file")
-    p.add_argument("run", metavar="RUN", help="TREC run file")
+    p = _new_parser("irmetrics ties", _TIES_DESCRIPTION, "TREC run file")
     p.add_argument("-m", "--measure", required=True, metavar="MEASURE",
                    help="the measure, e.g. map, nDCG@10, recip_rank")
-    p.add_argument("-l", "--level", type=int, default=1, metavar="LEVEL",
-                   help="relevance level: judgments >= LEVEL are relevant (default 1)")
-    p.add_argument("-M", "--depth", type=int, default=None, metavar="DEPTH",
-                   help="evaluate only the top DEPTH documents of each query")
-    p.add_argument("-J", "--judged-only", action="store_true",
-                   help="drop unjudged documents before evaluating")
+    _evaluation_options(p, None)
     return p
 
 
-def _ties_command(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> None:
-    args = _ties_parser().parse_args(list(argv))
+def _ties_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> None:
     ties = tie_report(Qrels.from_trec(args.qrels), _run_source(args.run), args.measure,
                       relevance_level=args.level, depth=args.depth, judged_only=args.judged_only)
     stdout.write(str(ties))
 
 
-_COMMANDS = {"compare": _compare_command, "ties": _ties_command, "explain": _explain_command}
+_Command = Callable[[argparse.Namespace, TextIO, TextIO], None]
+_COMMANDS: Dict[str, Tuple[Callable[[], argparse.ArgumentParser], _Command]] = {
+    "compare": (_compare_parser, _compare_command),
+    "ties": (_ties_parser, _ties_command),
+    "explain": (_explain_parser, _explain_command),
+}
 
 
 def _prog(argv: Sequence[str]) -> str:
@@ -536,22 +508,41 @@ def _prog(argv: Sequence[str]) -> str:
 
 
 def _run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
-    """Run the command *argv* names; a usage or input error is one line on
-    *stderr* and exit code 2."""
+    """Run the command *argv* names and return its exit code: every error is
+    one line on *stderr* (see :data:`EXIT_CODES`)."""
     prog = _prog(argv)
+    parser: Callable[[], argparse.ArgumentParser] = _parser
+    command: _Command = _evaluate_command
+    if prog != "irmetrics":
+        (parser, command), argv = _COMMANDS[argv[0]], argv[1:]
     try:
-        if prog == "irmetrics":
-            _evaluate_command(argv, stdout, stderr)
-        else:
-            _COMMANDS[argv[0]](argv[1:], stdout, stderr)
+        args = parser().parse_args(list(argv))
+        _check_evaluation_options(args)
+        command(args, stdout, stderr)
+        stdout.flush()
     except _UsageError as exc:  # argparse's
         stderr.write(f"{prog}: error: {exc} (see '{prog} --help')\n")
         return USAGE_ERROR
+    except KeyboardInterrupt:
+        stderr.write(f"{prog}: interrupted\n")
+        return INTERRUPTED
     except BrokenPipeError:
-        raise  # the reader went away: main() ends quietly
-    except (IrmetricsError, OSError) as exc:
+        # The reader went away (`| head -1`): not an error of ours.  Point
+        # standard output at /dev/null so that the flush at exit cannot fail
+        # and print "Exception ignored ..." (as the Python docs advise).
+        with contextlib.suppress(OSError, ValueError, AttributeError):  # not a real file
+            os.dup2(os.open(os.devnull, os.O_WRONLY), stdout.fileno())
+        return 0
+    except WorkerError as exc:  # not the input's fault: a worker process died
+        stderr.write(f"{prog}: error: {_one_line(exc)}\n")
+        return FAILED
+    except (IrmetricsError, OSError) as exc:  # the input, or writing to a full disk
         stderr.write(f"{prog}: error: {_one_line(exc)}\n")
         return USAGE_ERROR
+    except Exception as exc:  # a bug: one line all the same, never a traceback
+        stderr.write(f"{prog}: internal error (please report it): {type(exc).__name__}: "
+                     f"{_one_line(exc)}\n")
+        return FAILED
     return 0
 
 
@@ -591,43 +582,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """
     if argv is None:
         argv = sys.argv[1:]
-    prog = _prog(argv)
     # A standard stream that the shell closed (`>&-`, `2>&-`) is None in
     # Python.  Without standard error, messages are dropped (kept here,
     # unread; the exit status still tells); without standard output, there
     # is nowhere to write.
     stderr: TextIO = sys.stderr if sys.stderr is not None else io.StringIO()
-    stdout = sys.stdout
-    if stdout is None:
-        stderr.write(f"{prog}: error: standard output is closed: there is nowhere to write "
-                     "the results (redirect it, e.g. '> results.txt')\n")
+    if sys.stdout is None:
+        stderr.write(f"{_prog(argv)}: error: standard output is closed: there is nowhere to "
+                     "write the results (redirect it, e.g. '> results.txt')\n")
         return USAGE_ERROR
-    try:
-        code = _run(argv, stdout, stderr)
-        stdout.flush()
-    except KeyboardInterrupt:
-        stderr.write(f"{prog}: interrupted\n")
-        return INTERRUPTED
-    except WorkerError as exc:  # not the input's fault: a worker process died
-        stderr.write(f"{prog}: error: {_one_line(exc)}\n")
-        return FAILED
-    except BrokenPipeError:
-        # The reader went away (`| head -1`): not an error of ours.  Point
-        # standard output at /dev/null so that the flush at exit cannot fail
-        # and print "Exception ignored ..." (as the Python docs advise).
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, stdout.fileno())
-        except (OSError, ValueError, AttributeError):
-            pass  # not a real file (main() called from Python)
-        return 0
-    except OSError as exc:  # e.g. writing to a full disk
-        stderr.write(f"{prog}: error: {_one_line(exc)}\n")
-        return USAGE_ERROR
-    except Exception as exc:  # a bug: one line all the same, never a traceback
-        stderr.write(
-            f"{prog}: internal error (please report it): {type(exc).__name__}: "
-            f"{_one_line(exc)}\n"
-        )
-        return FAILED
-    return code
+    return _run(argv, sys.stdout, stderr)

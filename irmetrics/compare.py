@@ -50,11 +50,7 @@ class _Statistics:
             raise InvalidArgumentError(
                 f"unknown test {test!r}; expected one of {', '.join(map(repr, TESTS))}"
             )
-        if correction not in stats.CORRECTIONS:
-            raise InvalidArgumentError(
-                f"unknown correction {correction!r}; expected one of "
-                f"{', '.join(map(repr, stats.CORRECTIONS))}"
-            )
+        stats.adjust_p_values([], method=correction)  # (stats checks the correction's name)
         level = _check_alpha(alpha)
         stats._check_resamples(n_resamples)
         stats._rng(seed)
@@ -166,25 +162,15 @@ class Comparison:
             "notes": list(self.notes),
         }
 
-    # === Rendering (the formats are in irmetrics.report) =====================
+    # === Rendering, DataFrames and plots: the functions of irmetrics.report,
+    # irmetrics.frames and irmetrics.plot, which take the comparison first ===
 
-    def to_text(self) -> str:
-        """A plain-text table, one line per measure and run, with a footer."""
-        return report.text(self)
-
-    def __str__(self) -> str:
-        return self.to_text()
-
-    def to_markdown(self) -> str:
-        """A Markdown (GitHub) table with the same columns as :meth:`to_text`."""
-        return report.markdown(self)
-
-    def to_latex(self) -> str:
-        """A LaTeX ``tabular`` (booktabs) for a paper: runs by measures, means marked."""
-        return report.latex(self)
-
-    def _repr_html_(self) -> str:
-        return report.html(self)
+    to_text = __str__ = report.text
+    to_markdown = report.markdown
+    to_latex = report.latex
+    _repr_html_ = report.html
+    to_dataframe = frames.comparison_frame
+    plot = plot.differences
 
     def __repr__(self) -> str:
         return (
@@ -192,27 +178,6 @@ class Comparison:
             f"measures={list(self.measures)!r}, test={self.test!r}, "
             f"queries={len(self.queries)})"
         )
-
-    # === DataFrames and plots (bodies in irmetrics.frames and irmetrics.plot) ===
-
-    def to_dataframe(self, *, backend: str = "pandas") -> Any:
-        """:attr:`rows` as a DataFrame, one row per measure and run (columns :data:`ROW_KEYS`).
-
-        *backend*: ``"pandas"`` or ``"polars"``.  See
-        :func:`irmetrics.frames.comparison_frame`.
-        """
-        return frames.comparison_frame(self, backend=backend)
-
-    def plot(
-        self, measure: Optional[str] = None, *, run: Optional[str] = None, ax: Any = None
-    ) -> Any:
-        """Per-query differences of *run* from the baseline, as sorted bars (matplotlib).
-
-        *measure* defaults to the first measure, *run* to the first run that
-        is not the baseline.  Returns the matplotlib Axes.  See
-        :func:`irmetrics.plot.differences`.
-        """
-        return plot.differences(self, measure, run=run, ax=ax)
 
 
 # === compare() ================================================================
@@ -352,25 +317,22 @@ def _score(
     **options: Any,
 ) -> Dict[str, Table]:
     """Each run's per-query values: evaluated here, or given already scored."""
+    if qrels is not None:
+        for name, m in zip(measure_names, parse_measures(measure_names)):
+            if m.family.aggregate != "mean":
+                raise InvalidArgumentError(
+                    f"measure {name!r} is not averaged by the arithmetic mean "
+                    f"(its aggregate is {_AGGREGATES.get(m.family.aggregate, 'text')}); "
+                    "compare() tests means of per-query values"
+                )
+        qrels = _as_qrels(qrels)
     tables: Dict[str, Table] = {}
-    if qrels is None:
-        for name in ordered:
-            tables[name] = _scored_table(name, runs[name], measure_names)
-        return tables
-    for name, m in zip(measure_names, parse_measures(measure_names)):
-        if m.family.aggregate != "mean":
-            raise InvalidArgumentError(
-                f"measure {name!r} is not averaged by the arithmetic mean "
-                f"(its aggregate is {_AGGREGATES.get(m.family.aggregate, 'text')}); "
-                "compare() tests means of per-query values"
-            )
-    q = _as_qrels(qrels)
     for name in ordered:
         run = runs[name]
-        if isinstance(run, Evaluation):
+        if qrels is None or isinstance(run, Evaluation):
             tables[name] = _scored_table(name, run, measure_names)
         else:
-            tables[name] = evaluate(q, run, measure_names, **options)._per_query
+            tables[name] = evaluate(qrels, run, measure_names, **options)._per_query
     return tables
 
 
@@ -448,9 +410,6 @@ def _measure_rows(
     for r, p in zip(tested, adjusted):
         r["p_adjusted"] = p
         r["significant"] = p <= statistics.alpha
-    for r in rows[1:]:
-        if r["p_value"] is None:
-            r["significant"] = False
     return rows
 
 
@@ -459,7 +418,8 @@ _AGGREGATES = {"sum": "a sum", "gm": "a geometric mean", "first": "text"}
 
 def _row(measure: str, run: str, is_baseline: bool, mean: float) -> Row:
     row: Row = dict.fromkeys(ROW_KEYS)
-    row.update(measure=measure, run=run, baseline=is_baseline, mean=mean)
+    row.update(measure=measure, run=run, baseline=is_baseline, mean=mean,
+               significant=None if is_baseline else False)
     return row
 
 

@@ -230,19 +230,10 @@ class Evaluation:
         more = f", ... and {hidden} more measure{'s' if hidden > 1 else ''}" if hidden > 0 else ""
         return f"Evaluation({len(self._rows)} queries: {shown}{more})"
 
-    def to_dataframe(self, *, backend: str = "pandas", aggregate: bool = False) -> Any:
-        """The per-query values as a DataFrame: a ``query_id`` column, one column per measure.
-
-        *backend*: ``"pandas"`` or ``"polars"`` (``pip install 'irmetrics-eval[pandas]'``
-        or ``[polars]``).  ``aggregate=True``: the aggregate instead, one row
-        whose ``query_id`` is ``"all"``.  See
-        :func:`irmetrics.frames.evaluation_frame`.
-        """
-        return frames.evaluation_frame(self, backend=backend, aggregate=aggregate)
-
-    def _repr_html_(self) -> str:
-        """What Jupyter shows: the aggregate values to four places, and the number of queries."""
-        return formats.evaluation_html(self)
+    # The DataFrame (with pandas or polars installed) and what Jupyter
+    # shows: the functions of irmetrics.frames and irmetrics.formats.
+    to_dataframe = frames.evaluation_frame
+    _repr_html_ = formats.evaluation_html
 
     # Pickling: the measures travel as the names they were parsed from
     # (parsed again on arrival, so that they are the registry's own objects);
@@ -405,9 +396,7 @@ def merge(parts: Iterable[Evaluation]) -> Evaluation:
     rows.update(filled)
     skipped = sorted(set(itertools.chain.from_iterable(p.skipped for p in parts)))
     moved = sorted(itertools.chain.from_iterable(p.tie_moved for p in parts))
-    run_name = ""
-    for part in parts:
-        run_name = part.run_name or run_name
+    run_name = next((p.run_name for p in reversed(parts) if p.run_name), "")
     first = parts[0]
     queries = Queries(tuple(skipped), tuple(sorted(missing)), frozenset(filled), tuple(moved))
     return build(first.names, first.measures, rows, run_name, first._options, queries,

@@ -122,11 +122,8 @@ def csv_text(result: Evaluation, *, per_query: bool = True, summary: bool = True
     """``query,measure,value`` rows: each query's values, then ``all``'s."""
     rows: List[Sequence[Any]] = [["query", "measure", "value"]]
     if per_query:
-        keys = result._keys
-        for qid, values in result._rows.items():
-            cells = dict(zip(keys, values))
-            for name in result.names:
-                rows.append([qid, name, cells[name]])
+        for qid, values in result._per_query.items():
+            rows += [[qid, name, values[name]] for name in result.names]
     if summary:
         for name, v in result._aggregate.items():
             rows.append(["all", name, v])

@@ -64,13 +64,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
-from ._tabular import (
-    _COLUMN_NAMES,
-    choose_columns,
-    is_frame,
-    qrels_table,
-    run_table,
-)
+from ._checks import check_choice
+from ._tabular import _COLUMN_NAMES, choose_columns, is_frame, qrels_table, run_table
 from .errors import InvalidArgumentError
 from .formats import evaluation_html
 
@@ -78,20 +73,9 @@ if TYPE_CHECKING:
     from .compare import Comparison
     from .evaluate import Evaluation
 
-__all__ = [
-    "choose_columns",
-    "QUERY_COLUMNS",
-    "DOC_COLUMNS",
-    "RELEVANCE_COLUMNS",
-    "SCORE_COLUMNS",
-    "BACKENDS",
-    "is_frame",
-    "qrels_table",
-    "run_table",
-    "evaluation_frame",
-    "comparison_frame",
-    "evaluation_html",
-]
+__all__ = ["choose_columns", "QUERY_COLUMNS", "DOC_COLUMNS", "RELEVANCE_COLUMNS", "SCORE_COLUMNS",
+           "BACKENDS", "is_frame", "qrels_table", "run_table", "evaluation_frame",
+           "comparison_frame", "evaluation_html"]
 
 #: Column names looked for, by role, first match first: the table records
 #: (:meth:`~irmetrics.Qrels.from_records`) and the Dask and Spark engines use.
@@ -112,14 +96,6 @@ def _missing(name: str, purpose: str) -> ImportError:
         f"{purpose} needs {name}, which is not installed: pip install 'irmetrics-eval[{name}]'",
         name=name,
     )
-
-
-def _check_backend(backend: Any) -> str:
-    if backend not in BACKENDS:
-        raise InvalidArgumentError(
-            f"'backend' must be one of {', '.join(map(repr, BACKENDS))} (got {backend!r})"
-        )
-    return str(backend)
 
 
 def _build(columns: Dict[str, List[Any]], kinds: Dict[str, str], backend: str, purpose: str) -> Any:
@@ -170,7 +146,7 @@ def evaluation_frame(
     that the two frames concatenate.  Columns whose values are all ints
     (the counts, such as ``num_rel``) are integer columns, the others float.
     """
-    backend = _check_backend(backend)
+    backend = check_choice(backend, "backend", BACKENDS)
     if not isinstance(aggregate, bool):
         raise InvalidArgumentError(f"'aggregate' must be a bool (got {aggregate!r})")
     keys = list(evaluation._keys)
@@ -190,7 +166,9 @@ def evaluation_frame(
     return _build(columns, kinds, backend, "Evaluation.to_dataframe()")
 
 
-_COMPARISON_KINDS = {
+#: The columns of a comparison's rows, in order, and the kind of each:
+#: :data:`irmetrics.compare.ROW_KEYS` are its keys.
+_ROW_KINDS = {
     "measure": "str", "run": "str", "baseline": "bool", "mean": "float",
     "difference": "float", "ci_low": "float", "ci_high": "float", "statistic": "float",
     "p_value": "float", "p_adjusted": "float", "significant": "bool", "wins": "int",
@@ -208,9 +186,6 @@ def comparison_frame(comparison: Comparison, *, backend: str = "pandas") -> Any:
     difference, a p-value the test leaves undefined) is missing (NaN or
     ``<NA>`` in pandas, null in polars).
     """
-    backend = _check_backend(backend)
-    rows = comparison._rows
-    keys = list(rows[0]) if rows else list(_COMPARISON_KINDS)
-    columns = {k: [r[k] for r in rows] for k in keys}
-    kinds = {k: _COMPARISON_KINDS.get(k, "str") for k in keys}
-    return _build(columns, kinds, backend, "Comparison.to_dataframe()")
+    backend = check_choice(backend, "backend", BACKENDS)
+    columns = {k: [r[k] for r in comparison._rows] for k in _ROW_KINDS}
+    return _build(columns, _ROW_KINDS, backend, "Comparison.to_dataframe()")

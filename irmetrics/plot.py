@@ -28,16 +28,8 @@ from .evaluate import Evaluation
 if TYPE_CHECKING:
     from .compare import Comparison
 
-__all__ = [
-    "differences",
-    "precision_recall",
-    "distribution",
-    "PR_MEASURES",
-    "RECALL_LEVELS",
-    "WIN_COLOR",
-    "LOSS_COLOR",
-    "TIE_COLOR",
-]
+__all__ = ["differences", "precision_recall", "distribution", "PR_MEASURES", "RECALL_LEVELS",
+           "WIN_COLOR", "LOSS_COLOR", "TIE_COLOR"]
 
 #: The recall levels of the 11-point curve.
 RECALL_LEVELS = tuple(i / 10 for i in range(11))
@@ -50,7 +42,8 @@ LOSS_COLOR = "#d62728"
 TIE_COLOR = "#7f7f7f"
 
 
-def _pyplot() -> Any:
+def _axes(ax: Any) -> Any:
+    """*ax*, or a new figure's Axes; matplotlib imported here."""
     try:
         import matplotlib.pyplot as plt  # type: ignore[import-not-found, unused-ignore]
     except ImportError:
@@ -59,7 +52,9 @@ def _pyplot() -> Any:
             "pip install 'irmetrics-eval[plot]'",
             name="matplotlib",
         ) from None
-    return plt
+    if ax is None:
+        _, ax = plt.subplots()
+    return ax
 
 
 # Run names, measure names and query ids come from outside: they are drawn as
@@ -72,7 +67,7 @@ def _is_comparison(obj: Any) -> bool:
     # A Comparison is known by what the plots read of it: irmetrics.compare
     # imports this module (Comparison.plot()), so this one cannot import it.
     return all(hasattr(obj, name) for name in ("baseline", "runs", "measures", "queries",
-                                                "_per_query"))
+                                                "_per_query", "row"))
 
 
 def _check_measure(comparison: Any, measure: str) -> None:
@@ -81,13 +76,6 @@ def _check_measure(comparison: Any, measure: str) -> None:
             f"measure {measure!r} is not in the comparison "
             f"(measures: {', '.join(map(repr, comparison.measures))})"
         )
-
-
-def _axes(ax: Any) -> Any:
-    plt = _pyplot()
-    if ax is None:
-        _, ax = plt.subplots()
-    return ax
 
 
 # === Per-query differences ===
@@ -149,13 +137,11 @@ def differences(
         ax.set_xticklabels([q for _, q in pairs], rotation=90, **_LITERAL)
     else:
         ax.set_xticks([])
-    wins = sum(1 for d in deltas if d > 0)
-    losses = sum(1 for d in deltas if d < 0)
-    ties = len(deltas) - wins - losses
+    counts = comparison.row(run, measure)  # the queries won, lost and tied, as compare() counts
     ax.set_xlabel("query (sorted by difference)")
     ax.set_ylabel(f"{measure}: {run} \u2212 {baseline}", **_LITERAL)
-    ax.set_title(f"{run} vs {baseline}: {wins} better, {losses} worse, {ties} equal",
-                 **_LITERAL)
+    ax.set_title(f"{run} vs {baseline}: {counts['wins']} better, {counts['losses']} worse, "
+                 f"{counts['ties']} equal", **_LITERAL)
     ax.legend(handles=[Patch(color=WIN_COLOR, label="better"),
                        Patch(color=LOSS_COLOR, label="worse")])
     return ax

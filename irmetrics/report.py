@@ -22,13 +22,11 @@ from typing import Any, Dict, List, Optional, Sequence
 from ._text import one_line as _one_line
 from ._text import strict_json
 from .formats import csv_lines, html_table
+from .frames import _ROW_KINDS
 
 #: The keys of every row of a comparison, in order (also the CSV columns);
 #: :data:`irmetrics.compare.ROW_KEYS`.
-ROW_KEYS = (
-    "measure", "run", "baseline", "mean", "difference", "ci_low", "ci_high",
-    "statistic", "p_value", "p_adjusted", "significant", "wins", "ties", "losses", "note",
-)
+ROW_KEYS = tuple(_ROW_KINDS)
 
 __all__ = ["text", "markdown", "latex", "html", "json", "csv", "FORMATS", "TEST_TITLES"]
 

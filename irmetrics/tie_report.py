@@ -103,18 +103,17 @@ def tie_report(
     if _is_source(run):
         run = Run.from_trec(run)
     modes = ["trec_eval", "worst", "best"] + (["expected"] if supports(m, "expected") else [])
-    values: Dict[str, Dict[str, Any]] = {}
+    values: Dict[str, Dict[str, float]] = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for mode in modes:
             result = _evaluate(qrels, run, [measure], [m], replace(options, ties=mode))
-            values[mode] = {q: row[0] for q, row in result._rows.items()}
+            values[mode] = {q: float(row[0]) for q, row in result._rows.items()}
     rows = []
     for q, worst in values["worst"].items():
         best = values["best"][q]
         if best != worst:
-            exp = values["expected"][q] if "expected" in values else None
-            rows.append(TieRow(q, float(worst), float(values["trec_eval"][q]),
-                               None if exp is None else float(exp), float(best)))
+            expected = values.get("expected", {}).get(q)
+            rows.append(TieRow(q, worst, values["trec_eval"][q], expected, best))
     rows.sort(key=lambda r: (-r.spread, r.query))
     return TieReport(measure, rows, len(values["worst"]))

@@ -441,8 +441,8 @@ def test_a_measure_asked_twice_is_printed_once(capsys):
 
 # === The exit-code convention (issue 18, finding 12) =========================
 #
-# One row of irmetrics.cli.EXIT_CODES per test below; docs/cli.md and both
-# commands' --help show the same table.
+# One row of irmetrics.cli.EXIT_CODES per test below; docs/cli.md and every
+# command's --help show the same table.
 
 import re  # noqa: E402
 import signal  # noqa: E402
@@ -457,7 +457,8 @@ def test_exit_code_table_is_the_one_in_the_docs_and_in_help():
     page = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
     documented = re.findall(r"^\| (\d+) \| (.*) \|$", page, re.M)
     assert [(int(c), t) for c, t in documented] == list(EXIT_CODES)
-    for argv, prog in (([], "irmetrics"), (["compare"], "irmetrics compare")):
+    for argv, prog in (([], "irmetrics"), (["compare"], "irmetrics compare"),
+                       (["explain"], "irmetrics explain"), (["ties"], "irmetrics ties")):
         proc = run_subprocess(*argv, "--help")
         assert proc.returncode == 0 and proc.stderr == ""
         epilog = proc.stdout.split("exit status:\n", 1)[1]
@@ -577,10 +578,10 @@ def test_row_130_ctrl_c_in_compare(files):
 
 
 def test_row_1_an_internal_error_is_one_line(monkeypatch, capsys):
-    def broken(argv, stdout, stderr):
+    def broken(args, stdout, stderr):
         raise IndexError("list index out of range")
 
-    monkeypatch.setattr(irmetrics.cli, "_run", broken)
+    monkeypatch.setattr(irmetrics.cli, "_evaluate_command", broken)
     assert main(["q", "r"]) == 1
     captured = capsys.readouterr()
     assert captured.out == ""
