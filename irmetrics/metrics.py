@@ -150,18 +150,9 @@ def _binary(
     def call(arranged: List[Label]) -> float:
         return formula(arranged, _relevant_ranks(arranged, r), big_r)
 
-    mean = None if form is None else _binary_mean(form, r, k, big_r)
-    return _t.by_score(ls, scores, ties, call, order(r), mean, name)
-
-
-def _binary_mean(
-    form: _t.ClosedForm, rel: Number, k: Optional[int], n_relevant: int
-) -> Callable[[List[_t.Block], int], float]:
-    """The mean under ``ties="expected"`` of a binary measure from its closed
-    form *form* (:mod:`irmetrics.ties`)."""
-    def expected(blocks: List[_t.Block], n: int) -> float:
-        return form(_t.binary(blocks, rel), n, k, n_relevant)
-    return expected
+    def mean(blocks: List[_t.Block], n: int) -> float:
+        return cast(_t.ClosedForm, form)(_t.binary(blocks, r), n, k, big_r)
+    return _t.by_score(ls, scores, ties, call, order(r), None if form is None else mean, name)
 
 
 def _hits(ranks: Sequence[int], k: Optional[int]) -> int:
@@ -1097,21 +1088,16 @@ def _rndcg_sparse(
     m = len(ideal)
     if m == 0:
         return 0.0  # trec_eval: 0/0 (nan)
-    boundaries = [i for i in range(1, m) if ideal[i] != ideal[i - 1]]
-    boundaries.append(m)
-    dcg_ = total = 0.0
-    points = 0
-    k = 0
-    for b in boundaries:
-        while k < len(nz) and nz[k][0] < b:
-            dcg_ += nz[k][1] / math.log2(nz[k][0] + 2)
-            k += 1
-        total += dcg_ / prefix[b - 1]
-        points += 1
+    # each point: the ranks before it, and the ideal DCG there
+    points = [(i, prefix[i - 1]) for i in range(1, m) if ideal[i] != ideal[i - 1]]
+    points.append((m, prefix[m - 1]))
     if n > m + 1:
-        while k < len(nz):
+        points.append((n, prefix[m - 1]))
+    dcg_ = total = 0.0
+    k = 0
+    for before, idcg in points:
+        while k < len(nz) and nz[k][0] < before:
             dcg_ += nz[k][1] / math.log2(nz[k][0] + 2)
             k += 1
-        total += dcg_ / prefix[m - 1]
-        points += 1
-    return total / points
+        total += dcg_ / idcg
+    return total / len(points)
