@@ -192,9 +192,7 @@ def precision_at_k(
 
 
 def _recall_r(ranks: Sequence[int], k: Optional[int], n_relevant: int) -> float:
-    if n_relevant == 0:
-        return 0.0
-    return _hits(ranks, k) / n_relevant
+    return _hits(ranks, k) / n_relevant if n_relevant else 0.0
 
 
 def recall_at_k(
@@ -300,9 +298,7 @@ def reciprocal_rank(
 
 
 def _r_precision_r(ranks: Sequence[int], n_relevant: int) -> float:
-    if n_relevant == 0:
-        return 0.0
-    return _hits(ranks, n_relevant) / n_relevant
+    return _hits(ranks, n_relevant) / n_relevant if n_relevant else 0.0
 
 
 def r_precision(
@@ -651,20 +647,18 @@ def err(
     kk = check_k(k)
     top = max((x for x in ls if x is not None), default=0)
     if max_label is None:
-        m: Number = top
-    else:
-        if isinstance(max_label, bool) or not isinstance(max_label, (int, float)) or not (
-            0 <= max_label < math.inf
-        ):
-            raise InvalidArgumentError(
-                f"'max_label' must be a finite non-negative number (got {max_label!r})"
-            )
-        m = max_label
-        if top > m:
-            raise InvalidArgumentError(
-                f"'max_label' must be at least the largest label given, {top!r} (got {max_label!r})"
-            )
-    return _err(ls, kk, m)
+        return _err(ls, kk, top)
+    if isinstance(max_label, bool) or not isinstance(max_label, (int, float)) or not (
+        0 <= max_label < math.inf
+    ):
+        raise InvalidArgumentError(
+            f"'max_label' must be a finite non-negative number (got {max_label!r})"
+        )
+    if top > max_label:
+        raise InvalidArgumentError(
+            f"'max_label' must be at least the largest label given, {top!r} (got {max_label!r})"
+        )
+    return _err(ls, kk, max_label)
 
 
 def _rbp(labels: Sequence[Label], p: float, k: Optional[int], rel: Number) -> float:
@@ -914,9 +908,7 @@ def eleven_point_average(
 def _r_precision_multiple_r(ranks: Sequence[int], multiple: float, n_relevant: int) -> float:
     # m_Rprec_mult.c: relevant in the top cut over cut, the cut computed as
     # (int)(multiple * R + 0.9) (the retrieved documents beyond the ranking
-    # count as non-relevant)
-    if n_relevant == 0:
-        return 0.0
+    # count as non-relevant); R = 0 gives cut 0
     cut = int(multiple * n_relevant + 0.9)
     if cut <= 0:
         return 0.0
