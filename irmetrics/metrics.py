@@ -564,12 +564,10 @@ def ndcg(
     kk = check_k(k)
     gain_of = _gain_function(gain)
     disc = _discount_function(discount, base)
-    if ideal is None:
-        ideal_gains = _ideal_gains(ls, gain_of, kk)
-    else:
-        il = check_labels(ideal, "ideal")
+    il = ls if ideal is None else check_labels(ideal, "ideal")
+    if ideal is not None:
         _check_ideal_covers(ls, il, gain_of)
-        ideal_gains = _ideal_gains(il, gain_of, kk)
+    ideal_gains = _ideal_gains(il, gain_of, kk)
 
     def call(ranked: List[Label]) -> float:
         return _ndcg_gains([gain_of(x) for x in ranked], ideal_gains, kk, disc)
