@@ -275,7 +275,7 @@ def by_infap(rel: Union[int, float]) -> Order:
             rels = [x for x in labels if x is not None and x >= rel]
             nons = [x for x in labels if x is not None and 0 <= x < rel]
             pools = [x for x in labels if x is not None and x < 0]
-            rest: List[Label] = []
+            rest: Sequence[Label] = ()
             if judged_only:  # dropped like the unjudged: they only fill positions
                 rest, pools = pools, []
             unj = size - len(rels) - len(nons) - len(pools)
