@@ -1078,16 +1078,21 @@ def _rndcg_sparse(
     m = len(ideal)
     if m == 0:
         return 0.0  # trec_eval: 0/0 (nan)
-    # each point: the ranks before it, and the ideal DCG there
-    points = [(i, prefix[i - 1]) for i in range(1, m) if ideal[i] != ideal[i - 1]]
-    points.append((m, prefix[m - 1]))
-    if n > m + 1:
-        points.append((n, prefix[m - 1]))
+    boundaries = [i for i in range(1, m) if ideal[i] != ideal[i - 1]]
+    boundaries.append(m)
     dcg_ = total = 0.0
+    points = 0
     k = 0
-    for before, idcg in points:
-        while k < len(nz) and nz[k][0] < before:
+    for b in boundaries:
+        while k < len(nz) and nz[k][0] < b:
             dcg_ += nz[k][1] / math.log2(nz[k][0] + 2)
             k += 1
-        total += dcg_ / idcg
-    return total / len(points)
+        total += dcg_ / prefix[b - 1]
+        points += 1
+    if n > m + 1:
+        while k < len(nz):
+            dcg_ += nz[k][1] / math.log2(nz[k][0] + 2)
+            k += 1
+        total += dcg_ / prefix[m - 1]
+        points += 1
+    return total / points
