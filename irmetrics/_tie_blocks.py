@@ -275,11 +275,9 @@ def by_infap(rel: Union[int, float]) -> Order:
             rels = [x for x in labels if x is not None and x >= rel]
             nons = [x for x in labels if x is not None and 0 <= x < rel]
             pools = [x for x in labels if x is not None and x < 0]
+            rest: Sequence[Label] = ()
             if judged_only:  # dropped like the unjudged: they only fill positions
-                rest = pools
-                pools = []
-            else:
-                rest = []
+                rest, pools = pools, []
             unj = size - len(rels) - len(nons) - len(pools)
             kinds = _infap_order(len(rels), len(nons), len(pools), s + (0 if best else unj), n,
                                  a0, n0, p0, best, judged_only)

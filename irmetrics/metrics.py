@@ -150,18 +150,9 @@ def _binary(
     def call(arranged: List[Label]) -> float:
         return formula(arranged, _relevant_ranks(arranged, r), big_r)
 
-    mean = None if form is None else _binary_mean(form, r, k, big_r)
-    return _t.by_score(ls, scores, ties, call, order(r), mean, name)
-
-
-def _binary_mean(
-    form: _t.ClosedForm, rel: Number, k: Optional[int], n_relevant: int
-) -> Callable[[List[_t.Block], int], float]:
-    """The mean under ``ties="expected"`` of a binary measure from its closed
-    form *form* (:mod:`irmetrics.ties`)."""
-    def expected(blocks: List[_t.Block], n: int) -> float:
-        return form(_t.binary(blocks, rel), n, k, n_relevant)
-    return expected
+    def mean(blocks: List[_t.Block], n: int) -> float:
+        return cast(_t.ClosedForm, form)(_t.binary(blocks, r), n, k, big_r)
+    return _t.by_score(ls, scores, ties, call, order(r), None if form is None else mean, name)
 
 
 def _hits(ranks: Sequence[int], k: Optional[int]) -> int:
@@ -201,9 +192,7 @@ def precision_at_k(
 
 
 def _recall_r(ranks: Sequence[int], k: Optional[int], n_relevant: int) -> float:
-    if n_relevant == 0:
-        return 0.0
-    return _hits(ranks, k) / n_relevant
+    return _hits(ranks, k) / n_relevant if n_relevant else 0.0
 
 
 def recall_at_k(
@@ -309,9 +298,7 @@ def reciprocal_rank(
 
 
 def _r_precision_r(ranks: Sequence[int], n_relevant: int) -> float:
-    if n_relevant == 0:
-        return 0.0
-    return _hits(ranks, n_relevant) / n_relevant
+    return _hits(ranks, n_relevant) / n_relevant if n_relevant else 0.0
 
 
 def r_precision(
@@ -577,12 +564,10 @@ def ndcg(
     kk = check_k(k)
     gain_of = _gain_function(gain)
     disc = _discount_function(discount, base)
-    if ideal is None:
-        ideal_gains = _ideal_gains(ls, gain_of, kk)
-    else:
-        il = check_labels(ideal, "ideal")
+    il = ls if ideal is None else check_labels(ideal, "ideal")
+    if ideal is not None:
         _check_ideal_covers(ls, il, gain_of)
-        ideal_gains = _ideal_gains(il, gain_of, kk)
+    ideal_gains = _ideal_gains(il, gain_of, kk)
 
     def call(ranked: List[Label]) -> float:
         return _ndcg_gains([gain_of(x) for x in ranked], ideal_gains, kk, disc)
@@ -660,20 +645,18 @@ def err(
     kk = check_k(k)
     top = max((x for x in ls if x is not None), default=0)
     if max_label is None:
-        m: Number = top
-    else:
-        if isinstance(max_label, bool) or not isinstance(max_label, (int, float)) or not (
-            0 <= max_label < math.inf
-        ):
-            raise InvalidArgumentError(
-                f"'max_label' must be a finite non-negative number (got {max_label!r})"
-            )
-        m = max_label
-        if top > m:
-            raise InvalidArgumentError(
-                f"'max_label' must be at least the largest label given, {top!r} (got {max_label!r})"
-            )
-    return _err(ls, kk, m)
+        return _err(ls, kk, top)
+    if isinstance(max_label, bool) or not isinstance(max_label, (int, float)) or not (
+        0 <= max_label < math.inf
+    ):
+        raise InvalidArgumentError(
+            f"'max_label' must be a finite non-negative number (got {max_label!r})"
+        )
+    if top > max_label:
+        raise InvalidArgumentError(
+            f"'max_label' must be at least the largest label given, {top!r} (got {max_label!r})"
+        )
+    return _err(ls, kk, max_label)
 
 
 def _rbp(labels: Sequence[Label], p: float, k: Optional[int], rel: Number) -> float:
@@ -923,9 +906,7 @@ def eleven_point_average(
 def _r_precision_multiple_r(ranks: Sequence[int], multiple: float, n_relevant: int) -> float:
     # m_Rprec_mult.c: relevant in the top cut over cut, the cut computed as
     # (int)(multiple * R + 0.9) (the retrieved documents beyond the ranking
-    # count as non-relevant)
-    if n_relevant == 0:
-        return 0.0
+    # count as non-relevant); R = 0 gives cut 0
     cut = int(multiple * n_relevant + 0.9)
     if cut <= 0:
         return 0.0

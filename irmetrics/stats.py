@@ -522,6 +522,18 @@ def _rng(seed: Optional[int]) -> random.Random:
     return random.Random(seed)
 
 
+def _resampling(
+    x: Iterable[float], y: Optional[Iterable[float]], n_resamples: Any, seed: Optional[int]
+) -> Tuple[int, random.Random, int, List[float]]:
+    """What every resampling test checks first, in this order: *n_resamples*,
+    *seed* (its generator) and the differences, returned scaled by 2**-e
+    (:func:`_scaled`, exact: no sum, mean or shift of them overflows)."""
+    n = _check_resamples(n_resamples)
+    rng = _rng(seed)
+    e, d = _scaled(_differences(x, y))
+    return n, rng, e, d
+
+
 def permutation_test(
     x: Iterable[float],
     y: Optional[Iterable[float]] = None,
@@ -551,17 +563,13 @@ def permutation_test(
     >>> r.method, 0.2 < r.p_value < 0.3
     ('sampled', True)
     """
-    n_resamples = _check_resamples(n_resamples)
-    rng = _rng(seed)
-    d = _differences(x, y)
+    # scaled: which sums of the differences are extreme does not change
+    n_resamples, rng, e, d = _resampling(x, y, n_resamples, seed)
     n = len(d)
     if exact is None:
         exact = n <= _EXACT_MAX_N
     elif not isinstance(exact, bool):
         raise InvalidArgumentError(f"'exact' must be a bool or None (got {exact!r})")
-    # Scaled by a power of two (exact): sums of up to n values near the
-    # largest float would overflow; which sums are extreme does not change.
-    e, d = _scaled(d)
     observed = math.fsum(d)
     target = abs(observed) - _TIE_RTOL * math.fsum(abs(v) for v in d)
     mean = math.ldexp(observed / n, e)
@@ -628,9 +636,7 @@ def bootstrap_ci(
     True
     """
     confidence = _check_level(confidence)
-    n_resamples = _check_resamples(n_resamples)
-    rng = _rng(seed)
-    e, d = _scaled(_differences(x, y))  # exact; the means of scaled values cannot overflow
+    n_resamples, rng, e, d = _resampling(x, y, n_resamples, seed)
     means = sorted(_bootstrap_means(d, n_resamples, rng))
     tail = (1.0 - confidence) / 2.0
     return _finite_interval(
@@ -656,9 +662,7 @@ def bootstrap_test(
     >>> r.method, 0.0 < r.p_value < 0.2
     ('bootstrap', True)
     """
-    n_resamples = _check_resamples(n_resamples)
-    rng = _rng(seed)
-    e, d = _scaled(_differences(x, y))  # exact; no sum or shift below can overflow
+    n_resamples, rng, e, d = _resampling(x, y, n_resamples, seed)
     n = len(d)
     mean = math.fsum(d) / n
     w = [v - mean for v in d]
