@@ -54,8 +54,6 @@ PARALLEL_FROM = 2 << 20
 #: file does not pay back (see docs/benchmarks.md); one process scores it.
 SPAWN_FROM = 32 << 20
 
-_GZIP_MAGIC = b"\x1f\x8b"
-
 Score = Callable[[Any, Any], Any]
 
 
@@ -67,7 +65,7 @@ def parallel_possible(source: Any) -> bool:
         if not os.path.isfile(source):  # (a FIFO is not opened: that would wait)
             return False
         with open(source, "rb") as f:
-            return f.read(2) != _GZIP_MAGIC
+            return f.read(2) != b"\x1f\x8b"  # gzip's magic number
     except OSError:
         return False
 
@@ -388,8 +386,9 @@ def _fork(
                 here.close()
                 for w in started:
                     w.conn.close()
-                if signal.SIGTERM not in blocked:
-                    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+                # (not the caller's handler; still blocked where the caller's
+                # disposition is not the default)
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)
                 signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
                 _serve(there, setup)
                 code = 0
