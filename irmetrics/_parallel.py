@@ -38,7 +38,7 @@ from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from .errors import DuplicateEntryError, IrmetricsError, IrmetricsWarning, _warn
 from .sources import open_run
-from .trec import _BOM, MAX_LINE
+from .trec import _BOM, _GZIP_MAGIC, MAX_LINE
 
 __all__ = [
     "score_in_parallel", "parallel_possible", "auto_workers", "WorkerError",
@@ -65,7 +65,7 @@ def parallel_possible(source: Any) -> bool:
         if not os.path.isfile(source):  # (a FIFO is not opened: that would wait)
             return False
         with open(source, "rb") as f:
-            return f.read(2) != b"\x1f\x8b"  # gzip's magic number
+            return f.read(2) != _GZIP_MAGIC
     except OSError:
         return False
 
