@@ -26,11 +26,10 @@ def paused_gc() -> Iterator[None]:
     process's: other threads run without the collector meanwhile (documented
     in the large-runs guide).
     """
-    if not gc.isenabled():
-        yield
-        return
+    enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
-        gc.enable()
+        if enabled:
+            gc.enable()

@@ -25,6 +25,7 @@ to be grouped, goes the single-process way.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import itertools
 import os
@@ -37,7 +38,7 @@ from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from .errors import DuplicateEntryError, IrmetricsError, IrmetricsWarning, _warn
 from .sources import open_run
-from .trec import _BOM, MAX_LINE
+from .trec import _BOM, _GZIP_MAGIC, MAX_LINE
 
 __all__ = [
     "score_in_parallel", "parallel_possible", "auto_workers", "WorkerError",
@@ -52,8 +53,6 @@ PARALLEL_FROM = 2 << 20
 #: large: each starts an interpreter and unpickles the qrels, which a smaller
 #: file does not pay back (see docs/benchmarks.md); one process scores it.
 SPAWN_FROM = 32 << 20
-
-_GZIP_MAGIC = b"\x1f\x8b"
 
 Score = Callable[[Any, Any], Any]
 
@@ -322,34 +321,29 @@ class _Worker:
         self.exitcode: Optional[int] = None
 
     def stop(self) -> Optional[int]:
-        """End it (SIGKILL: it holds nothing that needs cleaning up) unless
-        it has ended, and reap it; its exit code."""
+        """End it (SIGKILL: it holds nothing that needs cleaning up; a process
+        that has ended keeps its status) and reap it, once; its exit code."""
         self.conn.close()
         if self.exitcode is None:
-            pid, status = os.waitpid(self.pid, os.WNOHANG)
-            if pid == 0:
-                try:
-                    os.kill(self.pid, signal.SIGKILL)
-                except ProcessLookupError:  # pragma: no cover - it just ended
-                    pass
-                pid, status = os.waitpid(self.pid, 0)
-            self.exitcode = os.waitstatus_to_exitcode(status)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+            self.exitcode = os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
         return self.exitcode
 
 
 def _start(
-    count: int, score: Score, path: str, term_default: bool, started: List[_Worker]
+    count: int, setup: Tuple[Score, str], blocked: Set[signal.Signals], started: List[_Worker]
 ) -> None:
     """Start up to *count* workers into *started* (fewer when the system gives
     no more processes or descriptors): forked while this process has one
     thread, spawned otherwise (forking a process with other threads copies
     the locks they hold, and a child waiting for one waits forever) from
-    SPAWN_FROM bytes on; then send the spawned ones the scorer."""
+    SPAWN_FROM bytes on; then send the spawned ones *setup*, the scorer and
+    the path.  *blocked*: the signals the workers block."""
     from multiprocessing.connection import Pipe
 
-    blocked = {signal.SIGINT} if term_default else {signal.SIGINT, signal.SIGTERM}
     may_spawn = (hasattr(os, "posix_spawn") and bool(sys.executable)
-                 and os.path.getsize(path) >= SPAWN_FROM)
+                 and os.path.getsize(setup[1]) >= SPAWN_FROM)
     spawned = []
     for _ in range(count):
         fork = _threads() == 1  # counted just before: only this thread can start another
@@ -360,10 +354,7 @@ def _start(
         except OSError:  # no descriptor left (EMFILE)
             break
         try:
-            if fork:
-                pid = _fork(here, there, (score, path), blocked, started)
-            else:
-                pid = _spawn(there, blocked)
+            pid = _fork(here, there, setup, blocked, started) if fork else _spawn(there, blocked)
         except OSError:  # no process to be had (EAGAIN, ENOMEM, EMFILE)
             here.close()
             break
@@ -372,12 +363,10 @@ def _start(
         started.append(_Worker(pid, here))
         if not fork:
             spawned.append(here)
-    setup = pickle.dumps((score, path), pickle.HIGHEST_PROTOCOL) if spawned else b""
+    pickled = pickle.dumps(setup, pickle.HIGHEST_PROTOCOL) if spawned else b""
     for conn in spawned:
-        try:
-            conn.send_bytes(setup)
-        except OSError:  # it died starting: its job names it (see _collect)
-            pass
+        with contextlib.suppress(OSError):  # it died starting: its job names it (see _collect)
+            conn.send_bytes(pickled)
 
 
 def _fork(
@@ -397,8 +386,9 @@ def _fork(
                 here.close()
                 for w in started:
                     w.conn.close()
-                if signal.SIGTERM not in blocked:
-                    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+                # (not the caller's handler; still blocked where the caller's
+                # disposition is not the default)
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)
                 signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
                 _serve(there, setup)
                 code = 0
@@ -464,28 +454,26 @@ def score_in_parallel(
     if len(ranges) < 2:  # an empty file, or one query: one process says what it is
         return None
     # SIGTERM with its default disposition ends the process: the workers are
-    # stopped first.  Ignored or handled by the application, it is left to it.
+    # stopped first.  Ignored or handled by the application, it is left to it
+    # (and blocked in the workers, as SIGINT is: Ctrl-C is the caller's).
     term_default = signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+    blocked = {signal.SIGINT} if term_default else {signal.SIGINT, signal.SIGTERM}
     old_sigterm: Any = None
     if term_default and threading.current_thread() is threading.main_thread():
         old_sigterm = signal.signal(signal.SIGTERM, _on_sigterm)
     procs: List[_Worker] = []
-    replies: Optional[List[Any]] = None
-    terminated = False
     try:
-        _start(min(workers, len(ranges)), score, path, term_default, procs)
-        if procs:
-            replies = _collect(procs, path, ranges, progress)
-    except _Terminated:
-        terminated = True
-    finally:
-        for w in procs:
-            w.stop()
-        if old_sigterm is not None:
-            signal.signal(signal.SIGTERM, old_sigterm)
-    if terminated:  # die of the signal as the process would have, now that it is alone
+        try:
+            _start(min(workers, len(ranges)), (score, path), blocked, procs)
+            replies = _collect(procs, path, ranges, progress) if procs else None
+        finally:
+            for w in procs:
+                w.stop()
+            if old_sigterm is not None:
+                signal.signal(signal.SIGTERM, old_sigterm)
+    except _Terminated:  # die of the signal as the process would have, now that it is alone
         os.kill(os.getpid(), signal.SIGTERM)
-        raise KeyboardInterrupt  # pragma: no cover - the process has ended
+        raise KeyboardInterrupt from None  # pragma: no cover - the process has ended
     return None if replies is None else _parts(replies)
 
 
@@ -508,10 +496,8 @@ def _collect(
 
     def give(w: _Worker) -> None:
         job = next(jobs, None)
-        try:
+        with contextlib.suppress(OSError):  # it has died: its end of the connection says so
             w.conn.send(None if job is None else ranges[job])
-        except OSError:  # it has died: its end of the connection says so
-            pass
         if job is None:
             busy.pop(w.conn, None)
         else:
@@ -547,13 +533,8 @@ def _parts(replies: List[Any]) -> Optional[List[Any]]:
     warnings given; None if a query is in two of them: the run is not
     grouped by query, and one process reads it."""
     parts = [part for _, part, _ in replies]
-    seen: Set[str] = set()
-    count = 0
-    for part in parts:
-        evaluation = part.evaluation
-        seen.update(evaluation._rows, evaluation.skipped)
-        count += len(evaluation._rows) + len(evaluation.skipped)
-    if len(seen) != count:
+    ids = [q for p in parts for q in itertools.chain(p.evaluation._rows, p.evaluation.skipped)]
+    if len(set(ids)) != len(ids):
         return None
     for _, _, warned in replies:  # the workers' warnings, as one process gives them
         for message in warned:

@@ -54,7 +54,7 @@ from .measures import (
     tie_note_test,
     tie_value,
 )
-from .sources import RunSource, is_file_source, open_qrels, open_run
+from .sources import RunSource, open_qrels, open_run
 
 if TYPE_CHECKING:
     from .trec import PathOrFile
@@ -269,7 +269,6 @@ def _checked(measures: Any, **options: Any) -> Tuple[List[str], List[Measure], O
     checked = check_options(**options)
     for name, m in zip(names, parsed):
         check_measure(name, m, checked.ties)
-    for name, m in zip(names, parsed):
         if m.family.text:
             raise InvalidArgumentError(
                 f"measure {name!r} is a text line of trec_eval's report, not a number; "
@@ -301,23 +300,20 @@ def _evaluate(
         score = functools.partial(_score_part, new_scorer, layout)
         source = open_run(run, keep_duplicates=True)
         parts: Optional[List[_Part]] = None
-        if is_file_source(run):
-            processes = _parallel.auto_workers(run) if workers is None else workers
-            if processes > 1 and _parallel.parallel_possible(run):
-                parts = _parallel.score_in_parallel(os.fsdecode(run), score, processes, progress)
-        if parts is None:  # one process (or a run not grouped by query)
-            parts = [score(source, progress)]
-        return _whole(q, qrels_duplicates, parts, layout, new_scorer)
+        processes = _parallel.auto_workers(run) if workers is None else workers
+        if processes > 1 and _parallel.parallel_possible(run):  # a plain run file
+            parts = _parallel.score_in_parallel(os.fsdecode(run), score, processes, progress)
+        # else, or for a run not grouped by query: one process
+        return _whole(q, qrels_duplicates, parts or [score(source, progress)], layout, new_scorer)
 
 
 class _Layout(NamedTuple):
     """What makes an Evaluation of a scorer's values: the names asked for and
-    their measures, the distinct measures scored (``unique``) and the columns
-    kept (one per distinct name, as indexes into ``unique``)."""
+    their measures, and the columns kept (one per distinct name, as indexes
+    into the distinct measures the scorer scores)."""
 
     names: Tuple[str, ...]
     measures: Tuple[Measure, ...]
-    unique: Tuple[Measure, ...]
     cols: Tuple[int, ...]
 
 
@@ -327,11 +323,9 @@ def _road(
     """The layout of the measures asked for, and a maker of scorers (a
     partial, not a closure: spawned workers are sent it pickled)."""
     unique = tuple(dict.fromkeys(parsed))
-    index = {m: i for i, m in enumerate(unique)}
-    keys: Dict[str, int] = {}
-    for name, m in zip(names, parsed):  # a name asked twice counts once
-        keys.setdefault(name, index[m])
-    layout = _Layout(tuple(names), tuple(parsed), unique, tuple(keys.values()))
+    by_name = dict(zip(names, parsed))  # a name asked twice counts once
+    cols = tuple(unique.index(m) for m in by_name.values())
+    layout = _Layout(tuple(names), tuple(parsed), cols)
     return layout, functools.partial(_Scorer, qrels, unique, options,
                                      max_label=_max_label(qrels, unique))
 
@@ -356,14 +350,6 @@ def _score_part(
     return _Part(scorer.part(layout), scorer.ignored_duplicates)
 
 
-def _warn_skipped(skipped: Sequence[str]) -> None:
-    """The one warning about the run queries without judgments."""
-    if skipped:
-        shown = ", ".join(repr(s) for s in skipped[:5]) + (", ..." if len(skipped) > 5 else "")
-        _warn(f"{len(skipped)} run quer{'y has' if len(skipped) == 1 else 'ies have'} no "
-              f"judgments and {'was' if len(skipped) == 1 else 'were'} skipped: {shown}")
-
-
 def _whole(
     qrels: Qrels,
     qrels_duplicates: Sequence[DuplicateEntryError],
@@ -380,35 +366,33 @@ def _whole(
             _warn(f"{error}; trec_eval does not look at it, and neither does irmetrics: {why}")
     run_parts = [part.evaluation for part in parts]
     skipped = sorted(set(itertools.chain.from_iterable(e.skipped for e in run_parts)))
-    _warn_skipped(skipped)
+    if skipped:
+        shown = ", ".join(repr(s) for s in skipped[:5]) + (", ..." if len(skipped) > 5 else "")
+        _warn(f"{len(skipped)} run quer{'y has' if len(skipped) == 1 else 'ies have'} no "
+              f"judgments and {'was' if len(skipped) == 1 else 'were'} skipped: {shown}")
     # The judged queries missing from the run: one more part, whose rows (with
     # complete=True) are empty rankings; it carries the run's name, which
-    # runid reads.
-    # Only judged queries are scored, and the parts' are disjoint (one part,
-    # or the parallel jobs' checked by _parallel): as many as the qrels hold
-    # is all of them, and none is missing.
+    # runid reads.  Only judged queries are scored, and the parts' are
+    # disjoint (one part, or the parallel jobs' checked by _parallel): as
+    # many as the qrels hold is all of them, and none is missing.
     missing: List[str] = []
     if sum(len(e._rows) for e in run_parts) != len(qrels._data):
-        present = set(skipped).union(*(e._rows.keys() for e in run_parts))
-        missing = sorted(itertools.filterfalse(present.__contains__, qrels._data))
+        missing = sorted(set(qrels._data).difference(*(e._rows for e in run_parts)))
     rest = new_scorer()
-    for e in run_parts:
-        rest.run_name = e.run_name or rest.run_name
-    complete = rest.options.complete
-    if complete:
-        for qid in missing:
-            rest.add_empty(qid)
-    run_parts.append(rest.part(layout, filled=missing if complete else (), missing=missing))
+    rest.run_name = next((e.run_name for e in reversed(run_parts) if e.run_name), "")
+    filled = missing if rest.options.complete else []  # scored as empty rankings
+    for qid in filled:
+        rest.add_empty(qid)
+    run_parts.append(rest.part(layout, filled=filled, missing=missing))
     for error in qrels_duplicates:
         if any(error.qid in e._rows for e in run_parts):  # a judgment that would count twice
             raise error
         _warn(f"{error}; trec_eval does not look at it, and neither does irmetrics: "
               "its query is not evaluated")
-    if not any(e._rows for e in run_parts):
-        seen = itertools.chain(skipped, *(e._rows for e in run_parts))
+    if not any(e._rows for e in run_parts):  # (then the run's queries are the skipped ones)
         raise InvalidArgumentError(
             "no query is both in the run and in the qrels "
-            f"(run: {_sample(dict.fromkeys(seen))}; qrels: {_sample(qrels)})"
+            f"(run: {_sample(dict.fromkeys(skipped))}; qrels: {_sample(qrels)})"
         )
     return Evaluation.merge(run_parts)
 

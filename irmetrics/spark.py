@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import functools
 import pickle
-from typing import Any, Iterable, Iterator, List, Mapping, Optional, Sequence, Union
+from typing import Any, Iterable, Iterator, Mapping, Optional, Sequence, Union
 
 from . import _engines
 from .errors import InvalidArgumentError, IrmetricsError
@@ -138,24 +138,22 @@ def evaluate(
 def _score_partition(
     batches: Iterator[Any], *, qrels: Any, names: Sequence[str], options: _engines.Options
 ) -> Iterator[Any]:
-    # Runs on an executor: every batch (pyarrow RecordBatch: a null is None,
-    # unlike in pandas, where it is NaN) of one partition, which holds whole
-    # queries, its columns query id, doc id, score; yields one row, the
-    # partition's result or irmetrics error pickled, in a batch of the
-    # batches' own type (pyarrow's, imported by Spark).
-    batch_type: Any = None
-    qids: List[Any] = []
-    docids: List[Any] = []
-    scores: List[Any] = []
-    for batch in batches:
-        batch_type = type(batch)
-        qids += batch.column(0).to_pylist()
-        docids += batch.column(1).to_pylist()
-        scores += batch.column(2).to_pylist()
+    # Runs on an executor: the batches (pyarrow's: a null is None, unlike in
+    # pandas, where it is NaN) of one partition, which holds whole queries,
+    # their columns query id, doc id, score; yields one row, the partition's
+    # result or irmetrics error pickled.
+    import pyarrow  # type: ignore[import-untyped, import-not-found, unused-ignore]
+
+    got = list(batches)
+    if not got:
+        return
+    table = pyarrow.Table.from_batches(got)
+    qids, docids, scores = (table.column(i).to_pylist() for i in range(3))
     result: Any
     try:
         result = _engines.score_columns(qids, docids, scores, qrels.value, names, options)
     except IrmetricsError as exc:  # raised on the driver as it is
         result = exc
     if result is not None:
-        yield batch_type.from_pydict({"part": [pickle.dumps(result, pickle.HIGHEST_PROTOCOL)]})
+        part = pickle.dumps(result, pickle.HIGHEST_PROTOCOL)
+        yield pyarrow.RecordBatch.from_pydict({"part": [part]})
