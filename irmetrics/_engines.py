@@ -18,7 +18,7 @@ Nothing here imports pandas, Dask or Spark.
 
 from __future__ import annotations
 
-from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple
 
 from ._tabular import (
     DEFAULT_RUN_NAME,
@@ -89,6 +89,15 @@ def _missing(value: Any) -> bool:
     return value is None or type(value).__name__ == "NAType"
 
 
+def _checked(convert: Callable[[Any], Any], value: Any, what: str) -> Any:
+    """*value* converted, or the error naming *what* it is."""
+    try:
+        return convert(value)
+    except (TypeError, ValueError) as exc:
+        reason = "is missing (null)" if _missing(value) else str(exc)
+        raise InvalidArgumentError(f"{what} {reason}") from None
+
+
 def table(
     qids: Sequence[Any], docids: Sequence[Any], values: Sequence[Any], what: str, value: str
 ) -> Dict[str, Dict[str, float]]:
@@ -97,23 +106,10 @@ def table(
     prev: Optional[str] = None
     docs: Dict[str, Any] = {}
     for q, d, v in zip(qids, docids, values):
-        try:
-            qid = q if type(q) is str else _as_id(q)
-        except TypeError as exc:
-            reason = "is missing (null)" if _missing(q) else str(exc)
-            raise InvalidArgumentError(f"{what}: a query id {reason}") from None
-        try:
-            docid = d if type(d) is str else _as_id(d)
-        except TypeError as exc:
-            reason = "is missing (null)" if _missing(d) else str(exc)
-            raise InvalidArgumentError(f"{what}: a doc id of query {qid!r} {reason}") from None
-        try:
-            v = _as_score(v)
-        except (TypeError, ValueError) as exc:
-            reason = "is missing (null)" if _missing(v) else str(exc)
-            raise InvalidArgumentError(
-                f"{what}: the {value} of query {qid!r}, document {docid!r} {reason}"
-            ) from None
+        qid = q if type(q) is str else _checked(_as_id, q, f"{what}: a query id")
+        docid = d if type(d) is str else _checked(_as_id, d, f"{what}: a doc id of query {qid!r}")
+        if type(v) is not float or v != v:
+            v = _checked(_as_score, v, f"{what}: the {value} of query {qid!r}, document {docid!r}")
         if qid != prev:
             docs = out.setdefault(qid, {})
             prev = qid
