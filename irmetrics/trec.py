@@ -1011,15 +1011,6 @@ class _Chain(io.RawIOBase):
         return 0
 
 
-def _is_regular_file(path: Any) -> bool:
-    import stat
-
-    try:
-        return stat.S_ISREG(os.stat(path).st_mode)
-    except (OSError, ValueError):
-        return True  # opening it will report the problem, with the file's name
-
-
 #: A run line with more fields than this is probably two lines run together
 #: (a file without a final line end, concatenated with another): a warning.
 _MANY_FIELDS = 10
@@ -1079,7 +1070,7 @@ class RunStream:
         # regrouped(): a FIFO or a device given by path, or a pipe, standard input
         self._copy = False
         if isinstance(source, _PATHS):
-            self._copy = not _is_regular_file(source)
+            self._copy = not os.path.isfile(source)  # (a missing file: its error when opened)
         else:
             seekable = getattr(source, "seekable", None)
             if seekable is not None and seekable():
