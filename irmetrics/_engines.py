@@ -18,7 +18,7 @@ Nothing here imports pandas, Dask or Spark.
 
 from __future__ import annotations
 
-from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple
 
 from ._tabular import (
     DEFAULT_RUN_NAME,
@@ -48,8 +48,9 @@ QRELS_ROLES = ("query_id", "doc_id", "relevance")
 Packed = Tuple[Dict[str, Dict[str, int]], Optional[Dict[str, Dict[str, Dict[str, int]]]]]
 
 
-def _check_columns(columns: Any) -> Mapping[str, Any]:
-    """The *columns* mapping (``{role: column name}``, any of the four roles), checked."""
+def _only(columns: Any, roles: Tuple[str, ...]) -> Dict[str, Any]:
+    """The names *columns* (``{role: column name}``, any of the run's and the
+    qrels' roles, checked) gives to *roles*, one frame's."""
     if columns is None:
         return {}
     if not isinstance(columns, Mapping):
@@ -57,16 +58,12 @@ def _check_columns(columns: Any) -> Mapping[str, Any]:
             f"'columns' must map roles such as 'query_id' to column names "
             f"(got {type(columns).__name__})"
         )
-    roles = set(RUN_ROLES + QRELS_ROLES)
-    unknown = sorted(set(columns) - roles, key=repr)
+    known = set(RUN_ROLES + QRELS_ROLES)
+    unknown = sorted(set(columns) - known, key=repr)
     if unknown:
         raise InvalidArgumentError(
-            f"'columns' has unknown roles {unknown}; the roles are {sorted(roles)}"
+            f"'columns' has unknown roles {unknown}; the roles are {sorted(known)}"
         )
-    return columns
-
-
-def _only(columns: Mapping[str, Any], roles: Tuple[str, ...]) -> Dict[str, Any]:
     return {role: name for role, name in columns.items() if role in roles}
 
 
@@ -79,7 +76,7 @@ def run_columns(
     qrels' ``relevance``, used by :func:`qrels_data`) to column names, for
     frames with other names; *source* describes the run in messages.
     """
-    wanted = _only(_check_columns(columns), RUN_ROLES)
+    wanted = _only(columns, RUN_ROLES)
     found = choose_columns(list(present), source, "run", RUN_ROLES, wanted)
     return found["query_id"], found["doc_id"], found["score"]
 
@@ -87,6 +84,15 @@ def run_columns(
 def _missing(value: Any) -> bool:
     # None (a null from Spark or pyarrow) or pandas' NA
     return value is None or type(value).__name__ == "NAType"
+
+
+def _checked(convert: Callable[[Any], Any], value: Any, what: str) -> Any:
+    """*value* converted, or the error naming *what* it is."""
+    try:
+        return convert(value)
+    except (TypeError, ValueError) as exc:
+        reason = "is missing (null)" if _missing(value) else str(exc)
+        raise InvalidArgumentError(f"{what} {reason}") from None
 
 
 def table(
@@ -97,23 +103,10 @@ def table(
     prev: Optional[str] = None
     docs: Dict[str, Any] = {}
     for q, d, v in zip(qids, docids, values):
-        try:
-            qid = q if type(q) is str else _as_id(q)
-        except TypeError as exc:
-            reason = "is missing (null)" if _missing(q) else str(exc)
-            raise InvalidArgumentError(f"{what}: a query id {reason}") from None
-        try:
-            docid = d if type(d) is str else _as_id(d)
-        except TypeError as exc:
-            reason = "is missing (null)" if _missing(d) else str(exc)
-            raise InvalidArgumentError(f"{what}: a doc id of query {qid!r} {reason}") from None
-        try:
-            v = _as_score(v)
-        except (TypeError, ValueError) as exc:
-            reason = "is missing (null)" if _missing(v) else str(exc)
-            raise InvalidArgumentError(
-                f"{what}: the {value} of query {qid!r}, document {docid!r} {reason}"
-            ) from None
+        qid = q if type(q) is str else _checked(_as_id, q, f"{what}: a query id")
+        docid = d if type(d) is str else _checked(_as_id, d, f"{what}: a doc id of query {qid!r}")
+        if type(v) is not float or v != v:
+            v = _checked(_as_score, v, f"{what}: the {value} of query {qid!r}, document {docid!r}")
         if qid != prev:
             docs = out.setdefault(qid, {})
             prev = qid
@@ -137,7 +130,7 @@ def qrels_data(
     (:func:`irmetrics.frames.qrels_table`): the same columns, the same checks
     and the same messages, naming the row.
     """
-    wanted = _only(_check_columns(columns), QRELS_ROLES)
+    wanted = _only(columns, QRELS_ROLES)
     if isinstance(qrels, (Qrels, Mapping)) or _is_source(qrels):
         return _as_qrels(qrels)
     local = collect(qrels) if collect is not None else None

@@ -42,28 +42,11 @@ V = TypeVar("V", int, float)
 _ABSENT = object()  # no column or key of a role
 
 
-
-def _pandas_column(frame: Any, name: Any) -> List[Any]:
-    column: List[Any] = frame[name].tolist()
-    return column
-
-
-def _polars_column(frame: Any, name: Any) -> List[Any]:
-    column: List[Any] = frame.get_column(name).to_list()
-    return column
-
-
-def _pyarrow_column(frame: Any, name: Any) -> List[Any]:
-    column: List[Any] = frame.column(name).to_pylist()
-    return column
-
-
-#: The frames read, by library: their types, the attribute listing their
-#: columns, and the function giving one column as a list.
-_FRAMES: Dict[str, Tuple[Tuple[str, ...], str, Callable[[Any, Any], List[Any]]]] = {
-    "pandas": (("DataFrame",), "columns", _pandas_column),
-    "polars": (("DataFrame",), "columns", _polars_column),
-    "pyarrow": (("Table", "RecordBatch"), "column_names", _pyarrow_column),
+#: The frames read, by library: their types, and the attribute listing their columns.
+_FRAMES: Dict[str, Tuple[Tuple[str, ...], str]] = {
+    "pandas": (("DataFrame",), "columns"),
+    "polars": (("DataFrame",), "columns"),
+    "pyarrow": (("Table", "RecordBatch"), "column_names"),
 }
 
 # === Value checks ===
@@ -393,7 +376,7 @@ def is_frame(obj: Any) -> bool:
 
 
 def _column_names(obj: Any, lib: str, what: str) -> List[Any]:
-    kinds, names, _ = _FRAMES[lib]
+    kinds, names = _FRAMES[lib]
     kind = type(obj).__name__
     if kind in kinds:
         return list(getattr(obj, names))
@@ -408,7 +391,14 @@ def _column_names(obj: Any, lib: str, what: str) -> List[Any]:
 
 
 def _column(obj: Any, lib: str, name: Any) -> List[Any]:
-    return _FRAMES[lib][2](obj, name)
+    """One column of a frame as a list."""
+    if lib == "pandas":
+        column: List[Any] = obj[name].tolist()
+    elif lib == "polars":
+        column = obj.get_column(name).to_list()
+    else:
+        column = obj.column(name).to_pylist()
+    return column
 
 
 # === Converting the columns ===

@@ -78,15 +78,16 @@ class RunSource:
     final once the iteration ends), ``encoded`` (docids are ``bytes``, the
     file's UTF-8, rather than ``str``) and ``restarted`` (the run was not
     grouped by query: every query comes again, whole).
+
+    With *keep_duplicates*, a document repeated in a file is not an error of
+    the source: the consumer decides, from ``duplicates``, whether trec_eval
+    would have looked at it.  Without *regroup*, a run whose queries are not
+    grouped raises :class:`~irmetrics.trec.RunNotGrouped` instead of being
+    read again (the parallel workers, which see a slice of the file, leave
+    that to the parent).
     """
 
-    def __init__(
-        self,
-        run: Any,
-        *,
-        keep_duplicates: bool = False,
-        regroup: bool = True,
-    ) -> None:
+    def __init__(self, run: Any, *, keep_duplicates: bool = False, regroup: bool = True) -> None:
         self.members: Container[Any] = ()
         self.duplicates: List[DuplicateEntryError] = []
         self.lines = 0
@@ -142,16 +143,5 @@ class RunSource:
         self.name = stream.tag or ""
 
 
-def open_run(
-    run: Any, *, keep_duplicates: bool = False, regroup: bool = True
-) -> RunSource:
-    """The run as a :class:`RunSource`.
-
-    With *keep_duplicates*, a document repeated in a file is not an error of
-    the source: the consumer decides, from ``duplicates``, whether trec_eval
-    would have looked at it.  Without *regroup*, a run whose queries are not
-    grouped raises :class:`~irmetrics.trec.RunNotGrouped` instead of being
-    read again (the parallel workers, which see a slice of the file, leave
-    that to the parent).
-    """
-    return RunSource(run, keep_duplicates=keep_duplicates, regroup=regroup)
+#: The run as a :class:`RunSource` (the name the other modules call it by).
+open_run = RunSource

@@ -42,7 +42,7 @@ import os
 import zlib
 from bisect import bisect_right
 from contextlib import ExitStack, contextmanager
-from itertools import compress, islice, repeat
+from itertools import compress
 from operator import itemgetter, ne
 from typing import (
     TYPE_CHECKING,
@@ -348,8 +348,9 @@ class _Rows(NamedTuple):
     def segments(self, a: int, b: int, index: int) -> List[Tuple[int, int]]:
         """``(line, entry index)`` of each run of lines among rows a to b, the
         first of which is entry *index* of its query (as :func:`_first_line` reads)."""
-        out = [(self.line(a), index)]
         at = bisect_right(self.starts, (a, MAX_LINE))
+        first, line = self.starts[at - 1]
+        out = [(line + a - first, index)]
         for row, line in self.starts[at:]:
             if row >= b:
                 break
@@ -530,37 +531,18 @@ class _Table:
         self.where: Dict[str, List[Tuple[int, int]]] = {}
 
     def add(self, rows: _Rows, qids: List[bytes], keys: List[str], values: List[Any]) -> None:
-        """Add *rows*, given their columns."""
-        runs = list(_runs(qids))
-        # (a block usually begins with the rest of the last one's last query)
-        going_on = runs[:1] if runs and qids[0].decode() in self.out else []
-        if len(runs) > 1:
-            # the block's new queries at once, each table made in C
-            new = runs[len(going_on):]
-            names = _decoded([qids[a] for a, _ in new])
-            sizes = [b - a for a, b in new]
-            a = new[0][0]
-            tables = list(map(dict, map(islice, repeat(zip(keys[a:], values[a:])), sizes)))
-            if (list(map(len, tables)) == sizes and len(set(names)) == len(names)
-                    and self.out.keys().isdisjoint(names)):
-                self.out.update(zip(names, tables))
-                self.where.update(zip(names, [rows.segments(a, b, 0) for a, b in new]))
-                runs = going_on
-        for a, b in runs:
-            self._add_run(rows, qids[a].decode(), a, b, keys, values)
-
-    def _add_run(self, rows: _Rows, qid: str, a: int, b: int, keys: List[str],
-                 values: List[Any]) -> None:
-        got = self.out.get(qid)
-        size = 0 if got is None else len(got)
-        new = dict(zip(keys[a:b], values[a:b]))
-        self.where.setdefault(qid, []).extend(rows.segments(a, b, size))
-        if len(new) != b - a or (got and not got.keys().isdisjoint(new)):
-            self._repeat(rows, qid, a, keys[a:b], values[a:b])
-        elif got is None:
-            self.out[qid] = new
-        else:
-            got.update(new)
+        """Add *rows*, given their columns, a run of one query's lines at a time."""
+        for a, b in _runs(qids):
+            qid = qids[a].decode()
+            got = self.out.get(qid)
+            new = dict(zip(keys[a:b], values[a:b]))
+            self.where.setdefault(qid, []).extend(rows.segments(a, b, len(got or ())))
+            if len(new) != b - a or (got and not got.keys().isdisjoint(new)):
+                self._repeat(rows, qid, a, keys[a:b], values[a:b])
+            elif got is None:
+                self.out[qid] = new
+            else:
+                got.update(new)
 
     def _repeat(self, rows: _Rows, qid: str, a: int, keys: List[str], values: List[Any]) -> None:
         # a run of lines repeating a key: entry by entry
@@ -1011,15 +993,6 @@ class _Chain(io.RawIOBase):
         return 0
 
 
-def _is_regular_file(path: Any) -> bool:
-    import stat
-
-    try:
-        return stat.S_ISREG(os.stat(path).st_mode)
-    except (OSError, ValueError):
-        return True  # opening it will report the problem, with the file's name
-
-
 #: A run line with more fields than this is probably two lines run together
 #: (a file without a final line end, concatenated with another): a warning.
 _MANY_FIELDS = 10
@@ -1079,7 +1052,7 @@ class RunStream:
         # regrouped(): a FIFO or a device given by path, or a pipe, standard input
         self._copy = False
         if isinstance(source, _PATHS):
-            self._copy = not _is_regular_file(source)
+            self._copy = not os.path.isfile(source)  # (a missing file: its error when opened)
         else:
             seekable = getattr(source, "seekable", None)
             if seekable is not None and seekable():
