@@ -10,17 +10,15 @@ a worker scores each with the same code as the single-process route (a
 of its queries, which the caller combines with
 :meth:`~irmetrics.Evaluation.merge`.
 
-One road, two ways to start a worker.  A worker is forked while the calling
-process has exactly one thread (it inherits the qrels and the scorer).  With
-other threads alive (Jupyter, a thread pool of numpy's) forking could hang: a
-fork copies every lock as it is, and a lock another thread held at that
-moment is never released in the child.  The workers are then spawned
-(``posix_spawn``: a new interpreter that imports irmetrics, never the
-caller's ``__main__``) and sent the scorer, qrels included, first.  Either
-way the worker runs :func:`_serve` on its end of a
-:mod:`multiprocessing.connection` pipe.  Only plain, uncompressed files on
-POSIX systems qualify; anything else, and any run whose queries turn out not
-to be grouped, goes the single-process way.
+Workers are forked, and only while the calling process has exactly one
+thread: they inherit the qrels and the scorer.  With other threads alive
+(Jupyter, a thread pool of numpy's) forking could hang (a fork copies every
+lock as it is, and a lock another thread held at that moment is never
+released in the child), so one process scores the run.  A worker runs
+:func:`_serve` on its end of a :mod:`multiprocessing.connection` pipe.  Only
+plain, uncompressed files on systems with fork qualify; anything else, and
+any run whose queries turn out not to be grouped, goes the single-process
+way.
 """
 
 from __future__ import annotations
@@ -29,9 +27,7 @@ import contextlib
 import io
 import itertools
 import os
-import pickle
 import signal
-import sys
 import threading
 import warnings
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
@@ -48,11 +44,6 @@ __all__ = [
 #: processes take clearly less time than one from about this size on (see
 #: docs/benchmarks.md).
 PARALLEL_FROM = 2 << 20
-
-#: Workers are spawned (the caller runs other threads) only for run files this
-#: large: each starts an interpreter and unpickles the qrels, which a smaller
-#: file does not pay back (see docs/benchmarks.md); one process scores it.
-SPAWN_FROM = 32 << 20
 
 Score = Callable[[Any, Any], Any]
 
@@ -239,11 +230,11 @@ class WorkerError(RuntimeError):
 
 
 # === In a worker ===
-# A worker is forked (from a process with one thread: it inherits the
-# scorer) or spawned (a new interpreter, sent the scorer first).  It runs
-# with SIGINT blocked, and SIGTERM too unless the caller's disposition is the
-# default: Ctrl-C is the caller's to handle (it stops the workers), and a
-# SIGTERM that the application ignores or handles does not end them either.
+# A worker is forked from a process with one thread: it inherits the
+# scorer.  It runs with SIGINT blocked, and SIGTERM too unless the caller's
+# disposition is the default: Ctrl-C is the caller's to handle (it stops the
+# workers), and a SIGTERM that the application ignores or handles does not
+# end them either.
 # It ends when the caller says so, when its connection closes (the caller has
 # died, when it waits for a job) or when sending fails (when it is scoring).
 # Its messages: ("progress", queries, lines) of the job under way, every 64
@@ -252,22 +243,27 @@ class WorkerError(RuntimeError):
 # ("failed", the exception) (a bug, or no memory).
 
 
-def _serve(conn: Any, setup: Optional[Tuple[Score, str]] = None) -> None:
-    """Score the jobs (byte ranges) the caller sends until it sends None or
-    goes; *setup*, the scorer and the path, is sent first when not given."""
+def _serve(  # pragma: no cover - runs in the worker (the tests see its effects)
+    conn: Any, score: Score, path: str, blocked: Set[signal.Signals], theirs: List[Any]
+) -> None:
+    """The life of a forked worker: score the jobs (byte ranges of *path*)
+    the caller sends on *conn* until it sends None or goes, then exit.  The
+    caller's connections (*theirs*) are closed here, so that each connection
+    ends with the caller."""
+    code = 1
     try:
-        score, path = setup or conn.recv()
-        for start, end in iter(conn.recv, None):
-            conn.send(_work(conn, score, path, start, end))
-    except (EOFError, OSError):  # the caller has gone
-        pass
-
-
-def _spawned() -> None:  # pragma: no cover - runs in a spawned worker
-    """The body of a spawned worker: its connection is its standard input."""
-    from multiprocessing.connection import Connection
-
-    _serve(Connection(0))
+        for other in theirs:
+            other.close()
+        # not the caller's handler; still blocked where the caller's
+        # disposition is not the default
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        with contextlib.suppress(EOFError, OSError):  # the caller has gone
+            for start, end in iter(conn.recv, None):
+                conn.send(_work(conn, score, path, start, end))
+        code = 0
+    finally:  # no cleanup of the caller's state (atexit, buffered output)
+        os._exit(code)
 
 
 def _work(conn: Any, score: Score, path: str, start: int, end: int) -> Tuple[Any, ...]:
@@ -332,86 +328,31 @@ class _Worker:
 
 
 def _start(
-    count: int, setup: Tuple[Score, str], blocked: Set[signal.Signals], started: List[_Worker]
+    count: int, score: Score, path: str, blocked: Set[signal.Signals], started: List[_Worker]
 ) -> None:
-    """Start up to *count* workers into *started* (fewer when the system gives
-    no more processes or descriptors): forked while this process has one
-    thread, spawned otherwise (forking a process with other threads copies
-    the locks they hold, and a child waiting for one waits forever) from
-    SPAWN_FROM bytes on; then send the spawned ones *setup*, the scorer and
-    the path.  *blocked*: the signals the workers block."""
+    """Fork up to *count* workers into *started* (fewer when the system gives
+    no more processes or descriptors), each serving *score* and *path*
+    (:func:`_serve`).  *blocked*: the signals the workers block."""
     from multiprocessing.connection import Pipe
 
-    may_spawn = (hasattr(os, "posix_spawn") and bool(sys.executable)
-                 and os.path.getsize(setup[1]) >= SPAWN_FROM)
-    spawned = []
     for _ in range(count):
-        fork = _threads() == 1  # counted just before: only this thread can start another
-        if not fork and not may_spawn:
-            break
         try:
             here, there = Pipe()
         except OSError:  # no descriptor left (EMFILE)
-            break
+            return
+        # signals arriving while the child starts would run the caller's handlers in it
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
         try:
-            pid = _fork(here, there, setup, blocked, started) if fork else _spawn(there, blocked)
+            pid = os.fork()
+            if pid == 0:  # pragma: no cover - the worker (the tests see its effects)
+                _serve(there, score, path, blocked, [here] + [w.conn for w in started])
         except OSError:  # no process to be had (EAGAIN, ENOMEM, EMFILE)
             here.close()
-            break
+            return
         finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
             there.close()
         started.append(_Worker(pid, here))
-        if not fork:
-            spawned.append(here)
-    pickled = pickle.dumps(setup, pickle.HIGHEST_PROTOCOL) if spawned else b""
-    for conn in spawned:
-        with contextlib.suppress(OSError):  # it died starting: its job names it (see _collect)
-            conn.send_bytes(pickled)
-
-
-def _fork(
-    here: Any, there: Any, setup: Tuple[Score, str], blocked: Set[signal.Signals],
-    started: List[_Worker],
-) -> int:
-    """A worker forked from this process (which has one thread), serving
-    *there*; the caller's connections (*here*, *started*) are closed in it,
-    so that each connection ends with the caller."""
-    # signals arriving while the child starts would run the caller's handlers in it
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-    try:
-        pid = os.fork()
-        if pid == 0:  # pragma: no cover - the worker (the tests see its effects)
-            code = 1
-            try:
-                here.close()
-                for w in started:
-                    w.conn.close()
-                # (not the caller's handler; still blocked where the caller's
-                # disposition is not the default)
-                signal.signal(signal.SIGTERM, signal.SIG_DFL)
-                signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
-                _serve(there, setup)
-                code = 0
-            finally:  # no cleanup of the caller's state (atexit, buffered output)
-                os._exit(code)
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-    return pid
-
-
-def _spawn(there: Any, blocked: Set[signal.Signals]) -> int:
-    """A worker in a new interpreter (started without fork, so safe with
-    other threads alive), serving *there* as its standard input."""
-    # the package as it is imported here (vendored copies too), from where it is
-    package = __name__.rpartition(".")[0]
-    root = os.path.abspath(__file__)
-    for _ in range(package.count(".") + 2):
-        root = os.path.dirname(root)
-    entry = (f"import sys; sys.path.insert(0, {root!r}); "
-             f"from {__name__} import _spawned; _spawned()")
-    return os.posix_spawn(sys.executable, [sys.executable, "-c", entry], os.environ,
-                          file_actions=[(os.POSIX_SPAWN_DUP2, there.fileno(), 0)],
-                          setsigmask=blocked)
 
 
 def _describe_death(exitcode: Optional[int]) -> str:
@@ -437,19 +378,21 @@ def score_in_parallel(
     returns its part (:class:`irmetrics.evaluate._Part`: an Evaluation, the
     duplicates let pass, the queries tied scores move); the workers call it
     on each job, a range of the file (a source, as
-    :func:`~irmetrics.sources.open_run` gives it).  It must pickle, for
-    spawned workers.  Returns the parts in file order, or None (the caller
-    then scores the run in this process) when the file makes fewer than two
-    jobs, the run is not grouped by query, a job met an error in the run
-    (one process reports the error, and the warnings before it, as it always
-    does), or the system starts no process.
-    Nothing is shared between calls: concurrent calls from threads are
-    independent.  Ctrl-C while the workers run stops them before the
+    :func:`~irmetrics.sources.open_run` gives it).  Returns the parts in
+    file order, or None (the caller then scores the run in this process)
+    when this process runs other threads (a fork could hang), the file makes
+    fewer than two jobs, the run is not grouped by query, a job met an error
+    in the run (one process reports the error, and the warnings before it,
+    as it always does), or the system starts no process.
+    Ctrl-C while the workers run stops them before the
     exception goes on; so does SIGTERM when its disposition is the default,
     which then ends the process as it would have; a SIGTERM that the
     application ignores or handles lets the evaluation finish.  A worker that
     dies is a :class:`WorkerError`.
     """
+    # (counted once: only this thread could start another while it forks)
+    if _threads() > 1:
+        return None
     ranges = _job_ranges(path, workers)
     if len(ranges) < 2:  # an empty file, or one query: one process says what it is
         return None
@@ -464,7 +407,7 @@ def score_in_parallel(
     procs: List[_Worker] = []
     try:
         try:
-            _start(min(workers, len(ranges)), (score, path), blocked, procs)
+            _start(min(workers, len(ranges)), score, path, blocked, procs)
             replies = _collect(procs, path, ranges, progress) if procs else None
         finally:
             for w in procs:

@@ -357,7 +357,7 @@ class Family:
         return f"<measure family {self.key}>"
 
     def __reduce__(self) -> Tuple[Any, Tuple[str]]:
-        # A family travels (to a spawned worker) as its key and is the
+        # A family travels (to an engine's worker) as its key and is the
         # registry's own on arrival: its formulas need not pickle.
         return (_registered, (self.key,))
 

@@ -411,7 +411,7 @@ def test_run_round_trip_property(data, name):
 
 def test_qrels_and_runs_pickle_after_their_queries_were_read():
     # Reading a query makes a read-only view of it, which does not pickle;
-    # the tables pickle without their views (spawned workers are sent them).
+    # the tables pickle without their views (the engines send them to their workers).
     import pickle
 
     qrels = Qrels.from_dict({"q1": {"d1": 1}})

@@ -291,13 +291,15 @@ def busy(pid, seconds=0.1):
     pytest.fail(f"process {pid} did not start working")
 
 
-# The command line with a thread alive (its workers are spawned, not forked).
+# The command line with a thread alive (it is not forked: one process scores the run).
 THREADED_CLI = ("import sys, threading; "
                 "threading.Thread(target=threading.Event().wait, daemon=True).start(); "
                 "from irmetrics.cli import console; console()")
 
 
 def start_cli(qrels, run, threaded=False):
+    """The command line scoring *run* with --workers 2, and its workers once
+    they have started (with a thread alive: none, once it is at work)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     command = ["-c", THREADED_CLI] if threaded else ["-m", "irmetrics"]
     proc = subprocess.Popen(
@@ -306,6 +308,10 @@ def start_cli(qrels, run, threaded=False):
         [sys.executable, *command, "--workers", "2", "-m", "all_trec", qrels, run],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=ROOT,
     )
+    if threaded:
+        busy(proc.pid, 1.0)  # past reading the qrels: scoring the run
+        assert children(proc.pid) == []
+        return proc, []
     deadline = time.monotonic() + 30
     while len(children(proc.pid)) < 2:
         if time.monotonic() > deadline or proc.poll() is not None:
@@ -319,11 +325,12 @@ needs_proc = pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="ne
 
 
 @needs_proc
-@pytest.mark.parametrize("threaded", [False, True], ids=["forked", "spawned"])
+@pytest.mark.parametrize("threaded", [False, True], ids=["forked", "one-process"])
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, -signal.SIGTERM)])
 def test_a_signal_to_the_parent_alone_ends_the_workers(big_files, sig, code, threaded):
     # Before: SIGINT to the parent alone (Jupyter's interrupt) hung forever,
-    # SIGTERM left the workers blocked forever.
+    # SIGTERM left the workers blocked forever.  With a thread alive there are
+    # no workers: the one process ends the same way.
     proc, workers = start_cli(*big_files, threaded=threaded)
     os.kill(proc.pid, sig)  # the parent only, not its process group
     sent = time.monotonic()
@@ -343,9 +350,8 @@ def test_a_signal_to_the_parent_alone_ends_the_workers(big_files, sig, code, thr
 
 
 @needs_proc
-@pytest.mark.parametrize("threaded", [False, True], ids=["forked", "spawned"])
-def test_a_killed_worker_is_a_one_line_error(big_files, threaded):
-    proc, workers = start_cli(*big_files, threaded=threaded)
+def test_a_killed_worker_is_a_one_line_error(big_files):
+    proc, workers = start_cli(*big_files)
     busy(workers[0])  # it has taken a job (a quarter of the file, seconds of work)
     os.kill(workers[0], signal.SIGKILL)  # as the out-of-memory killer would
     _, err = proc.communicate(timeout=30)
@@ -507,7 +513,7 @@ def _failing_at(monkeypatch, tmp_path, qid, action):
     import importlib
 
     evaluate_module = importlib.import_module("irmetrics.evaluate")
-    original = evaluate_module._score_part
+    original = evaluate_module._Road.score
     log = tmp_path / "jobs.log"
     log.write_text("")
 
@@ -528,10 +534,10 @@ def _failing_at(monkeypatch, tmp_path, qid, action):
                 yield group
             time.sleep(1)
 
-    def score(new_scorer, layout, source, progress=None):
-        return original(new_scorer, layout, Source(source), progress)
+    def score(road, source, progress=None):
+        return original(road, Source(source), progress)
 
-    monkeypatch.setattr(evaluate_module, "_score_part", score)
+    monkeypatch.setattr(evaluate_module._Road, "score", score)
     return log
 
 
@@ -607,9 +613,7 @@ STRESS = """
 import sys, threading, warnings
 warnings.simplefilter("ignore")
 from irmetrics import _parallel, evaluate
-qrels, spawn, runs = sys.argv[1], sys.argv[2], sys.argv[3:]
-if spawn == "spawn":  # the workers spawned (run files of any size)
-    _parallel.SPAWN_FROM = 0
+qrels, runs = sys.argv[1], sys.argv[2:]
 expected = [evaluate(qrels, r, ["map", "P_10"], workers=1).per_query for r in runs]
 errors = []
 def work(i):
@@ -648,15 +652,13 @@ def marked_processes(marker):
 
 @needs_proc
 @pytest.mark.slow
-@pytest.mark.parametrize("spawn, tries", [("as-is", 20), ("spawn", 3)])
-def test_threads_calling_with_workers_never_hang_and_leave_no_process(tmp_path, spawn, tries):
+def test_threads_calling_with_workers_never_hang_and_leave_no_process(tmp_path):
     # Issue 42: 6 threads x 6 calls of evaluate(..., workers=2) on four runs
     # of 18,000 lines hung in about 1 try in 6: a worker forked while another
     # thread held the import lock waited for it forever (at `import pickle`),
     # outlived its parent and ignored SIGTERM.  Each try runs in a process
-    # bounded by a timeout, so that a hang fails the test.  As-is, the calls
-    # (threads alive, small files) run in one process each; "spawn" spawns
-    # their workers (an interpreter each: fewer tries, a longer timeout).
+    # bounded by a timeout, so that a hang fails the test.  Now the calls
+    # (threads alive) run in one process each.
     qrels = {}
     runs = []
     for n in range(4):
@@ -666,14 +668,14 @@ def test_threads_calling_with_workers_never_hang_and_leave_no_process(tmp_path, 
         qrels[f"q{q}"] = {f"d{d}": d % 3 for d in range(0, 500, 7)}
     qpath = tmp_path / "qrels.txt"
     Qrels.from_dict(qrels).to_trec(str(qpath))
-    for attempt in range(tries):
+    for attempt in range(20):
         marker = f"IRMETRICS_STRESS_TRY={os.getpid()}-{attempt}"
         name, value = marker.split("=")
         env = dict(os.environ, PYTHONPATH=str(ROOT), **{name: value})
-        proc = subprocess.Popen([sys.executable, "-c", STRESS, str(qpath), spawn, *runs],
+        proc = subprocess.Popen([sys.executable, "-c", STRESS, str(qpath), *runs],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         try:
-            out, err = proc.communicate(timeout=60 if spawn == "as-is" else 240)
+            out, err = proc.communicate(timeout=60)
         except subprocess.TimeoutExpired:
             out, err = b"", b"timed out"
         finally:
@@ -698,29 +700,34 @@ def test_without_fork_one_process_gives_the_same_numbers(tmp_path, monkeypatch):
     assert got.aggregate == expected.aggregate
 
 
-def test_a_process_with_other_threads_spawns_its_workers(tmp_path, monkeypatch):
+def test_a_process_with_other_threads_scores_in_one_process(tmp_path, monkeypatch):
     # Forking while another thread holds a lock can hang the child: with a
-    # thread alive, the workers are spawned (not forked), with the same values.
+    # thread alive, workers=2 forks nothing and one process gives the same
+    # values, without a warning; once the thread has ended, two workers.
     one_thread_only()
     qrels, lines = make_data(22, n_queries=30)
     path = write_run(tmp_path / "run.txt", lines)
     expected = evaluate_quietly(qrels, path, MEASURES, workers=1)
     from irmetrics import _parallel
 
-    monkeypatch.setattr(_parallel, "SPAWN_FROM", 0)  # (spawned for any size)
-    forks, spawns = [], []
-    fork, spawn = os.fork, os.posix_spawn
+    forks = []
+    fork = os.fork
     monkeypatch.setattr(os, "fork", lambda: forks.append(1) or fork())
-    monkeypatch.setattr(os, "posix_spawn", lambda *a, **k: spawns.append(1) or spawn(*a, **k))
     stop = threading.Event()
     other = threading.Thread(target=stop.wait)
     other.start()
     try:
-        got = evaluate_quietly(qrels, path, MEASURES, workers=2)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            got = evaluate(qrels, path, MEASURES, workers=2)
+        with warnings.catch_warnings(record=True) as alone_caught:
+            warnings.simplefilter("always")
+            evaluate(qrels, path, MEASURES, workers=1)
     finally:
         stop.set()
         other.join()
-    assert (len(forks), len(spawns)) == (0, 2)  # two workers, spawned
+    assert forks == []  # one process
+    assert [str(w.message) for w in caught] == [str(w.message) for w in alone_caught]
     assert got.per_query == expected.per_query
     assert got.aggregate == expected.aggregate
     # join() returns before the OS thread is gone from /proc/self/task
@@ -728,16 +735,14 @@ def test_a_process_with_other_threads_spawns_its_workers(tmp_path, monkeypatch):
     while _parallel._threads() > 1 and time.monotonic() < deadline:
         time.sleep(0.01)
     alone = evaluate_quietly(qrels, path, MEASURES, workers=2)  # the thread has ended
-    assert (len(forks), len(spawns)) == (2, 2)  # two workers, forked
+    assert len(forks) == 2  # two workers, forked
     assert alone.per_query == expected.per_query
 
 
 @pytest.mark.filterwarnings("ignore::irmetrics.errors.IrmetricsWarning")
-def test_spawned_workers_give_warnings_and_errors_with_the_files_lines(tmp_path, monkeypatch):
-    # What the forked workers report, the spawned ones report (a thread alive).
-    from irmetrics import _parallel
-
-    monkeypatch.setattr(_parallel, "SPAWN_FROM", 0)  # (spawned for any size)
+def test_with_a_thread_alive_warnings_and_errors_name_the_files_lines(tmp_path):
+    # What the forked workers report, one process reports (a thread alive).
+    one_thread_only()
     lines = [f"q{q:03d} Q0 d{i} {i + 1} {1 - i / 100:.2f} run\n"
              for q in range(40) for i in range(20)]
     lines[2] = lines[2].rstrip("\n") + " x y z w v u\n"  # line 3: a warning
@@ -768,10 +773,10 @@ def test_spawned_workers_give_warnings_and_errors_with_the_files_lines(tmp_path,
 
 
 @pytest.mark.slow
-def test_a_script_without_a_main_guard_is_not_run_again_by_the_workers(tmp_path):
-    # Spawned workers import irmetrics, never the caller's __main__ (as
-    # multiprocessing's spawn and forkserver starts do): a script's top
-    # level runs once.
+def test_a_script_with_a_thread_alive_scores_in_one_process(tmp_path):
+    # A script (no main guard) with a thread alive asking for two workers:
+    # its top level runs once, nothing is forked, the same value, nothing on
+    # stderr, and it exits (no process waits for another).
     qrels, lines = make_data(25, n_queries=30)
     path = write_run(tmp_path / "run.txt", lines)
     qpath = tmp_path / "qrels.txt"
@@ -779,21 +784,20 @@ def test_a_script_without_a_main_guard_is_not_run_again_by_the_workers(tmp_path)
     log = tmp_path / "log.txt"
     script = tmp_path / "script.py"
     script.write_text(
-        "import threading, warnings\n"
-        "from irmetrics import _parallel, evaluate\n"
-        "_parallel.SPAWN_FROM = 0\n"
+        "import os, threading, warnings\n"
+        "from irmetrics import evaluate\n"
         f"open({str(log)!r}, 'a').write('top level\\n')\n"
         "threading.Thread(target=threading.Event().wait, daemon=True).start()\n"
         "warnings.simplefilter('ignore')\n"
-        "import os; spawns, spawn = [], os.posix_spawn\n"
-        "os.posix_spawn = lambda *a, **k: spawns.append(1) or spawn(*a, **k)\n"
+        "forks, fork = [], os.fork\n"
+        "os.fork = lambda: forks.append(1) or fork()\n"
         f"print(evaluate({str(qpath)!r}, {path!r}, ['map'], workers=2).aggregate['map'])\n"
-        "print(len(spawns))\n"
+        "print(len(forks))\n"
     )
     done = subprocess.run([sys.executable, str(script)], capture_output=True, timeout=120,
                           env=dict(os.environ, PYTHONPATH=str(ROOT)))
     expected = evaluate_quietly(qrels, path, ["map"], workers=1).aggregate["map"]
-    assert (done.returncode, done.stdout, done.stderr) == (0, f"{expected!r}\n2\n".encode(), b"")
+    assert (done.returncode, done.stdout, done.stderr) == (0, f"{expected!r}\n0\n".encode(), b"")
     assert log.read_text() == "top level\n"
 
 
@@ -836,6 +840,7 @@ def python_312_or_newer():
 def test_no_deprecation_warning_about_fork_with_a_thread_alive(tmp_path):
     # Python 3.12+ warns (DeprecationWarning) when a process with threads
     # forks; before, workers=2 with a thread alive warned twice per call.
+    # Now two forks without threads, none with a thread alive.
     python = python_312_or_newer()
     if python is None:
         pytest.skip("needs Python 3.12 or newer (its warning about fork)")
@@ -846,20 +851,19 @@ def test_no_deprecation_warning_about_fork_with_a_thread_alive(tmp_path):
     # (the warning is recorded: CPython does not raise it, even as an error)
     script = (
         "import os, sys, threading, warnings\n"
-        "from irmetrics import _parallel, evaluate\n"
-        "_parallel.SPAWN_FROM = 0\n"
+        "from irmetrics import evaluate\n"
         "q, r = sys.argv[1:]\n"
+        "forks, fork = [], os.fork\n"
+        "os.fork = lambda: forks.append(1) or fork()\n"
         "with warnings.catch_warnings(record=True) as caught:\n"
         "    warnings.simplefilter('always')\n"
         "    one = evaluate(q, r, ['map'], workers=1).per_query\n"
         "    alone = evaluate(q, r, ['map'], workers=2).per_query\n"
         "    stop = threading.Event()\n"
         "    t = threading.Thread(target=stop.wait, daemon=True); t.start()\n"
-        "    spawns, spawn = [], os.posix_spawn\n"
-        "    os.posix_spawn = lambda *a, **k: spawns.append(1) or spawn(*a, **k)\n"
         "    threaded = evaluate(q, r, ['map'], workers=2).per_query\n"
         "    stop.set(); t.join()\n"
-        "print(one == alone == threaded, len(spawns))\n"
+        "print(one == alone == threaded, len(forks))\n"
         "print([str(w.message) for w in caught if w.category is DeprecationWarning])\n"
     )
     done = subprocess.run([python, "-c", script, str(qpath), path], capture_output=True,
@@ -920,9 +924,8 @@ def test_sigterm_ignored_or_handled_lets_the_evaluation_finish(big_files, how):
 
 @needs_proc
 @pytest.mark.slow
-@pytest.mark.parametrize("threaded", [False, True], ids=["forked", "spawned"])
-def test_workers_end_soon_when_the_parent_is_killed(big_files, threaded):
-    proc, workers = start_cli(*big_files, threaded=threaded)
+def test_workers_end_soon_when_the_parent_is_killed(big_files):
+    proc, workers = start_cli(*big_files)
     busy(workers[0])
     os.kill(proc.pid, signal.SIGKILL)
     proc.communicate()
