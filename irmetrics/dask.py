@@ -23,8 +23,7 @@ import uuid
 from typing import Any, Iterable, Mapping, Optional, Union
 
 from . import _engines
-from .errors import InvalidArgumentError
-from .evaluate import Evaluation, _checked
+from .evaluate import Evaluation
 
 __all__ = ["evaluate"]
 
@@ -40,11 +39,15 @@ def _import_dask() -> Any:
     return dask
 
 
-def _collect(frame: Any) -> Any:
-    """A Dask DataFrame's rows as (a pandas DataFrame, its description), or None."""
-    if callable(getattr(frame, "compute", None)) and hasattr(frame, "npartitions"):
-        return frame.compute(), "Dask DataFrame"
-    return None
+def _is_dask_frame(x: Any) -> bool:
+    return hasattr(x, "npartitions") and callable(getattr(x, "shuffle", None))
+
+
+def _rows(frame: Any) -> Any:
+    return frame.compute()
+
+
+DASK = _engines.Engine("Dask", _import_dask, _is_dask_frame, _rows)
 
 
 def evaluate(
@@ -99,32 +102,20 @@ def evaluate(
         run = dd.read_parquet("runs/bm25/*.parquet")
         result = irmetrics.dask.evaluate("qrels.txt", run, ["map", "nDCG@10"])
     """
-    names, _, options = _checked(measures, relevance_level=relevance_level, complete=complete,
-                                 depth=depth, judged_only=judged_only)
-    dask = _import_dask()
-    if not (hasattr(run, "npartitions") and callable(getattr(run, "shuffle", None))):
-        raise InvalidArgumentError(
-            f"'run' must be a Dask DataFrame (got {type(run).__name__}); "
-            "irmetrics.evaluate() takes the others"
-        )
-    query, doc, score = _engines.run_columns(list(run.columns), "Dask DataFrame", columns)
-    judgments = _engines.qrels_data(qrels, columns, _collect)
-    # One copy of the qrels (with their subtopics) in the graph, named so
-    # that Dask does not hash it, and not searched for Dask objects: each
-    # worker receives it once.
-    shared = dask.delayed(_engines.pack(judgments),
-                          name=f"irmetrics-qrels-{uuid.uuid4().hex}", traverse=False)
+    options = dict(relevance_level=relevance_level, complete=complete, depth=depth,
+                   judged_only=judged_only)
+    dask, road, (query, doc, score) = _engines.prepare(DASK, qrels, run, measures, columns, options)
+    # One copy of the road (the qrels with their subtopics, the measures) in
+    # the graph, named so that Dask does not hash it, and not searched for
+    # Dask objects: each worker receives it once.
+    shared = dask.delayed(road, name=f"irmetrics-road-{uuid.uuid4().hex}", traverse=False)
     shuffled = run[[query, doc, score]].shuffle(on=query)
     score_partition = dask.delayed(_score_partition, pure=True)
-    tasks = [score_partition(part, query, doc, score, shared, names, options)
-             for part in shuffled.to_delayed()]
-    results = dask.compute(*tasks)
-    return _engines.assemble(results, judgments, names, options)
+    tasks = [score_partition(part, query, doc, score, shared) for part in shuffled.to_delayed()]
+    return _engines.assemble(dask.compute(*tasks), road)
 
 
-def _score_partition(
-    frame: Any, query: str, doc: str, score: str, qrels: Any, names: Any, options: Any
-) -> Any:
+def _score_partition(frame: Any, query: str, doc: str, score: str, road: Any) -> Any:
     # Runs on a worker, on a pandas DataFrame holding whole queries.
     return _engines.score_columns(frame[query].tolist(), frame[doc].tolist(),
-                                  frame[score].tolist(), qrels, names, options)
+                                  frame[score].tolist(), road)

@@ -10,7 +10,6 @@ the aggregate is the mean over the queries evaluated (counts are summed,
 
 from __future__ import annotations
 
-import functools
 import itertools
 import os
 from array import array
@@ -224,9 +223,9 @@ def evaluate(
         Drop unjudged documents from rankings before scoring (``-J``).
     workers:
         With a path to a plain run file, score it in up to this many
-        processes (on POSIX systems: forked from a process with one
-        thread; spawned where other threads run, for files of 32 MB or
-        more).  Results are the same as with one.  ``None`` (the default):
+        processes (on POSIX systems, forked, and only from a process with
+        one thread: where other threads run, one process scores it).
+        Results are the same as with one.  ``None`` (the default):
         two for a plain run file of 2 MB or more when the calling process
         runs no other threads, else one.
     scores:
@@ -293,41 +292,14 @@ def _evaluate(
     # The cyclic collector is off while the tables are built (see _gc).
     with paused_gc():
         q, qrels_duplicates = open_qrels(qrels)
-        layout, new_scorer = _road(q, names, parsed, options)
-        # The one road: a source of query groups, the scorer, an Evaluation
-        # part; one process scores one part, parallel workers one part each
-        # (of a range of the file), and Evaluation.merge makes the whole.
-        score = functools.partial(_score_part, new_scorer, layout)
+        road = _Road(q, names, parsed, options)
         source = open_run(run, keep_duplicates=True)
         parts: Optional[List[_Part]] = None
         processes = _parallel.auto_workers(run) if workers is None else workers
         if processes > 1 and _parallel.parallel_possible(run):  # a plain run file
-            parts = _parallel.score_in_parallel(os.fsdecode(run), score, processes, progress)
+            parts = _parallel.score_in_parallel(os.fsdecode(run), road.score, processes, progress)
         # else, or for a run not grouped by query: one process
-        return _whole(q, qrels_duplicates, parts or [score(source, progress)], layout, new_scorer)
-
-
-class _Layout(NamedTuple):
-    """What makes an Evaluation of a scorer's values: the names asked for and
-    their measures, and the columns kept (one per distinct name, as indexes
-    into the distinct measures the scorer scores)."""
-
-    names: Tuple[str, ...]
-    measures: Tuple[Measure, ...]
-    cols: Tuple[int, ...]
-
-
-def _road(
-    qrels: Qrels, names: Sequence[str], parsed: Sequence[Measure], options: Options
-) -> Tuple[_Layout, Callable[[], _Scorer]]:
-    """The layout of the measures asked for, and a maker of scorers (a
-    partial, not a closure: spawned workers are sent it pickled)."""
-    unique = tuple(dict.fromkeys(parsed))
-    by_name = dict(zip(names, parsed))  # a name asked twice counts once
-    cols = tuple(unique.index(m) for m in by_name.values())
-    layout = _Layout(tuple(names), tuple(parsed), cols)
-    return layout, functools.partial(_Scorer, qrels, unique, options,
-                                     max_label=_max_label(qrels, unique))
+        return road.whole(parts or [road.score(source, progress)], qrels_duplicates)
 
 
 class _Part(NamedTuple):
@@ -338,63 +310,86 @@ class _Part(NamedTuple):
     ignored: List[Tuple[DuplicateEntryError, str]]
 
 
-def _score_part(
-    new_scorer: Callable[[], _Scorer],
-    layout: _Layout,
-    source: RunSource,
-    progress: Optional[Callable[[int, int], None]] = None,
-) -> _Part:
-    """Score every query of *source*: the same in one process and in each worker."""
-    scorer = new_scorer()
-    scorer.consume(source, progress)
-    return _Part(scorer.part(layout), scorer.ignored_duplicates)
+class _Road:
+    """The one road of every evaluation: a source of query groups, a scorer,
+    an Evaluation part; one process scores one part, each parallel job (a
+    range of the file) and each engine partition one, and :meth:`whole`
+    makes the Evaluation of the parts.
 
+    *names* are the names asked for and *parsed* their measures; the scorer
+    scores each distinct measure once, and a part keeps the columns
+    ``cols``, one per distinct name (a name asked twice counts once).
+    """
 
-def _whole(
-    qrels: Qrels,
-    qrels_duplicates: Sequence[DuplicateEntryError],
-    parts: Sequence[_Part],
-    layout: _Layout,
-    new_scorer: Callable[[], _Scorer],
-) -> Evaluation:
-    """The evaluation of the whole run from its parts (one process's, the
-    workers' or the engine partitions'): the warnings, the judged queries the
-    run lacks (scored as empty rankings with ``complete``), the checks, then
-    :meth:`Evaluation.merge`."""
-    for part in parts:
-        for error, why in part.ignored:
-            _warn(f"{error}; trec_eval does not look at it, and neither does irmetrics: {why}")
-    run_parts = [part.evaluation for part in parts]
-    skipped = sorted(set(itertools.chain.from_iterable(e.skipped for e in run_parts)))
-    if skipped:
-        shown = ", ".join(repr(s) for s in skipped[:5]) + (", ..." if len(skipped) > 5 else "")
-        _warn(f"{len(skipped)} run quer{'y has' if len(skipped) == 1 else 'ies have'} no "
-              f"judgments and {'was' if len(skipped) == 1 else 'were'} skipped: {shown}")
-    # The judged queries missing from the run: one more part, whose rows (with
-    # complete=True) are empty rankings; it carries the run's name, which
-    # runid reads.  Only judged queries are scored, and the parts' are
-    # disjoint (one part, or the parallel jobs' checked by _parallel): as
-    # many as the qrels hold is all of them, and none is missing.
-    missing: List[str] = []
-    if sum(len(e._rows) for e in run_parts) != len(qrels._data):
-        missing = sorted(set(qrels._data).difference(*(e._rows for e in run_parts)))
-    rest = new_scorer()
-    rest.run_name = next((e.run_name for e in reversed(run_parts) if e.run_name), "")
-    filled = missing if rest.options.complete else []  # scored as empty rankings
-    for qid in filled:
-        rest.add_empty(qid)
-    run_parts.append(rest.part(layout, filled=filled, missing=missing))
-    for error in qrels_duplicates:
-        if any(error.qid in e._rows for e in run_parts):  # a judgment that would count twice
-            raise error
-        _warn(f"{error}; trec_eval does not look at it, and neither does irmetrics: "
-              "its query is not evaluated")
-    if not any(e._rows for e in run_parts):  # (then the run's queries are the skipped ones)
-        raise InvalidArgumentError(
-            "no query is both in the run and in the qrels "
-            f"(run: {_sample(dict.fromkeys(skipped))}; qrels: {_sample(qrels)})"
-        )
-    return Evaluation.merge(run_parts)
+    def __init__(
+        self, qrels: Qrels, names: Sequence[str], parsed: Sequence[Measure], options: Options
+    ) -> None:
+        self.qrels = qrels
+        self.names = tuple(names)
+        self.measures = tuple(parsed)
+        self.options = options
+        self._unique = tuple(dict.fromkeys(parsed))
+        by_name = dict(zip(names, parsed))
+        self.cols = tuple(self._unique.index(m) for m in by_name.values())
+        self._max_label = _max_label(qrels, self._unique)
+
+    def scorer(self) -> _Scorer:
+        """A new scorer of the distinct measures."""
+        return _Scorer(self.qrels, self._unique, self.options, max_label=self._max_label)
+
+    def score(
+        self, source: RunSource, progress: Optional[Callable[[int, int], None]] = None
+    ) -> _Part:
+        """Score every query of *source*: the same in one process and in each worker."""
+        scorer = self.scorer()
+        scorer.consume(source, progress)
+        return _Part(scorer.part(self), scorer.ignored_duplicates)
+
+    def whole(
+        self,
+        parts: Sequence[_Part],
+        qrels_duplicates: Sequence[DuplicateEntryError] = (),
+        run_name: str = "",
+    ) -> Evaluation:
+        """The evaluation of the whole run from its parts (one process's, the
+        workers' or the engine partitions'): the warnings, the judged queries
+        the run lacks (scored as empty rankings with ``complete``), the
+        checks, then :meth:`Evaluation.merge`.  *run_name*: the run's name
+        when no part has one."""
+        for part in parts:
+            for error, why in part.ignored:
+                _warn(f"{error}; trec_eval does not look at it, and neither does irmetrics: {why}")
+        run_parts = [part.evaluation for part in parts]
+        skipped = sorted(set(itertools.chain.from_iterable(e.skipped for e in run_parts)))
+        if skipped:
+            shown = ", ".join(repr(s) for s in skipped[:5]) + (", ..." if len(skipped) > 5 else "")
+            _warn(f"{len(skipped)} run quer{'y has' if len(skipped) == 1 else 'ies have'} no "
+                  f"judgments and {'was' if len(skipped) == 1 else 'were'} skipped: {shown}")
+        # The judged queries missing from the run: one more part, whose rows
+        # (with complete=True) are empty rankings; it carries the run's name,
+        # which runid reads.  Only judged queries are scored, and the parts'
+        # are disjoint (one part, or the parallel jobs' checked by _parallel):
+        # as many as the qrels hold is all of them, and none is missing.
+        missing: List[str] = []
+        if sum(len(e._rows) for e in run_parts) != len(self.qrels._data):
+            missing = sorted(set(self.qrels._data).difference(*(e._rows for e in run_parts)))
+        rest = self.scorer()
+        rest.run_name = next((e.run_name for e in reversed(run_parts) if e.run_name), run_name)
+        filled = missing if self.options.complete else []  # scored as empty rankings
+        for qid in filled:
+            rest.add_empty(qid)
+        run_parts.append(rest.part(self, filled=filled, missing=missing))
+        for error in qrels_duplicates:
+            if any(error.qid in e._rows for e in run_parts):  # a judgment that would count twice
+                raise error
+            _warn(f"{error}; trec_eval does not look at it, and neither does irmetrics: "
+                  "its query is not evaluated")
+        if not any(e._rows for e in run_parts):  # (then the run's queries are the skipped ones)
+            raise InvalidArgumentError(
+                "no query is both in the run and in the qrels "
+                f"(run: {_sample(dict.fromkeys(skipped))}; qrels: {_sample(self.qrels)})"
+            )
+        return Evaluation.merge(run_parts)
 
 
 #: What the scorer calls for each query it scores (explain keeps the query's
@@ -454,14 +449,14 @@ class _Scorer:
         return self.values.keys() | self.skipped.keys()
 
     def part(
-        self, layout: _Layout, filled: Sequence[str] = (), missing: Sequence[str] = ()
+        self, road: _Road, filled: Sequence[str] = (), missing: Sequence[str] = ()
     ) -> Evaluation:
         """The Evaluation of the queries scored so far, one part of the whole
         for :meth:`Evaluation.merge`, which sorts the queries and computes the
         aggregates.  *filled*: the judged queries missing from the run that
         were scored as empty rankings; *missing*: every judged query missing
         from the run."""
-        values, cols = self.values, layout.cols
+        values, cols = self.values, road.cols
         rows: Dict[str, Sequence[Value]]
         if cols == tuple(range(len(self.measures))):
             rows = cast(Dict[str, Sequence[Value]], values)  # the scorer's: its last use
@@ -469,7 +464,7 @@ class _Scorer:
             rows = {qid: [row[c] for c in cols] for qid, row in values.items()}
         queries = Queries(tuple(sorted(self.skipped)), tuple(missing), frozenset(filled),
                           tuple(self.tie_moved))
-        return build(layout.names, layout.measures, rows, self.run_name, self.options, queries,
+        return build(road.names, road.measures, rows, self.run_name, self.options, queries,
                      self.max_label, final=False)
 
     def add_empty(self, qid: str) -> None:

@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import functools
 import pickle
-from typing import Any, Iterable, Iterator, Mapping, Optional, Sequence, Union
+from typing import Any, Iterable, Iterator, Mapping, Optional, Union
 
 from . import _engines
-from .errors import InvalidArgumentError, IrmetricsError
-from .evaluate import Evaluation, _checked
+from .errors import IrmetricsError
+from .evaluate import Evaluation
 
 __all__ = ["evaluate"]
 
@@ -51,20 +51,21 @@ def _is_spark_frame(x: Any) -> bool:
     return hasattr(x, "sparkSession") and callable(getattr(x, "mapInPandas", None))
 
 
-def _collect(frame: Any) -> Any:
-    """A Spark DataFrame's rows as (a pyarrow Table, its description), or None.
+def _rows(frame: Any) -> Any:
+    """A Spark DataFrame's rows as a pyarrow Table.
 
     Through ``collect()``, so that nulls stay None (pandas would make a null
     label NaN) and every Spark version gives the same Python values.
     """
-    if not _is_spark_frame(frame):
-        return None
     import pyarrow  # type: ignore[import-untyped, import-not-found, unused-ignore]
 
     rows = frame.collect()
     names = list(frame.columns)
     table = pyarrow.table({str(i): [row[i] for row in rows] for i in range(len(names))})
-    return table.rename_columns(names), "Spark DataFrame"
+    return table.rename_columns(names)
+
+
+SPARK = _engines.Engine("Spark", _import_pyspark, _is_spark_frame, _rows)
 
 
 def evaluate(
@@ -112,19 +113,12 @@ def evaluate(
         run = spark.read.parquet("runs/bm25/")
         result = irmetrics.spark.evaluate("qrels.txt", run, ["map", "nDCG@10"])
     """
-    names, _, options = _checked(measures, relevance_level=relevance_level, complete=complete,
-                                 depth=depth, judged_only=judged_only)
-    _import_pyspark()
-    if not _is_spark_frame(run):
-        raise InvalidArgumentError(
-            f"'run' must be a Spark DataFrame (got {type(run).__name__}); "
-            "irmetrics.evaluate() takes the others"
-        )
-    query, doc, score = _engines.run_columns(list(run.columns), "Spark DataFrame", columns)
-    judgments = _engines.qrels_data(qrels, columns, _collect)
-    shared = run.sparkSession.sparkContext.broadcast(_engines.pack(judgments))
+    options = dict(relevance_level=relevance_level, complete=complete, depth=depth,
+                   judged_only=judged_only)
+    _, road, (query, doc, score) = _engines.prepare(SPARK, qrels, run, measures, columns, options)
+    shared = run.sparkSession.sparkContext.broadcast(road)
     try:
-        work = functools.partial(_score_partition, qrels=shared, names=names, options=options)
+        work = functools.partial(_score_partition, road=shared)
         parts = run.select(query, doc, score).repartition(query).mapInArrow(work, "part binary")
         results = [pickle.loads(row[0]) for row in parts.collect()]
     finally:
@@ -132,12 +126,10 @@ def evaluate(
     for result in results:
         if isinstance(result, IrmetricsError):
             raise result  # an executor's: the error evaluate() raises for the same rows
-    return _engines.assemble(results, judgments, names, options)
+    return _engines.assemble(results, road)
 
 
-def _score_partition(
-    batches: Iterator[Any], *, qrels: Any, names: Sequence[str], options: _engines.Options
-) -> Iterator[Any]:
+def _score_partition(batches: Iterator[Any], *, road: Any) -> Iterator[Any]:
     # Runs on an executor: the batches (pyarrow's: a null is None, unlike in
     # pandas, where it is NaN) of one partition, which holds whole queries,
     # their columns query id, doc id, score; yields one row, the partition's
@@ -151,9 +143,8 @@ def _score_partition(
     qids, docids, scores = (table.column(i).to_pylist() for i in range(3))
     result: Any
     try:
-        result = _engines.score_columns(qids, docids, scores, qrels.value, names, options)
+        result = _engines.score_columns(qids, docids, scores, road.value)
     except IrmetricsError as exc:  # raised on the driver as it is
         result = exc
-    if result is not None:
-        part = pickle.dumps(result, pickle.HIGHEST_PROTOCOL)
-        yield pyarrow.RecordBatch.from_pydict({"part": [part]})
+    part = pickle.dumps(result, pickle.HIGHEST_PROTOCOL)
+    yield pyarrow.RecordBatch.from_pydict({"part": [part]})
