@@ -14,7 +14,7 @@ from numbers import Real
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import frames, plot, report, stats
-from ._tabular import _as_id
+from ._tabular import _query_id
 from .errors import InvalidArgumentError, UndefinedStatisticError
 from .evaluate import Evaluation, _as_qrels, evaluate
 from .measures import measure_names as _measure_list
@@ -436,15 +436,7 @@ def _scored_table(name: str, scored: Any, measures: Sequence[str]) -> Table:
         )
     out: Table = {}
     for raw_qid, values in table.items():
-        try:
-            qid = _as_id(raw_qid)
-        except TypeError as exc:
-            raise InvalidArgumentError(f"query id of run {name!r} {exc}") from None
-        if qid in out:
-            raise InvalidArgumentError(
-                f"run {name!r} has two query ids that are both {qid!r} as str "
-                f"(got {raw_qid!r})"
-            )
+        qid = _query_id(raw_qid, f"run {name!r}", out, of="of")
         if not isinstance(values, Mapping):
             raise InvalidArgumentError(
                 f"run {name!r}, query {qid!r}: expected a dict of measure values "
