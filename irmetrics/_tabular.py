@@ -202,15 +202,17 @@ def _names(seen: List[Any]) -> str:
 # === Dicts and records ===
 
 
-def _query_id(raw: Any, what: str, seen: Mapping[str, Any]) -> str:
-    """A dict's query id as str, not one *seen* already under another type."""
+def _query_id(raw: Any, what: str, seen: Mapping[str, Any], of: str = "in") -> str:
+    """A dict's query id as str, not one *seen* already under another type;
+    *what* names the dict in messages ("'qrels'", "run 'a'"), *of* is the word
+    before it ("query id in 'qrels' must be ...")."""
     try:
         qid = _as_id(raw)
     except TypeError as exc:
-        raise InvalidArgumentError(f"query id in {what!r} {exc}") from None
+        raise InvalidArgumentError(f"query id {of} {what} {exc}") from None
     if qid in seen:
         raise InvalidArgumentError(
-            f"{what!r} has two query ids that are both {qid!r} as str (got {raw!r})"
+            f"{what} has two query ids that are both {qid!r} as str (got {raw!r})"
         )
     return qid
 
@@ -227,7 +229,7 @@ def _from_dict(
         )
     out: Dict[str, Dict[str, V]] = {}
     for raw_qid, raw_docs in data.items():
-        qid = _query_id(raw_qid, what, out)
+        qid = _query_id(raw_qid, repr(what), out)
         if not isinstance(raw_docs, Mapping):
             raise InvalidArgumentError(
                 f"{what}[{raw_qid!r}] must be a mapping of doc id to value "
@@ -334,7 +336,7 @@ def subtopics_from_dict(data: Any) -> Tuple[Dict[str, Dict[str, int]], Subtopics
         )
     table: Subtopics = {}
     for raw_qid, topics in data.items():
-        qid = _query_id(raw_qid, "qrels", table)
+        qid = _query_id(raw_qid, "'qrels'", table)
         table[qid] = _from_dict(topics, f"qrels[{raw_qid!r}]", _relevances)
     return _split_topics(table)
 

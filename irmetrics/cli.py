@@ -22,7 +22,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Text
 from . import __version__, formats, report
 from ._parallel import WorkerError
 from ._text import one_line, quoted, strict_json
-from .compare import TESTS, _check_alpha, compare
+from .compare import TESTS, compare
 from .data import Qrels, Run
 from .diversity import NDEVAL_MEASURES
 from .errors import InvalidArgumentError, IrmetricsError, IrmetricsWarning, UnknownMeasureError
@@ -30,7 +30,7 @@ from .evaluate import _evaluate
 from .evaluation import Evaluation, check_options
 from .explain import explain
 from .measures import FAMILIES, Measure, check_measure, expand_trec_argument_named, parse_measure
-from .stats import CORRECTIONS
+from .stats import CORRECTIONS, _check_alpha
 from .tie_report import tie_report
 from .trec import _read_run_ranks
 

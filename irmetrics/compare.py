@@ -14,7 +14,7 @@ from numbers import Real
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import frames, plot, report, stats
-from ._tabular import _as_id
+from ._tabular import _query_id
 from .errors import InvalidArgumentError, UndefinedStatisticError
 from .evaluate import Evaluation, _as_qrels, evaluate
 from .measures import measure_names as _measure_list
@@ -51,7 +51,7 @@ class _Statistics:
                 f"unknown test {test!r}; expected one of {', '.join(map(repr, TESTS))}"
             )
         stats.adjust_p_values([], method=correction)  # (stats checks the correction's name)
-        level = _check_alpha(alpha)
+        level = stats._check_alpha(alpha)
         stats._check_resamples(n_resamples)
         stats._rng(seed)
         return cls(test, correction, level, n_resamples, seed)
@@ -272,23 +272,8 @@ def compare(
 # === The steps of compare() ===================================================
 
 
-#: The smallest alpha: below it the quantile 1 - alpha/2 of the confidence
-#: intervals (or their level 1 - alpha) rounds to 1 in double precision.
-ALPHA_MIN = 1.6653345369377348e-16
-
-
-def _check_alpha(alpha: Any, name: str = "'alpha'") -> float:
-    """*alpha* as a float, or an error that names it as *name* (the command
-    line passes ``--alpha``) with the value given."""
-    if isinstance(alpha, bool) or not isinstance(alpha, Real) or not 0.0 < float(alpha) < 1.0:
-        raise InvalidArgumentError(f"{name} must be a number in (0, 1) (got {alpha!r})")
-    level = 1.0 - float(alpha)
-    if not (level < 1.0 and (1.0 + level) / 2.0 < 1.0):
-        raise InvalidArgumentError(
-            f"{name} must be at least {ALPHA_MIN!r} (got {alpha!r}): below that the "
-            "quantile 1 - alpha/2 of the confidence interval rounds to 1 in double precision"
-        )
-    return float(alpha)
+#: The smallest alpha (below it 1 - alpha/2 rounds to 1): stats' own.
+ALPHA_MIN = stats.ALPHA_MIN
 
 
 def _ordered_runs(runs: Any, baseline: Optional[str]) -> List[str]:
@@ -436,15 +421,7 @@ def _scored_table(name: str, scored: Any, measures: Sequence[str]) -> Table:
         )
     out: Table = {}
     for raw_qid, values in table.items():
-        try:
-            qid = _as_id(raw_qid)
-        except TypeError as exc:
-            raise InvalidArgumentError(f"query id of run {name!r} {exc}") from None
-        if qid in out:
-            raise InvalidArgumentError(
-                f"run {name!r} has two query ids that are both {qid!r} as str "
-                f"(got {raw_qid!r})"
-            )
+        qid = _query_id(raw_qid, f"run {name!r}", out, of="of")
         if not isinstance(values, Mapping):
             raise InvalidArgumentError(
                 f"run {name!r}, query {qid!r}: expected a dict of measure values "

@@ -418,31 +418,24 @@ def _format_option(v: Any) -> str:
 # Each reads the per-query data and calls the one formula in irmetrics.metrics.
 
 
-def _p(q: QueryData, m: Measure, env: Env) -> float:
-    return _m._precision_r(q.relevant_ranks(m.rel(env)), int(cast(int, m.param)))
+def _on_ranks(kernel: _m.Kernel) -> Compute:
+    """A binary measure's computation from its kernel in irmetrics.metrics
+    (see ``metrics._binary``): of the relevant ranks, the documents ranked,
+    the measure's parameter and R."""
+    def compute(q: QueryData, m: Measure, env: Env) -> float:
+        rel = m.rel(env)
+        return kernel(q.relevant_ranks(rel), q.n, m.param, q.n_relevant(rel))
+    return compute
 
 
-def _recall(q: QueryData, m: Measure, env: Env) -> float:
-    rel = m.rel(env)
-    return _m._recall_r(q.relevant_ranks(rel), _opt_int(m.param), q.n_relevant(rel))
-
-
-def _ap(q: QueryData, m: Measure, env: Env) -> float:
-    rel = m.rel(env)
-    return _m._average_precision_r(q.relevant_ranks(rel), _opt_int(m.param), q.n_relevant(rel))
-
-
-def _rr(q: QueryData, m: Measure, env: Env) -> float:
-    return _m._reciprocal_rank_r(q.relevant_ranks(m.rel(env)), _opt_int(m.param))
-
-
-def _rprec(q: QueryData, m: Measure, env: Env) -> float:
-    rel = m.rel(env)
-    return _m._r_precision_r(q.relevant_ranks(rel), q.n_relevant(rel))
-
-
-def _success(q: QueryData, m: Measure, env: Env) -> float:
-    return _m._success_r(q.relevant_ranks(m.rel(env)), _opt_int(m.param))
+_p = _on_ranks(_m._precision_r)
+_recall = _on_ranks(_m._recall_r)
+_ap = _on_ranks(_m._average_precision_r)
+_rr = _on_ranks(_m._reciprocal_rank_r)
+_rprec = _on_ranks(_m._r_precision_r)
+_success = _on_ranks(_m._success_r)
+_rprec_mult = _on_ranks(_m._r_precision_multiple_r)
+_bin_g = _on_ranks(_m._binary_g)
 
 
 def _judged(q: QueryData, m: Measure, env: Env) -> float:
@@ -474,13 +467,7 @@ def _iprec_at(q: QueryData, rel: Union[int, float], level: float) -> float:
 def _11pt(q: QueryData, m: Measure, env: Env) -> float:
     rel = m.rel(env)
     levels = m.option("levels", _m._ELEVEN_POINTS)
-    return _m._eleven_point_average_r(q.relevant_ranks(rel), q.n, q.n_relevant(rel), levels)
-
-
-def _rprec_mult(q: QueryData, m: Measure, env: Env) -> float:
-    rel = m.rel(env)
-    mult = float(m.param if m.param is not None else 1.0)
-    return _m._r_precision_multiple_r(q.relevant_ranks(rel), mult, q.n_relevant(rel))
+    return _m._eleven_point_average_r(q.relevant_ranks(rel), q.n, levels, q.n_relevant(rel))
 
 
 def _gain_of(m: Measure) -> Callable[[Optional[Union[int, float]]], float]:
@@ -607,10 +594,9 @@ def _set_map(q: QueryData, m: Measure, env: Env) -> float:
 
 
 def _set_f(q: QueryData, m: Measure, env: Env) -> float:
-    rr, n, r = _set_counts(q, m, env)
-    if not r or not n:
-        return 0.0
-    return _m._f_measure_counts(rr, n, r, float(m.option("weight", 1.0)))
+    rel = m.rel(env)
+    weight = float(m.option("weight", 1.0))
+    return _m._f_measure_r(q.relevant_ranks(rel), q.n, weight, q.n_relevant(rel))
 
 
 def _relative_p(q: QueryData, m: Measure, env: Env) -> float:
@@ -619,11 +605,6 @@ def _relative_p(q: QueryData, m: Measure, env: Env) -> float:
     d = min(k, q.n_relevant(rel))
     # m_rel_P.c: relevant in the top k over min(k, R)
     return _m._hits(q.relevant_ranks(rel), k) / d if d else 0.0
-
-
-def _bin_g(q: QueryData, m: Measure, env: Env) -> float:
-    rel = m.rel(env)
-    return _m._binary_g(q.relevant_ranks(rel), q.n_relevant(rel))
 
 
 def _nonzero_and_ideal(

@@ -116,50 +116,59 @@ def _relevant_ranks(labels: Sequence[Label], rel: Number) -> List[int]:
 # === Binary measures =========================================================
 
 
-# Each binary measure is a function of the ranks of the relevant labels
-# (sorted, 1-based): the ``*_r`` kernels hold the formulas, and evaluate()
-# finds a query's ranks once for all measures.  Each public function checks
-# its own options and hands _binary a formula of (labels, ranks, R).
+# Most binary measures are a function of the ranks of the relevant labels
+# (sorted, 1-based): a kernel ``kernel(ranks, n, param, R)`` of them, the
+# documents ranked, the measure's parameter (a cutoff, a multiple of R ...;
+# unused by some) and R.  evaluate() finds a query's ranks once for all
+# measures and calls the same kernels (measures._on_ranks).  bpref and infAP
+# read every label: theirs is a formula of (labels, ranks, R).
 
+Kernel = Callable[[Sequence[int], int, Any, int], float]
 Formula = Callable[[List[Label], List[int], int], float]
 
 
 def _binary(
-    labels: Iterable[Any], formula: Formula, rel: Any, name: str, *,
+    labels: Iterable[Any], kernel: Optional[Kernel], param: Any, rel: Any, name: str, *,
     n_relevant: Any = None, scores: Any = None, ties: Any = None,
-    form: Optional[_t.ClosedForm] = None, k: Optional[int] = None,
+    form: Optional[_t.ClosedForm] = None, formula: Optional[Formula] = None,
     order: Callable[[Number], _t.Order] = _t.by_relevance,
 ) -> float:
-    """A binary measure: ``formula(labels, ranks, R)``, with the 1-based ranks
-    of the labels >= *rel* and R the query's relevant documents
-    (*n_relevant*, by default the relevant labels), after the checks every
-    binary measure shares.
+    """A binary measure: ``kernel(ranks, len(labels), param, R)`` (or
+    ``formula(labels, ranks, R)``), with the 1-based ranks of the labels >=
+    *rel* and R the query's relevant documents (*n_relevant*, by default the
+    relevant labels), after the checks every binary measure shares.
 
     With *scores* and *ties* (:mod:`irmetrics.ties`) the labels are first
     ranked by score: best and worst order each block of tied scores by
-    ``order(rel)``; the mean is the closed form *form* at cutoff *k* (without
-    one, ``ties="expected"`` is an error naming the measure *name*).
+    ``order(rel)``; the mean is the closed form *form* at cutoff *param*
+    (without one, ``ties="expected"`` is an error naming the measure *name*).
     """
     ls = check_labels(labels)
     r = check_rel(rel)
     ranks = _relevant_ranks(ls, r)
     big_r = check_n_relevant(n_relevant, len(ranks))
-    if scores is None and ties is None:
-        return formula(ls, ranks, big_r)
 
-    def call(arranged: List[Label]) -> float:
-        return formula(arranged, _relevant_ranks(arranged, r), big_r)
+    def call(arranged: List[Label], ranks: List[int]) -> float:
+        if formula is not None:
+            return formula(arranged, ranks, big_r)
+        return cast(Kernel, kernel)(ranks, len(arranged), param, big_r)
+
+    if scores is None and ties is None:
+        return call(ls, ranks)
+
+    def arrange(arranged: List[Label]) -> float:
+        return call(arranged, _relevant_ranks(arranged, r))
 
     def mean(blocks: List[_t.Block], n: int) -> float:
-        return cast(_t.ClosedForm, form)(_t.binary(blocks, r), n, k, big_r)
-    return _t.by_score(ls, scores, ties, call, order(r), None if form is None else mean, name)
+        return cast(_t.ClosedForm, form)(_t.binary(blocks, r), n, param, big_r)
+    return _t.by_score(ls, scores, ties, arrange, order(r), None if form is None else mean, name)
 
 
 def _hits(ranks: Sequence[int], k: Optional[int]) -> int:
     return len(ranks) if k is None else _bisect_right(ranks, k)
 
 
-def _precision_r(ranks: Sequence[int], k: int) -> float:
+def _precision_r(ranks: Sequence[int], n: int, k: int, n_relevant: int) -> float:
     return _hits(ranks, k) / k
 
 
@@ -186,12 +195,12 @@ def precision_at_k(
     >>> precision_at_k([2, 1, 0], 3, rel=2)
     0.3333333333333333
     """
-    kk = cast(int, check_k(k, optional=False))  # an int: optional=False
-    return _binary(labels, lambda ls, ranks, n: _precision_r(ranks, kk), rel, "P",
-                   scores=scores, ties=ties, form=_t.expected_precision, k=kk)
+    kk = check_k(k, optional=False)
+    return _binary(labels, _precision_r, kk, rel, "P", scores=scores, ties=ties,
+                   form=_t.expected_precision)
 
 
-def _recall_r(ranks: Sequence[int], k: Optional[int], n_relevant: int) -> float:
+def _recall_r(ranks: Sequence[int], n: int, k: Optional[int], n_relevant: int) -> float:
     return _hits(ranks, k) / n_relevant if n_relevant else 0.0
 
 
@@ -218,12 +227,11 @@ def recall_at_k(
     0.25
     """
     kk = check_k(k, optional=False)
-    return _binary(labels, lambda ls, ranks, n: _recall_r(ranks, kk, n), rel, "recall",
-                   n_relevant=n_relevant, scores=scores, ties=ties,
-                   form=_t.expected_recall, k=kk)
+    return _binary(labels, _recall_r, kk, rel, "recall", n_relevant=n_relevant,
+                   scores=scores, ties=ties, form=_t.expected_recall)
 
 
-def _average_precision_r(ranks: Sequence[int], k: Optional[int], n_relevant: int) -> float:
+def _average_precision_r(ranks: Sequence[int], n: int, k: Optional[int], n_relevant: int) -> float:
     if n_relevant == 0:
         return 0.0
     # m_map.c / m_map_cut.c: sum += rel_so_far / rank, left to right
@@ -264,11 +272,11 @@ def average_precision(
     0.5
     """
     kk = check_k(k)
-    return _binary(labels, lambda ls, ranks, n: _average_precision_r(ranks, kk, n), rel, "map",
-                   n_relevant=n_relevant, scores=scores, ties=ties, form=_t.expected_ap, k=kk)
+    return _binary(labels, _average_precision_r, kk, rel, "map", n_relevant=n_relevant,
+                   scores=scores, ties=ties, form=_t.expected_ap)
 
 
-def _reciprocal_rank_r(ranks: Sequence[int], k: Optional[int]) -> float:
+def _reciprocal_rank_r(ranks: Sequence[int], n: int, k: Optional[int], n_relevant: int) -> float:
     if ranks and (k is None or ranks[0] <= k):
         return 1.0 / ranks[0]
     return 0.0
@@ -293,11 +301,11 @@ def reciprocal_rank(
     0.0
     """
     kk = check_k(k)
-    return _binary(labels, lambda ls, ranks, n: _reciprocal_rank_r(ranks, kk), rel,
-                   "recip_rank", scores=scores, ties=ties, form=_t.expected_rr, k=kk)
+    return _binary(labels, _reciprocal_rank_r, kk, rel, "recip_rank", scores=scores, ties=ties,
+                   form=_t.expected_rr)
 
 
-def _r_precision_r(ranks: Sequence[int], n_relevant: int) -> float:
+def _r_precision_r(ranks: Sequence[int], n: int, param: None, n_relevant: int) -> float:
     return _hits(ranks, n_relevant) / n_relevant if n_relevant else 0.0
 
 
@@ -321,13 +329,12 @@ def r_precision(
     >>> r_precision([1, 0, 1, 0], n_relevant=4)
     0.5
     """
-    return _binary(labels, lambda ls, ranks, n: _r_precision_r(ranks, n), rel, "Rprec",
-                   n_relevant=n_relevant, scores=scores, ties=ties,
-                   form=_t.expected_r_precision)
+    return _binary(labels, _r_precision_r, None, rel, "Rprec", n_relevant=n_relevant,
+                   scores=scores, ties=ties, form=_t.expected_r_precision)
 
 
-def _success_r(ranks: Sequence[int], k: Optional[int]) -> float:
-    return 1.0 if _reciprocal_rank_r(ranks, k) else 0.0
+def _success_r(ranks: Sequence[int], n: int, k: Optional[int], n_relevant: int) -> float:
+    return 1.0 if _reciprocal_rank_r(ranks, n, k, n_relevant) else 0.0
 
 
 def success_at_k(
@@ -346,8 +353,8 @@ def success_at_k(
     1.0
     """
     kk = check_k(k, optional=False)
-    return _binary(labels, lambda ls, ranks, n: _success_r(ranks, kk), rel, "success",
-                   scores=scores, ties=ties, form=_t.expected_success, k=kk)
+    return _binary(labels, _success_r, kk, rel, "success", scores=scores, ties=ties,
+                   form=_t.expected_success)
 
 
 def _judged(labels: Sequence[Label], k: Optional[int]) -> float:
@@ -743,7 +750,8 @@ def bpref(
         found = sum(1 for x in ls if x is not None and x < r)
         nn = found if n_nonrelevant is None else check_int(n_nonrelevant, "n_nonrelevant", found)
         return _bpref(ls, big_r, nn, r)
-    return _binary(labels, formula, r, "bpref", n_relevant=n_relevant, scores=scores, ties=ties)
+    return _binary(labels, None, None, r, "bpref", n_relevant=n_relevant, scores=scores,
+                   ties=ties, formula=formula)
 
 
 def _inferred_ap_placed(
@@ -794,8 +802,8 @@ def inferred_ap(
 
     def formula(ls: List[Label], ranks: List[int], big_r: int) -> float:
         return _inferred_ap_placed([(j, x) for j, x in enumerate(ls) if x is not None], big_r, r)
-    return _binary(labels, formula, r, "infAP", n_relevant=n_relevant, scores=scores, ties=ties,
-                   order=_t.by_infap)
+    return _binary(labels, None, None, r, "infAP", n_relevant=n_relevant, scores=scores,
+                   ties=ties, formula=formula, order=_t.by_infap)
 
 
 def _interpolated_sum(
@@ -874,16 +882,15 @@ def interpolated_precision(
     """
     if isinstance(recall, bool) or not isinstance(recall, (int, float)) or not (0 <= recall <= 1):
         raise InvalidArgumentError(f"'recall' must be a number in [0, 1] (got {recall!r})")
-    levels = (float(recall),)
-    return _binary(labels, lambda ls, ranks, n: _interpolated_sum(ranks, len(ls), levels, n),
-                   rel, "iprec_at_recall", n_relevant=n_relevant, scores=scores, ties=ties)
+    return _binary(labels, _interpolated_sum, (float(recall),), rel, "iprec_at_recall",
+                   n_relevant=n_relevant, scores=scores, ties=ties)
 
 
 _ELEVEN_POINTS = tuple(i / 10 for i in range(11))
 
 
 def _eleven_point_average_r(
-    ranks: Sequence[int], n_ret: int, n_relevant: int, levels: Sequence[float] = _ELEVEN_POINTS
+    ranks: Sequence[int], n_ret: int, levels: Sequence[float], n_relevant: int
 ) -> float:
     # m_11pt_avg.c: the sum over the levels, divided by the number of levels
     return _interpolated_sum(ranks, n_ret, levels, n_relevant) / len(levels)
@@ -899,11 +906,13 @@ def eleven_point_average(
     >>> round(eleven_point_average([1, 0, 1]), 4)   # (6 * 1 + 5 * 2/3) / 11
     0.8485
     """
-    return _binary(labels, lambda ls, ranks, n: _eleven_point_average_r(ranks, len(ls), n),
-                   rel, "11pt_avg", n_relevant=n_relevant)
+    return _binary(labels, _eleven_point_average_r, _ELEVEN_POINTS, rel, "11pt_avg",
+                   n_relevant=n_relevant)
 
 
-def _r_precision_multiple_r(ranks: Sequence[int], multiple: float, n_relevant: int) -> float:
+def _r_precision_multiple_r(
+    ranks: Sequence[int], n: int, multiple: float, n_relevant: int
+) -> float:
     # m_Rprec_mult.c: relevant in the top cut over cut, the cut computed as
     # (int)(multiple * R + 0.9) (the retrieved documents beyond the ranking
     # count as non-relevant); R = 0 gives cut 0
@@ -930,12 +939,13 @@ def r_precision_multiple(
     0.5
     """
     m = check_positive_real(multiple, "multiple")
-    return _binary(labels, lambda ls, ranks, n: _r_precision_multiple_r(ranks, m, n), rel,
-                   "Rprec_mult", n_relevant=n_relevant, scores=scores, ties=ties)
+    return _binary(labels, _r_precision_multiple_r, m, rel, "Rprec_mult",
+                   n_relevant=n_relevant, scores=scores, ties=ties)
 
 
-def _f_measure_counts(hits: int, n_ret: int, n_relevant: int, weight: float) -> float:
+def _f_measure_r(ranks: Sequence[int], n_ret: int, weight: float, n_relevant: int) -> float:
     # m_set_F.c: (x + 1) P R / (x P + R), x the weight of recall (beta**2)
+    hits = len(ranks)
     if hits == 0:
         return 0.0
     precision = hits / n_ret
@@ -962,15 +972,11 @@ def f_measure(
     0.5
     """
     b = check_positive_real(beta, "beta")
-    weight = b * b
 
-    def formula(ls: List[Label], ranks: List[int], big_r: int) -> float:
-        return _f_measure_counts(len(ranks), len(ls), big_r, weight)
-
-    def mean(bb: List[_t.Binary], n: int, k: Optional[int], big_r: int) -> float:
+    def mean(bb: List[_t.Binary], n: int, weight: Any, big_r: int) -> float:
         return _t.expected_f(bb, n, big_r, weight)
-    return _binary(labels, formula, rel, "set_F", n_relevant=n_relevant, scores=scores,
-                   ties=ties, form=mean)
+    return _binary(labels, _f_measure_r, b * b, rel, "set_F", n_relevant=n_relevant,
+                   scores=scores, ties=ties, form=mean)
 
 
 # === trec_eval's experimental gain measures (used by evaluate() only) =========
@@ -980,7 +986,7 @@ def f_measure(
 # m_*.c file: sums left to right, ``g / log2(rank + 1)``.
 
 
-def _binary_g(ranks: Sequence[int], n_relevant: int) -> float:
+def _binary_g(ranks: Sequence[int], n: int, param: None, n_relevant: int) -> float:
     # m_binG.c: each relevant document (1-based ranks) earns 1 / log2(2 + the
     # number of non-relevant documents ranked above it), summed and divided
     # by R: at 0-based position i, the h-th relevant, 1 / log2(3 + i - h).

@@ -193,7 +193,7 @@ def t_quantile(p: float, df: float) -> float:
     >>> round(t_quantile(0.025, 10), 6)
     -2.228139
     """
-    p = _check_level(p, "p")
+    p = _check_level(p, "'p'")
     df = check_positive_real(df, "df")
     if p == 0.5:
         return 0.0
@@ -299,11 +299,29 @@ def _check_resamples(n_resamples: Any) -> int:
     return check_int(n_resamples, "n_resamples", 1, what="a positive int")
 
 
-def _check_level(value: Any, name: str = "confidence") -> float:
-    """A number strictly between 0 and 1: a confidence level, or t_quantile's p."""
+def _check_level(value: Any, name: str = "'confidence'", what: str = "in (0, 1)") -> float:
+    """A number strictly between 0 and 1 (a confidence level, t_quantile's p,
+    compare()'s alpha), or an error naming it *name* and saying it must be *what*."""
     if isinstance(value, bool) or not isinstance(value, Real) or not 0.0 < float(value) < 1.0:
-        raise InvalidArgumentError(f"{name!r} must be in (0, 1) (got {value!r})")
+        raise InvalidArgumentError(f"{name} must be {what} (got {value!r})")
     return float(value)
+
+
+#: The smallest alpha of compare(): below it the quantile 1 - alpha/2 of the
+#: confidence intervals (or their level 1 - alpha) rounds to 1 in double precision.
+ALPHA_MIN = 1.6653345369377348e-16
+
+
+def _check_alpha(alpha: Any, name: str = "'alpha'") -> float:
+    """compare()'s *alpha* as a float, or an error that names it as *name* (the
+    command line passes ``--alpha``) with the value given."""
+    level = 1.0 - _check_level(alpha, name, "a number in (0, 1)")
+    if not (level < 1.0 and (1.0 + level) / 2.0 < 1.0):
+        raise InvalidArgumentError(
+            f"{name} must be at least {ALPHA_MIN!r} (got {alpha!r}): below that the "
+            "quantile 1 - alpha/2 of the confidence interval rounds to 1 in double precision"
+        )
+    return float(alpha)
 
 
 # === The paired t test ========================================================
