@@ -42,8 +42,8 @@ import os
 import zlib
 from bisect import bisect_right
 from contextlib import ExitStack, contextmanager
-from itertools import compress
-from operator import itemgetter, ne
+from itertools import accumulate, groupby
+from operator import itemgetter
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -268,18 +268,29 @@ def _read_error(source: str, lineno: int, exc: BaseException) -> TrecFormatError
     return TrecFormatError(f"cannot read file after line {lineno} ({exc})", source)
 
 
-def _line_of(blocks: List[Tuple[int, int]], index: int) -> int:
-    """The line of a query's entry *index*, given ``(line, index)`` where each
-    run of the query's consecutive lines begins (:meth:`_Rows.segments`)."""
-    for line, start in reversed(blocks):
-        if start <= index:
-            return line + index - start
-    return blocks[0][0]  # pragma: no cover - every entry belongs to a block
+#: Where a query's entries were read: ``(index, starts, row)`` for each
+#: block holding some of them, the first there being the query's entry
+#: *index* and the block's row *row* (*starts*: the block's ``_Rows.starts``).
+#: Lines are worked out only for an error.
+Where = List[Tuple[int, List[Tuple[int, int]], int]]
 
 
-def _first_line(docs: Mapping[str, object], blocks: List[Tuple[int, int]], docid: str) -> int:
+def _line_of(where: Where, index: int) -> int:
+    """The line of a query's entry *index*."""
+    start, starts, row = next(w for w in reversed(where) if w[0] <= index)
+    return _row_line(starts, row + index - start)
+
+
+def _row_line(starts: List[Tuple[int, int]], row: int) -> int:
+    """The line of a block's *row*, given ``(row, line)`` where each run of
+    its consecutive entry lines begins."""
+    first, line = starts[bisect_right(starts, (row, MAX_LINE)) - 1]
+    return line + row - first
+
+
+def _first_line(docs: Mapping[str, object], where: Where, docid: str) -> int:
     """The line on which *docid*, an entry of *docs*, was read (see :func:`_line_of`)."""
-    return _line_of(blocks, list(docs).index(docid))
+    return _line_of(where, list(docs).index(docid))
 
 
 # === Lines as columns ===
@@ -342,20 +353,7 @@ class _Rows(NamedTuple):
 
     def line(self, row: int) -> int:
         """The line *row* was read on."""
-        first, line = self.starts[bisect_right(self.starts, (row, MAX_LINE)) - 1]
-        return line + row - first
-
-    def segments(self, a: int, b: int, index: int) -> List[Tuple[int, int]]:
-        """``(line, entry index)`` of each run of lines among rows a to b, the
-        first of which is entry *index* of its query (as :func:`_first_line` reads)."""
-        at = bisect_right(self.starts, (a, MAX_LINE))
-        first, line = self.starts[at - 1]
-        out = [(line + a - first, index)]
-        for row, line in self.starts[at:]:
-            if row >= b:
-                break
-            out.append((line, index + row - a))
-        return out
+        return _row_line(self.starts, row)
 
     def cut(self, row: int, error: TrecFormatError) -> _Rows:
         """The rows before *row*, with *error* (on its line) to raise after them."""
@@ -503,10 +501,9 @@ def _decoded(texts: List[bytes]) -> List[str]:
 
 
 def _runs(qids: List[bytes]) -> Iterator[Tuple[int, int]]:
-    """``(start, end)`` of each run of equal query ids (found in C)."""
-    n = len(qids)
-    starts = [0, *compress(range(1, n), map(ne, qids[1:], qids))] if n else []
-    return zip(starts, [*starts[1:], n])
+    """``(start, end)`` of each run of equal query ids (compared in C)."""
+    ends = list(accumulate(len(list(run)) for _, run in groupby(qids)))
+    return zip([0, *ends[:-1]], ends)
 
 
 # === Readers ===
@@ -518,7 +515,7 @@ class _Table:
     A key given twice for a query raises :class:`DuplicateEntryError`
     naming both lines; with a *duplicates* list, the first repeat of each
     query is appended there instead and the first entry kept.  Each query
-    keeps ``(line, entry index)`` where each run of its lines begins, what
+    keeps where its entries were read (:data:`Where`), what
     :func:`_first_line` reads: a query's entries are walked once, at its
     first repeat, so that a file of repeats is read in linear time.
     """
@@ -528,7 +525,7 @@ class _Table:
         self.out: Dict[str, Dict[str, Any]] = {}
         self.duplicates = duplicates
         self.listed: Set[str] = set()  # queries with a repeat listed
-        self.where: Dict[str, List[Tuple[int, int]]] = {}
+        self.where: Dict[str, Where] = {}
 
     def add(self, rows: _Rows, qids: List[bytes], keys: List[str], values: List[Any]) -> None:
         """Add *rows*, given their columns, a run of one query's lines at a time."""
@@ -536,7 +533,7 @@ class _Table:
             qid = qids[a].decode()
             got = self.out.get(qid)
             new = dict(zip(keys[a:b], values[a:b]))
-            self.where.setdefault(qid, []).extend(rows.segments(a, b, len(got or ())))
+            self.where.setdefault(qid, []).append((len(got or ()), rows.starts, a))
             if len(new) != b - a or (got and not got.keys().isdisjoint(new)):
                 self._repeat(rows, qid, a, keys[a:b], values[a:b])
             elif got is None:
@@ -1180,7 +1177,7 @@ class RunStream:
 
 class _Group:
     """One query's lines as :class:`RunStream` gathers them: its docids and
-    scores, and ``(line, index)`` where each run of its lines begins."""
+    scores, and where they were read (:data:`Where`)."""
 
     __slots__ = ("qid", "docids", "scores", "where")
 
@@ -1188,10 +1185,10 @@ class _Group:
         self.qid = qid
         self.docids: List[bytes] = []
         self.scores: List[float] = []
-        self.where: List[Tuple[int, int]] = []
+        self.where: Where = []
 
     def add(self, rows: _Rows, a: int, docids: List[bytes], scores: List[float]) -> None:
-        self.where += rows.segments(a, a + len(docids), len(self.docids))
+        self.where.append((len(self.docids), rows.starts, a))
         if self.docids:
             self.docids += docids
             self.scores += scores
