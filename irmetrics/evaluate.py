@@ -39,7 +39,7 @@ from . import diversity as _diversity
 from ._checks import check_int
 from ._gc import paused_gc
 from ._text import quoted
-from ._tie_blocks import TIES_KEY, TieInfo
+from ._tie_blocks import TIES_KEY, Block, TieInfo
 from .data import Qrels, Run
 from .errors import DuplicateEntryError, InvalidArgumentError, _warn
 from .evaluation import Evaluation, Options, Queries, build, check_options
@@ -132,13 +132,10 @@ def query_data_from_scores(
     n = len(docids) if depth is None else min(len(docids), depth)
     levels, _ = _levels(judgments)
     placed: List[Tuple[int, int]] = []
-    # (block start, block size, label) of each judged document in a block of
-    # tied scores: what irmetrics.ties needs to reorder the blocks
-    blocks: List[Tuple[int, int, int]] = []
+    tied: List[Tuple[int, int, int, int]] = []  # (index, label, block start, block size)
     if judged:
         ascending = sorted(scores)
         total = len(ascending)
-        tied: List[Tuple[int, int, int, int]] = []  # (index, label, start, size)
         for i in judged:
             s = scores[i]
             right = _bisect_right(ascending, s)
@@ -151,10 +148,13 @@ def query_data_from_scores(
             elif above < n:
                 placed.append((above, label))
         if tied:
+            # the judged documents alone in their block, and by start the
+            # blocks of tied scores above n: what irmetrics.ties reorders
+            single = placed[:]
+            blocks: Dict[int, Block] = {}
             # Within a block of tied scores, a document's rank adds the number
             # of the block's documents with a greater id: each block's ids are
             # sorted once and bisected (one pass over the scores gathers them).
-            blocks = [(above, 1, label) for above, label in placed]
             wanted: Dict[float, List[Any]] = {scores[i]: [] for i, _, _, _ in tied}
             in_block = list(map(wanted.__contains__, scores))
             for d, t in zip(itertools.compress(docids, in_block),
@@ -169,16 +169,19 @@ def query_data_from_scores(
                 rank = above + size - _bisect_right(ids, docids[i])
                 if rank < n:
                     placed.append((rank, label))
-                blocks.append((above, size, label))
+                if above in blocks:
+                    blocks[above][2].append(label)
+                else:
+                    blocks[above] = (above, size, [label])
         placed.sort()
     if judged_only:
         data = QueryData([x for _, x in placed if x >= 0], levels)
     else:
         data = QueryData.sparse(n, placed, levels)
-    if blocks:
-        # only when a judged document is tied with another document
-        blocks.sort()
-        data._cache[TIES_KEY] = TieInfo(len(docids), n, blocks)
+    if tied:  # only when a judged document is tied with another document
+        for _, _, labels in blocks.values():
+            labels.sort()
+        data._cache[TIES_KEY] = TieInfo(n, sorted(blocks.values()), single)
     return data
 
 
