@@ -173,10 +173,7 @@ def query_data_from_scores(
                 rank = above + len(ids) - _bisect_right(ids, d)
                 if rank < n:
                     placed.append((rank, label))
-                if above in blocks:
-                    blocks[above][2].append(label)
-                else:
-                    blocks[above] = (above, len(ids), [label])
+                blocks.setdefault(above, (above, len(ids), []))[2].append(label)
         placed.sort()
     if judged_only:
         data = QueryData([x for _, x in placed if x >= 0], levels)
