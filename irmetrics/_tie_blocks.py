@@ -39,16 +39,25 @@ Order = Callable[[List[Block], int, bool, bool], Placed]
 
 
 class TieInfo(NamedTuple):
-    """One query's judged documents, placed by block of equal scores.
+    """One query's judged documents by block of equal scores, above the depth cut.
 
-    ``total``: documents ranked; ``n``: documents evaluated (``depth``);
-    ``entries``: ``(block start, block size, label)`` of every judged
-    document whose block starts above *n*, sorted.
+    ``n``: documents evaluated (``depth``); ``tied``: the blocks of two or
+    more documents holding a judged one, ``(start, size, labels)`` (the
+    labels sorted), by start, each starting above *n*; ``single``:
+    ``(position, label)`` of the judged documents alone in their block.
+    The tie note reads ``tied``; the modes read every block (:meth:`blocks`).
     """
 
-    total: int
     n: int
-    entries: List[Tuple[int, int, int]]
+    tied: List[Block]
+    single: List[Tuple[int, int]]
+
+    def blocks(self) -> List[Block]:
+        """Every block holding a judged document, by start."""
+        out: List[Block] = [(p, 1, [x]) for p, x in self.single]
+        out += self.tied
+        out.sort(key=itemgetter(0))
+        return out
 
 
 def check_ties(ties: Any) -> str:
@@ -57,17 +66,6 @@ def check_ties(ties: Any) -> str:
 
 
 # === Blocks ==================================================================
-
-
-def blocks_of(entries: Iterable[Tuple[int, int, Any]]) -> List[Block]:
-    """Group ``(start, size, label)`` entries (sorted by start) into blocks."""
-    out: List[Block] = []
-    for start, size, label in entries:
-        if out and out[-1][0] == start:
-            out[-1][2].append(label)
-        else:
-            out.append((start, size, [label]))
-    return out
 
 
 def judged_only(blocks: List[Block], n: int) -> Tuple[List[Block], int]:
@@ -341,21 +339,25 @@ def _infap_order(
 
 
 class Levels:
-    """One query's blocks seen at one relevance level."""
+    """One query's tied blocks seen at one relevance level."""
 
     __slots__ = ("mixed", "first_best", "first_worst")
 
-    def __init__(self, blocks: List[Block], rel: int) -> None:
+    def __init__(self, tied: List[Block], rel: int, first: int) -> None:
         # (start, size) of the blocks mixing relevant and other documents;
-        # the first relevant position of the best and the worst ordering (-1: none)
+        # the first relevant position of the best and the worst ordering (-1:
+        # none), from *first*, the first in trec_eval's order (-1: none),
+        # unless a tied block holding a relevant document starts at or before it
         self.mixed: List[Tuple[int, int]] = []
-        self.first_best = self.first_worst = -1
-        for s, size, labels in blocks:
+        self.first_best = self.first_worst = first
+        found = False
+        for s, size, labels in tied:
             r = _relevant(labels, rel)
             if r:
-                if self.first_best < 0:
+                if not found and (first < 0 or s <= first):
                     self.first_best = s
                     self.first_worst = s + size - r
+                found = True
                 if r < size:
                     self.mixed.append((s, size))
 

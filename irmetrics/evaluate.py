@@ -13,7 +13,6 @@ from __future__ import annotations
 import itertools
 import os
 from array import array
-from bisect import bisect_left as _bisect_left
 from bisect import bisect_right as _bisect_right
 from collections import Counter
 from typing import (
@@ -38,7 +37,7 @@ from . import diversity as _diversity
 from ._checks import check_int
 from ._gc import paused_gc
 from ._text import quoted
-from ._tie_blocks import TIES_KEY, TieInfo
+from ._tie_blocks import TIES_KEY, Block, TieInfo
 from .data import Qrels, Run
 from .errors import DuplicateEntryError, InvalidArgumentError, _warn
 from .evaluation import Evaluation, Options, Queries, build, check_options
@@ -118,9 +117,13 @@ def query_data_from_scores(
     tests check that.  *members*, the set of *docids*, lets a query with few
     judgments (MS MARCO's) look each one up instead of passing over the
     ranking.  *encode*: the keys of *judgments* are ``str`` and the docids
-    their UTF-8 ``bytes`` (a run read from a file).
+    their UTF-8 ``bytes`` (a run read from a file); the smaller of the two
+    is converted to the other's type (UTF-8 keeps the order of the ids).
     """
-    if encode:  # the keys as UTF-8 bytes (str.encode's default)
+    if encode and len(judgments) > len(docids):
+        docids = list(map(bytes.decode, docids))
+        members = None
+    elif encode:
         judgments = dict(zip(map(str.encode, judgments), judgments.values()))
     # the positions of the judged documents: found in one pass over the
     # ranking (in C), or for a few judgments, each by a search of the list
@@ -129,55 +132,56 @@ def query_data_from_scores(
     else:
         judged = list(itertools.compress(range(len(docids)), map(judgments.__contains__, docids)))
     n = len(docids) if depth is None else min(len(docids), depth)
-    levels, _ = _levels(judgments)
+    levels, negative = _levels(judgments)
+    if negative:  # pooled but unjudged: one label, -1
+        judgments = {d: max(x, -1) for d, x in judgments.items()}
     placed: List[Tuple[int, int]] = []
-    # (block start, block size, label) of each judged document in a block of
-    # tied scores: what irmetrics.ties needs to reorder the blocks
-    blocks: List[Tuple[int, int, int]] = []
+    tied: List[Tuple[Any, float, int]] = []  # (doc id, score, documents not above it)
     if judged:
         ascending = sorted(scores)
         total = len(ascending)
-        tied: List[Tuple[int, int, int, int]] = []  # (index, label, start, size)
         for i in judged:
             s = scores[i]
             right = _bisect_right(ascending, s)
-            above = total - right
-            label = max(judgments[docids[i]], -1)  # pooled but unjudged: -1
-            # tied with another document when the score before its last is
-            # no smaller (a second bisection only for the tied ones)
+            # tied with another document when the score before its last is no smaller
             if right > 1 and not ascending[right - 2] < s:
-                tied.append((i, label, above, right - _bisect_left(ascending, s)))
-            elif above < n:
-                placed.append((above, label))
+                tied.append((docids[i], s, right))
+            elif total - right < n:
+                placed.append((total - right, judgments[docids[i]]))
         if tied:
+            # the judged documents alone in their block, and by start the
+            # blocks of tied scores above n: what irmetrics.ties reorders
+            single = placed[:]
+            blocks: Dict[int, Block] = {}
             # Within a block of tied scores, a document's rank adds the number
             # of the block's documents with a greater id: each block's ids are
             # sorted once and bisected (one pass over the scores gathers them).
-            blocks = [(above, 1, label) for above, label in placed]
-            wanted: Dict[float, List[Any]] = {scores[i]: [] for i, _, _, _ in tied}
+            wanted: Dict[float, List[Any]] = {s: [] for _, s, _ in tied}
             in_block = list(map(wanted.__contains__, scores))
             for d, t in zip(itertools.compress(docids, in_block),
                             itertools.compress(scores, in_block)):
                 wanted[t].append(d)
             for ids in wanted.values():
                 ids.sort()
-            for i, label, above, size in tied:
+            for d, s, right in tied:
+                above = total - right
                 if above >= n:
                     continue
-                ids = wanted[scores[i]]
-                rank = above + size - _bisect_right(ids, docids[i])
+                ids = wanted[s]
+                label = judgments[d]
+                rank = above + len(ids) - _bisect_right(ids, d)
                 if rank < n:
                     placed.append((rank, label))
-                blocks.append((above, size, label))
+                blocks.setdefault(above, (above, len(ids), []))[2].append(label)
         placed.sort()
     if judged_only:
         data = QueryData([x for _, x in placed if x >= 0], levels)
     else:
         data = QueryData.sparse(n, placed, levels)
-    if blocks:
-        # only when a judged document is tied with another document
-        blocks.sort()
-        data._cache[TIES_KEY] = TieInfo(len(docids), n, blocks)
+    if tied:  # only when a judged document is tied with another document
+        for _, _, labels in blocks.values():
+            labels.sort()
+        data._cache[TIES_KEY] = TieInfo(n, sorted(blocks.values()), single)
     return data
 
 

@@ -864,7 +864,7 @@ def tie_value(
     *q* is the query's data in trec_eval's order, *info* its blocks.
     """
     ties = cast(Ties, m.family.ties)
-    blocks = _t.blocks_of(info.entries)
+    blocks = q._cached("tie blocks", info.blocks)
     if mode == "expected":
         n = info.n
         if judged_only:
@@ -956,17 +956,16 @@ def tie_note_test(
     rules.sort(key=lambda r: r.kind == "compute")
 
     def moved(q: QueryData, info: _t.TieInfo) -> bool:
-        blocks = _t.blocks_of(info.entries)
-        n = info.n
-        if not any(size > len(labels) or len(set(labels)) > 1
-                   for _, size, labels in blocks if size > 1):
+        blocks, n = info.tied, info.n  # only blocks of two or more can move a value
+        if not any(size > len(labels) or len(set(labels)) > 1 for _, size, labels in blocks):
             return False  # every block holds one label: nothing can move
         if judged_only:
             if any(s + size > n and any(x is not None and x >= 0 for x in labels)
                    for s, size, labels in blocks):
                 return any(_extremes_differ(r.measure, q, info, env, judged_only)
                            for r in rules)
-            blocks, n = _t.judged_only(blocks, n)
+            blocks, n = _t.judged_only(info.blocks(), n)
+            blocks = [b for b in blocks if b[1] > 1]
         levels: Dict[int, _t.Levels] = {}
         could: Dict[int, bool] = {}  # by relevance level: _t.could_move
         gains_from = -1  # the start of the first block mixing gains (n: none)
@@ -982,14 +981,15 @@ def tie_note_test(
             if rule.kind == "ndcg":
                 if gains_from < 0:
                     gains_from = next((s for s, size, labels in blocks
-                                       if size > 1 and _t.gains_mixed(size, labels)), n)
+                                       if _t.gains_mixed(size, labels)), n)
                 if gains_from < cut:
                     return True
                 continue
             rel = rule.rel
             at = levels.get(rel)
             if at is None:
-                at = levels[rel] = _t.Levels(blocks, rel)
+                ranks = q.relevant_ranks(rel)
+                at = levels[rel] = _t.Levels(blocks, rel, ranks[0] - 1 if ranks else -1)
             if rule.kind == "count_R":
                 cut = min(q.n_relevant(rel), n)
             if rule.kind == "ap":
