@@ -89,6 +89,9 @@ def main() -> None:
     args = parser.parse_args()
     qrels, run = generate(args.shape, args.data, scale=args.scale)
     trees = args.tree or [ROOT]
+    for tree in trees:  # the bytecode an install would have (PYTHONDONTWRITEBYTECODE aside)
+        subprocess.run([sys.executable, "-m", "compileall", "-q",
+                        os.path.join(os.path.abspath(tree), "irmetrics")], check=True)
     print(f"{args.shape} x{args.scale:g}, {args.rounds} rounds, medians\n")
     print("| tree | irmetrics s | pytrec_eval s | irmetrics / pytrec_eval (lowest-highest) |")
     print("|---|---|---|---|")

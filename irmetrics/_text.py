@@ -16,7 +16,6 @@ five million characters.  Three rules, in one place:
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from typing import Any
@@ -30,8 +29,9 @@ _TAIL = 20
 
 # C0 controls (tab and line breaks too), DEL, C1 controls (U+0080-U+009F, which
 # some terminals obey as escape sequences: U+009B is CSI, U+009D OSC) and the
-# Unicode line and paragraph separators.
-_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
+# Unicode line and paragraph separators.  (A pattern, compiled by re's cache
+# on first use, not at import.)
+_CONTROLS = "[\x00-\x1f\x7f-\x9f\u2028\u2029]+"
 
 
 def quoted(value: Any) -> str:
@@ -49,7 +49,7 @@ def one_line(text: str) -> str:
     """*text* with each run of line breaks and other control characters as one
     space: an id from a file must not end a table row, nor send a terminal an
     escape sequence."""
-    return _CONTROLS.sub(" ", text)
+    return re.sub(_CONTROLS, " ", text)
 
 
 def strict_json(data: Any, **options: Any) -> str:
@@ -58,6 +58,8 @@ def strict_json(data: Any, **options: Any) -> str:
     ``NaN`` (not JSON) become the strings ``"Infinity"``, ``"-Infinity"`` and
     ``"NaN"`` (the encoding of Protocol Buffers' JSON; ``float()`` in Python,
     ``Number()`` in JavaScript and ``Double.parseDouble`` in Java read them)."""
+    import json  # (only for JSON output: not at import)
+
     return json.dumps(_finite(data), allow_nan=False, **options)
 
 

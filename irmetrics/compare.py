@@ -8,10 +8,9 @@ corrected for the number of runs compared with the baseline.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from numbers import Real
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 from . import frames, plot, report, stats
 from ._tabular import _query_id
@@ -31,8 +30,7 @@ Row = Dict[str, Any]
 Table = Dict[str, Dict[str, float]]
 
 
-@dataclasses.dataclass(frozen=True)
-class _Statistics:
+class _Statistics(NamedTuple):
     """How the runs are compared: the test, the correction of its p-values,
     alpha, and the resampling of the sampled tests and the bootstrap."""
 

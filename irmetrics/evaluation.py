@@ -17,7 +17,6 @@ worker processes and engines send their parts.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import itertools
 import math
@@ -52,9 +51,9 @@ Rows = Dict[str, Sequence[Value]]
 # === Options ===================================================================
 
 
-@dataclasses.dataclass(frozen=True)
-class Options:
-    """The options of an evaluation, checked (see :func:`check_options`).
+class Options(NamedTuple):
+    """The options of an evaluation, checked (see :func:`check_options`);
+    immutable (``options._replace(ties="best")`` makes another).
 
     The first six are :func:`~irmetrics.evaluate`'s keywords;
     ``detect_ties``: note the queries whose values move with the order of
@@ -75,7 +74,7 @@ class Options:
 
     def public(self) -> Dict[str, Any]:
         """What :attr:`Evaluation.options` shows (``detect_ties`` aside)."""
-        shown = dataclasses.asdict(self)
+        shown = self._asdict()
         del shown["detect_ties"]
         return shown
 

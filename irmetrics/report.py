@@ -215,8 +215,9 @@ _MD_REFERENCES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "$": "&#36;", "~": "&#
                   "^": "&#94;"}
 # Also: "www." (an autolink in GitHub Markdown and pymdownx.magiclink), and at
 # the start of a line what would begin a list ("-", "+", "1.", "1)").
-_MD_WWW = re.compile(r"(?i)(www)\.")
-_MD_LINE_START = re.compile(r"^(\s*)([-+]|[0-9]+[.)])")
+# (Patterns, compiled by re's cache on first use, not at import.)
+_MD_WWW = r"(?i)(www)\."
+_MD_LINE_START = r"^(\s*)([-+]|[0-9]+[.)])"
 
 
 def _md_escape(text: str, *, line: bool = False) -> str:
@@ -234,11 +235,11 @@ def _md_escape(text: str, *, line: bool = False) -> str:
             out.append("&#61;")
         else:
             out.append(c)
-    escaped = _MD_WWW.sub(r"\1\\.", "".join(out))
+    escaped = re.sub(_MD_WWW, r"\1\\.", "".join(out))
     if not line:
         return escaped
-    return _MD_LINE_START.sub(lambda m: m.group(1) + m.group(2)[:-1] + "\\" + m.group(2)[-1],
-                              escaped)
+    return re.sub(_MD_LINE_START, lambda m: m.group(1) + m.group(2)[:-1] + "\\" + m.group(2)[-1],
+                  escaped)
 
 
 # LaTeX (OT1, the default font encoding, has no glyphs for < > |: they print

@@ -9,7 +9,6 @@ spread (best minus worst), largest first.
 from __future__ import annotations
 
 import warnings
-from dataclasses import replace
 from typing import Any, Dict, List, NamedTuple, Optional
 
 from ._text import one_line, quoted
@@ -107,7 +106,7 @@ def tie_report(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for mode in modes:
-            result = _evaluate(qrels, run, [measure], [m], replace(options, ties=mode))
+            result = _evaluate(qrels, run, [measure], [m], options._replace(ties=mode))
             values[mode] = {q: float(row[0]) for q, row in result._rows.items()}
     rows = []
     for q, worst in values["worst"].items():
