@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import math
 import re
-from bisect import bisect_left
 from typing import (
     Any,
     Callable,
@@ -65,6 +64,15 @@ Options = Tuple[Tuple[str, Any], ...]
 Label = Optional[int]
 _T = TypeVar("_T")
 Subtopics = Tuple[Mapping[str, Mapping[Any, int]], List[Tuple[int, Any]]]
+#: A query's linear gains, and the DCGs of their first ranks as far as a
+#: measure has summed them (QueryData.linear_gains): (0-based rank, gain) of
+#: the ranked documents with a label > 0; the gain of every judged document
+#: with a label > 0, best first; the DCG after each of the first positive
+#: gains; the ideal DCG after each of the first ideal ranks.  The nDCG
+#: kernels of irmetrics.metrics extend the DCGs, left to right, up to the
+#: cutoff they are asked for: one cutoff costs the additions of a direct DCG,
+#: and more cutoffs make none twice.
+LinearGains = Tuple[List[Tuple[int, float]], List[float], List[float], List[float]]
 
 
 # === Per-query data ==========================================================
@@ -150,28 +158,16 @@ class QueryData:
         """``(0-based rank, label)`` of the ranked documents in the qrels."""
         return self._placed
 
-    def positive_gains(self) -> List[Tuple[int, float]]:
-        """``(0-based rank, label)`` of the ranked documents with a label > 0."""
-        return self._cached("positive", _positive, self._placed)
+    def linear_gains(self) -> LinearGains:
+        """The linear gains the DCG measures read (see ``LinearGains``)."""
+        v: Optional[LinearGains] = self._cache.get("linear")
+        if v is None:
+            v = self._cache["linear"] = (_positive(self._placed), _ideal(self.levels), [], [])
+        return v
 
     def judged(self) -> List[int]:
         """The labels of the ranked documents in the qrels, in rank order."""
         return [x for _, x in self._placed]
-
-    def ideal_gains(self) -> List[float]:
-        """Linear gains of every judged positive document, best first."""
-        return self._cached("ideal", _ideal, self.levels)
-
-    def running_dcgs(self, k: Optional[int] = None) -> Tuple[List[int], List[float], List[float]]:
-        """The 0-based ranks of the positive gains, the DCG after each (linear
-        gains) and the ideal DCG after each ideal rank, for every cutoff up
-        to *k* (None: all); made again only for a greater cutoff."""
-        dcgs: Tuple[List[int], List[float], List[float]]
-        reach, dcgs = self._cache.get("dcg", (-1, None))  # (-1: not made yet)
-        if reach is not None and (k is None or k > reach):
-            dcgs = _running_dcgs(self.positive_gains(), self.ideal_gains(), k)
-            self._cache["dcg"] = (k, dcgs)
-        return dcgs
 
 
 # What QueryData's methods find (and keep in its cache).
@@ -209,20 +205,10 @@ def _ideal(levels: Dict[int, int]) -> List[float]:
     """Linear gains of every judged positive document, best first."""
     v: List[float] = []
     for lvl in sorted(levels, reverse=True):
-        if lvl > 0:
-            v.extend([float(lvl)] * levels[lvl])
+        if lvl <= 0:
+            break
+        v += [float(lvl)] * levels[lvl]
     return v
-
-
-def _running_dcgs(
-    positive: List[Tuple[int, float]], ideal: List[float], k: Optional[int]
-) -> Tuple[List[int], List[float], List[float]]:
-    """:meth:`QueryData.running_dcgs` from the positive gains and the ideal."""
-    ranks = [i for i, _ in positive]
-    if k is not None:  # only the ranks above the cutoff
-        ranks = ranks[:bisect_left(ranks, k)]
-        positive, ideal = positive[:len(ranks)], ideal[:k]
-    return ranks, _m._running_dcg(positive), _m._running_dcg(enumerate(ideal))
 
 
 class Env(NamedTuple):
@@ -491,7 +477,7 @@ def _gains_and_ideal(q: QueryData, m: Measure) -> Tuple[List[float], List[float]
     """The gains of the ranked documents and the ideal's positive gains,
     highest first, under the measure's gain option."""
     if m.option("gain") is None:
-        return q.gains(), q.ideal_gains()
+        return q.gains(), q.linear_gains()[1]
     gain_of = _gain_of(m)
     return [gain_of(x) for x in q.labels], _gains_and_ideal_only(q, gain_of)
 
@@ -500,7 +486,7 @@ def _ndcg(q: QueryData, m: Measure, env: Env) -> float:
     k = _opt_int(m.param)
     gain, discount = m.option("gain"), m.option("discount", "log2")
     if gain is None and discount == "log2":  # from the judged ranks alone
-        return _m._ndcg_running(*q.running_dcgs(k), k)
+        return _m._ndcg_running(k, *q.linear_gains())
     gains, ideal = _gains_and_ideal(q, m)
     return _m._ndcg_gains(gains, ideal, k, _m._discount_function(discount, None))
 
@@ -614,7 +600,8 @@ def _nonzero_and_ideal(
     ideal's positive gains, highest first, and the ideal DCG after each,
     under the measure's gain option."""
     if m.option("gain") is None:
-        return q.positive_gains(), q.ideal_gains(), q.running_dcgs()[2]
+        positive, ideal, _, idcg = q.linear_gains()
+        return positive, ideal, _m._running_dcg(ideal, idcg)
     gain_of = _gain_of(m)
     nz = []
     for i, x in q.placed():
@@ -622,7 +609,7 @@ def _nonzero_and_ideal(
         if g:
             nz.append((i, g))
     ideal = _gains_and_ideal_only(q, gain_of)
-    return nz, ideal, _m._running_dcg(enumerate(ideal))
+    return nz, ideal, _m._running_dcg(ideal, [])
 
 
 def _gains_and_ideal_only(q: QueryData, gain_of: Callable[[Label], float]) -> List[float]:
@@ -827,7 +814,7 @@ def _ndcg_expected(m: Measure, q: QueryData, blocks: List[_t.Block], n: int, env
     disc = _m._discount_function(m.option("discount", "log2"), None)
     gain_of = _gain_of(m)
     gains = _t.mean_gains(blocks, n if k is None else min(k, n), gain_of)
-    ideal = q.ideal_gains() if m.option("gain") is None else _gains_and_ideal_only(q, gain_of)
+    ideal = q.linear_gains()[1] if m.option("gain") is None else _gains_and_ideal_only(q, gain_of)
     return _m._ndcg_gains(gains, ideal, k, disc)
 
 
