@@ -135,9 +135,19 @@ class QueryData:
             v = self._cache[key] = make(*args)
         return v
 
+    def relevant(self, rel: Union[int, float]) -> Tuple[List[int], int]:
+        """The 1-based ranks of the labels >= *rel* (*rel* > 0) and R, the
+        judged documents with a label >= *rel*: what the binary measures
+        read, found once per level."""
+        v: Optional[Tuple[List[int], int]] = self._cache.get(("relevant", rel))
+        if v is None:
+            v = self._cache[("relevant", rel)] = (
+                _placed_ranks(self._placed, rel), _at_least(self.levels, rel))
+        return v
+
     def n_relevant(self, rel: Union[int, float]) -> int:
         """Judged documents with relevance >= *rel* (R)."""
-        return self._cached(("R", rel), _at_least, self.levels, rel)
+        return self.relevant(rel)[1]
 
     def n_nonrelevant(self, rel: Union[int, float]) -> int:
         """Judged documents with 0 <= relevance < *rel*."""
@@ -148,7 +158,7 @@ class QueryData:
 
     def relevant_ranks(self, rel: Union[int, float]) -> List[int]:
         """1-based ranks of the labels >= *rel* (*rel* > 0), found once per level."""
-        return self._cached(("ranks", rel), _placed_ranks, self._placed, rel)
+        return self.relevant(rel)[0]
 
     def gains(self) -> List[float]:
         """Linear gains of the ranking (negative and missing labels give 0)."""
@@ -409,8 +419,8 @@ def _on_ranks(kernel: _m.Kernel) -> Compute:
     (see ``metrics._binary``): of the relevant ranks, the documents ranked,
     the measure's parameter and R."""
     def compute(q: QueryData, m: Measure, env: Env) -> float:
-        rel = m.rel(env)
-        return kernel(q.relevant_ranks(rel), q.n, m.param, q.n_relevant(rel))
+        ranks, big_r = q.relevant(m.rel(env))
+        return kernel(ranks, q.n, m.param, big_r)
     return compute
 
 
@@ -445,15 +455,17 @@ def _iprec(q: QueryData, m: Measure, env: Env) -> float:
 
 def _iprec_at(q: QueryData, rel: Union[int, float], level: float) -> float:
     # m_iprec_at_recall.c: the level as a number of relevant documents
-    cut = int(level * q.n_relevant(rel) + 0.9)
-    maxima = q._cached(("iprec", rel), _m._interpolated_maxima, q.relevant_ranks(rel), q.n)
+    ranks, big_r = q.relevant(rel)
+    cut = int(level * big_r + 0.9)
+    maxima = q._cached(("iprec", rel), _m._interpolated_maxima, ranks, q.n)
     return maxima[cut] if cut < len(maxima) else 0.0
 
 
 def _11pt(q: QueryData, m: Measure, env: Env) -> float:
     rel = m.rel(env)
     levels = m.option("levels", _m._ELEVEN_POINTS)
-    return _m._eleven_point_average_r(q.relevant_ranks(rel), q.n, levels, q.n_relevant(rel))
+    ranks, big_r = q.relevant(rel)
+    return _m._eleven_point_average_r(ranks, q.n, levels, big_r)
 
 
 def _gain_of(m: Measure) -> Callable[[Optional[Union[int, float]]], float]:
@@ -537,13 +549,14 @@ def _num_q(q: QueryData, m: Measure, env: Env) -> float:
 
 def _num_nonrel_judged_ret(q: QueryData, m: Measure, env: Env) -> float:
     rel = m.rel(env)
-    return sum(1 for x in q.labels if x is not None and 0 <= x < rel)
+    return sum(1 for _, x in q.placed() if 0 <= x < rel)
 
 
 def _set_counts(q: QueryData, m: Measure, env: Env) -> Tuple[int, int, int]:
     """What the measures of the retrieved set read: relevant retrieved, retrieved and R."""
     rel = m.rel(env)
-    return q.n_relevant_retrieved(rel), q.n, q.n_relevant(rel)
+    ranks, big_r = q.relevant(rel)
+    return len(ranks), q.n, big_r
 
 
 def _utility(q: QueryData, m: Measure, env: Env) -> float:
@@ -582,7 +595,8 @@ def _set_map(q: QueryData, m: Measure, env: Env) -> float:
 def _set_f(q: QueryData, m: Measure, env: Env) -> float:
     rel = m.rel(env)
     weight = float(m.option("weight", 1.0))
-    return _m._f_measure_r(q.relevant_ranks(rel), q.n, weight, q.n_relevant(rel))
+    ranks, big_r = q.relevant(rel)
+    return _m._f_measure_r(ranks, q.n, weight, big_r)
 
 
 def _relative_p(q: QueryData, m: Measure, env: Env) -> float:
