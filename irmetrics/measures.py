@@ -653,16 +653,12 @@ def _runid(q: QueryData, m: Measure, env: Env) -> str:
 def _relstring(q: QueryData, m: Measure, env: Env) -> str:
     # trec_eval's relstring: one character per document of the top 10: the
     # judgment 0-9, '>' above 9, '-' outside the qrels, '.' pooled but unjudged.
-    chars = []
-    for x in q.labels[: m.option("length", 10)]:
-        if x is None:
-            chars.append("-")
-        elif x < 0:
-            chars.append(".")
-        elif x > 9:
-            chars.append(">")
-        else:
-            chars.append(str(x))
+    top = min(m.option("length", 10), q.n)
+    chars = ["-"] * top
+    for i, x in q.placed():  # by rank
+        if i >= top:
+            break
+        chars[i] = "." if x < 0 else ">" if x > 9 else str(x)
     return "".join(chars)
 
 
