@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import math
 import re
-from bisect import bisect_left
 from typing import (
     Any,
     Callable,
@@ -65,6 +64,15 @@ Options = Tuple[Tuple[str, Any], ...]
 Label = Optional[int]
 _T = TypeVar("_T")
 Subtopics = Tuple[Mapping[str, Mapping[Any, int]], List[Tuple[int, Any]]]
+#: A query's linear gains, and the DCGs of their first ranks as far as a
+#: measure has summed them (QueryData.linear_gains): (0-based rank, gain) of
+#: the ranked documents with a label > 0; the gain of every judged document
+#: with a label > 0, best first; the DCG after each of the first positive
+#: gains; the ideal DCG after each of the first ideal ranks.  The nDCG
+#: kernels of irmetrics.metrics extend the DCGs, left to right, up to the
+#: cutoff they are asked for: one cutoff costs the additions of a direct DCG,
+#: and more cutoffs make none twice.
+LinearGains = Tuple[List[Tuple[int, float]], List[float], List[float], List[float]]
 
 
 # === Per-query data ==========================================================
@@ -127,9 +135,19 @@ class QueryData:
             v = self._cache[key] = make(*args)
         return v
 
+    def relevant(self, rel: Union[int, float]) -> Tuple[List[int], int]:
+        """The 1-based ranks of the labels >= *rel* (*rel* > 0) and R, the
+        judged documents with a label >= *rel*: what the binary measures
+        read, found once per level."""
+        v: Optional[Tuple[List[int], int]] = self._cache.get(("relevant", rel))
+        if v is None:
+            v = self._cache[("relevant", rel)] = (
+                _placed_ranks(self._placed, rel), _at_least(self.levels, rel))
+        return v
+
     def n_relevant(self, rel: Union[int, float]) -> int:
         """Judged documents with relevance >= *rel* (R)."""
-        return self._cached(("R", rel), _at_least, self.levels, rel)
+        return self.relevant(rel)[1]
 
     def n_nonrelevant(self, rel: Union[int, float]) -> int:
         """Judged documents with 0 <= relevance < *rel*."""
@@ -140,7 +158,7 @@ class QueryData:
 
     def relevant_ranks(self, rel: Union[int, float]) -> List[int]:
         """1-based ranks of the labels >= *rel* (*rel* > 0), found once per level."""
-        return self._cached(("ranks", rel), _placed_ranks, self._placed, rel)
+        return self.relevant(rel)[0]
 
     def gains(self) -> List[float]:
         """Linear gains of the ranking (negative and missing labels give 0)."""
@@ -150,28 +168,16 @@ class QueryData:
         """``(0-based rank, label)`` of the ranked documents in the qrels."""
         return self._placed
 
-    def positive_gains(self) -> List[Tuple[int, float]]:
-        """``(0-based rank, label)`` of the ranked documents with a label > 0."""
-        return self._cached("positive", _positive, self._placed)
+    def linear_gains(self) -> LinearGains:
+        """The linear gains the DCG measures read (see ``LinearGains``)."""
+        v: Optional[LinearGains] = self._cache.get("linear")
+        if v is None:
+            v = self._cache["linear"] = (_positive(self._placed), _ideal(self.levels), [], [])
+        return v
 
     def judged(self) -> List[int]:
         """The labels of the ranked documents in the qrels, in rank order."""
         return [x for _, x in self._placed]
-
-    def ideal_gains(self) -> List[float]:
-        """Linear gains of every judged positive document, best first."""
-        return self._cached("ideal", _ideal, self.levels)
-
-    def running_dcgs(self, k: Optional[int] = None) -> Tuple[List[int], List[float], List[float]]:
-        """The 0-based ranks of the positive gains, the DCG after each (linear
-        gains) and the ideal DCG after each ideal rank, for every cutoff up
-        to *k* (None: all); made again only for a greater cutoff."""
-        dcgs: Tuple[List[int], List[float], List[float]]
-        reach, dcgs = self._cache.get("dcg", (-1, None))  # (-1: not made yet)
-        if reach is not None and (k is None or k > reach):
-            dcgs = _running_dcgs(self.positive_gains(), self.ideal_gains(), k)
-            self._cache["dcg"] = (k, dcgs)
-        return dcgs
 
 
 # What QueryData's methods find (and keep in its cache).
@@ -209,20 +215,10 @@ def _ideal(levels: Dict[int, int]) -> List[float]:
     """Linear gains of every judged positive document, best first."""
     v: List[float] = []
     for lvl in sorted(levels, reverse=True):
-        if lvl > 0:
-            v.extend([float(lvl)] * levels[lvl])
+        if lvl <= 0:
+            break
+        v += [float(lvl)] * levels[lvl]
     return v
-
-
-def _running_dcgs(
-    positive: List[Tuple[int, float]], ideal: List[float], k: Optional[int]
-) -> Tuple[List[int], List[float], List[float]]:
-    """:meth:`QueryData.running_dcgs` from the positive gains and the ideal."""
-    ranks = [i for i, _ in positive]
-    if k is not None:  # only the ranks above the cutoff
-        ranks = ranks[:bisect_left(ranks, k)]
-        positive, ideal = positive[:len(ranks)], ideal[:k]
-    return ranks, _m._running_dcg(positive), _m._running_dcg(enumerate(ideal))
 
 
 class Env(NamedTuple):
@@ -423,8 +419,8 @@ def _on_ranks(kernel: _m.Kernel) -> Compute:
     (see ``metrics._binary``): of the relevant ranks, the documents ranked,
     the measure's parameter and R."""
     def compute(q: QueryData, m: Measure, env: Env) -> float:
-        rel = m.rel(env)
-        return kernel(q.relevant_ranks(rel), q.n, m.param, q.n_relevant(rel))
+        ranks, big_r = q.relevant(m.rel(env))
+        return kernel(ranks, q.n, m.param, big_r)
     return compute
 
 
@@ -459,15 +455,17 @@ def _iprec(q: QueryData, m: Measure, env: Env) -> float:
 
 def _iprec_at(q: QueryData, rel: Union[int, float], level: float) -> float:
     # m_iprec_at_recall.c: the level as a number of relevant documents
-    cut = int(level * q.n_relevant(rel) + 0.9)
-    maxima = q._cached(("iprec", rel), _m._interpolated_maxima, q.relevant_ranks(rel), q.n)
+    ranks, big_r = q.relevant(rel)
+    cut = int(level * big_r + 0.9)
+    maxima = q._cached(("iprec", rel), _m._interpolated_maxima, ranks, q.n)
     return maxima[cut] if cut < len(maxima) else 0.0
 
 
 def _11pt(q: QueryData, m: Measure, env: Env) -> float:
     rel = m.rel(env)
     levels = m.option("levels", _m._ELEVEN_POINTS)
-    return _m._eleven_point_average_r(q.relevant_ranks(rel), q.n, levels, q.n_relevant(rel))
+    ranks, big_r = q.relevant(rel)
+    return _m._eleven_point_average_r(ranks, q.n, levels, big_r)
 
 
 def _gain_of(m: Measure) -> Callable[[Optional[Union[int, float]]], float]:
@@ -491,7 +489,7 @@ def _gains_and_ideal(q: QueryData, m: Measure) -> Tuple[List[float], List[float]
     """The gains of the ranked documents and the ideal's positive gains,
     highest first, under the measure's gain option."""
     if m.option("gain") is None:
-        return q.gains(), q.ideal_gains()
+        return q.gains(), q.linear_gains()[1]
     gain_of = _gain_of(m)
     return [gain_of(x) for x in q.labels], _gains_and_ideal_only(q, gain_of)
 
@@ -500,7 +498,7 @@ def _ndcg(q: QueryData, m: Measure, env: Env) -> float:
     k = _opt_int(m.param)
     gain, discount = m.option("gain"), m.option("discount", "log2")
     if gain is None and discount == "log2":  # from the judged ranks alone
-        return _m._ndcg_running(*q.running_dcgs(k), k)
+        return _m._ndcg_running(k, *q.linear_gains())
     gains, ideal = _gains_and_ideal(q, m)
     return _m._ndcg_gains(gains, ideal, k, _m._discount_function(discount, None))
 
@@ -551,13 +549,14 @@ def _num_q(q: QueryData, m: Measure, env: Env) -> float:
 
 def _num_nonrel_judged_ret(q: QueryData, m: Measure, env: Env) -> float:
     rel = m.rel(env)
-    return sum(1 for x in q.labels if x is not None and 0 <= x < rel)
+    return sum(1 for _, x in q.placed() if 0 <= x < rel)
 
 
 def _set_counts(q: QueryData, m: Measure, env: Env) -> Tuple[int, int, int]:
     """What the measures of the retrieved set read: relevant retrieved, retrieved and R."""
     rel = m.rel(env)
-    return q.n_relevant_retrieved(rel), q.n, q.n_relevant(rel)
+    ranks, big_r = q.relevant(rel)
+    return len(ranks), q.n, big_r
 
 
 def _utility(q: QueryData, m: Measure, env: Env) -> float:
@@ -596,7 +595,8 @@ def _set_map(q: QueryData, m: Measure, env: Env) -> float:
 def _set_f(q: QueryData, m: Measure, env: Env) -> float:
     rel = m.rel(env)
     weight = float(m.option("weight", 1.0))
-    return _m._f_measure_r(q.relevant_ranks(rel), q.n, weight, q.n_relevant(rel))
+    ranks, big_r = q.relevant(rel)
+    return _m._f_measure_r(ranks, q.n, weight, big_r)
 
 
 def _relative_p(q: QueryData, m: Measure, env: Env) -> float:
@@ -614,7 +614,8 @@ def _nonzero_and_ideal(
     ideal's positive gains, highest first, and the ideal DCG after each,
     under the measure's gain option."""
     if m.option("gain") is None:
-        return q.positive_gains(), q.ideal_gains(), q.running_dcgs()[2]
+        positive, ideal, _, idcg = q.linear_gains()
+        return positive, ideal, _m._running_dcg(ideal, idcg)
     gain_of = _gain_of(m)
     nz = []
     for i, x in q.placed():
@@ -622,7 +623,7 @@ def _nonzero_and_ideal(
         if g:
             nz.append((i, g))
     ideal = _gains_and_ideal_only(q, gain_of)
-    return nz, ideal, _m._running_dcg(enumerate(ideal))
+    return nz, ideal, _m._running_dcg(ideal, [])
 
 
 def _gains_and_ideal_only(q: QueryData, gain_of: Callable[[Label], float]) -> List[float]:
@@ -652,16 +653,12 @@ def _runid(q: QueryData, m: Measure, env: Env) -> str:
 def _relstring(q: QueryData, m: Measure, env: Env) -> str:
     # trec_eval's relstring: one character per document of the top 10: the
     # judgment 0-9, '>' above 9, '-' outside the qrels, '.' pooled but unjudged.
-    chars = []
-    for x in q.labels[: m.option("length", 10)]:
-        if x is None:
-            chars.append("-")
-        elif x < 0:
-            chars.append(".")
-        elif x > 9:
-            chars.append(">")
-        else:
-            chars.append(str(x))
+    top = min(m.option("length", 10), q.n)
+    chars = ["-"] * top
+    for i, x in q.placed():  # by rank
+        if i >= top:
+            break
+        chars[i] = "." if x < 0 else ">" if x > 9 else str(x)
     return "".join(chars)
 
 
@@ -827,7 +824,7 @@ def _ndcg_expected(m: Measure, q: QueryData, blocks: List[_t.Block], n: int, env
     disc = _m._discount_function(m.option("discount", "log2"), None)
     gain_of = _gain_of(m)
     gains = _t.mean_gains(blocks, n if k is None else min(k, n), gain_of)
-    ideal = q.ideal_gains() if m.option("gain") is None else _gains_and_ideal_only(q, gain_of)
+    ideal = q.linear_gains()[1] if m.option("gain") is None else _gains_and_ideal_only(q, gain_of)
     return _m._ndcg_gains(gains, ideal, k, disc)
 
 

@@ -996,29 +996,42 @@ def _binary_g(ranks: Sequence[int], n: int, param: None, n_relevant: int) -> flo
     return total / n_relevant if ranks and n_relevant else 0.0
 
 
-def _running_dcg(nz: Iterable[Tuple[int, float]]) -> List[float]:
-    """The DCG after each gain ``(0-based rank, gain)`` of *nz*: m_ndcg.c's
-    ``sum += gain / log2(rank + 1)``, left to right, so that the DCG at any
-    cutoff is one of these prefixes, the same bits."""
-    out = []
-    total = 0.0
-    for i, g in nz:
-        total += g / math.log2(i + 2)
+def _running_dcg(
+    gains: Sequence[float], out: List[float], top: Optional[int] = None
+) -> List[float]:
+    """*out*, the DCG after each of the first gains of a ranking (rank 1
+    first), extended to the first *top* (None: all): m_ndcg.c's ``sum +=
+    gain / log2(rank + 1)``, left to right, so that the DCG at any cutoff is
+    one of these prefixes, the same bits however far it was taken before."""
+    total = out[-1] if out else 0.0
+    for i in range(len(out), len(gains) if top is None else top):
+        total += gains[i] / math.log2(i + 2)
         out.append(total)
     return out
 
 
 def _ndcg_running(
-    ranks: Sequence[int], running: Sequence[float], ideal: Sequence[float], k: Optional[int]
+    k: Optional[int], positive: Sequence[Tuple[int, float]], ideal: Sequence[float],
+    dcg: List[float], idcg: List[float],
 ) -> float:
-    """nDCG@k from :func:`_running_dcg` of the ranking's positive gains (at
-    the 0-based *ranks*) and of the ideal gains."""
-    top = len(ideal) if k is None else min(k, len(ideal))
-    idcg = ideal[top - 1] if top else 0.0
-    if idcg <= 0.0:
+    """nDCG@k from the positive gains ``(0-based rank, gain)`` of a ranking
+    and the ideal gains, highest first; *dcg*, the DCG after each of the
+    first positive gains, and *idcg*, the ideal's (:func:`_running_dcg`),
+    are extended only as far as *k* needs: the additions of one cutoff are
+    a direct DCG's, and more cutoffs make none twice."""
+    top = len(ideal) if k is None or k > len(ideal) else k
+    if len(idcg) < top:
+        _running_dcg(ideal, idcg, top)
+    if not top or idcg[top - 1] <= 0.0:
         return 0.0
-    hits = len(ranks) if k is None else _bisect_left(ranks, k)
-    return (running[hits - 1] if hits else 0.0) / idcg
+    # (k,) sorts before every (rank k, gain): the number of gains above k
+    hits = len(positive) if k is None else _bisect_left(positive, (k,))
+    if len(dcg) < hits:
+        total = dcg[-1] if dcg else 0.0
+        for i, g in positive[len(dcg):hits]:
+            total += g / math.log2(i + 2)
+            dcg.append(total)
+    return (dcg[hits - 1] if hits else 0.0) / idcg[top - 1]
 
 
 def _g_sparse(nz: Sequence[Tuple[int, float]], ideal: Sequence[float]) -> float:

@@ -1240,7 +1240,7 @@ def _gain_case(draw):
 def _kernels(gains, ideal):
     """G, ndcg_rel and Rndcg from the kernels, given the gains of every rank."""
     nz = metrics._nonzero(gains)
-    prefix = metrics._running_dcg(enumerate(ideal))
+    prefix = metrics._running_dcg(ideal, [])
     return (metrics._g_sparse(nz, ideal), metrics._ndcg_rel_sparse(nz, prefix),
             metrics._rndcg_sparse(len(gains), nz, ideal, prefix))
 
