@@ -24,7 +24,6 @@ way.
 from __future__ import annotations
 
 import contextlib
-import io
 import itertools
 import os
 import signal
@@ -34,7 +33,7 @@ from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from .errors import DuplicateEntryError, IrmetricsError, IrmetricsWarning, _warn
 from .sources import open_run
-from .trec import _BOM, _GZIP_MAGIC, MAX_LINE
+from .trec import _GZIP_MAGIC, MAX_LINE
 
 __all__ = [
     "score_in_parallel", "parallel_possible", "auto_workers", "WorkerError",
@@ -144,68 +143,16 @@ def _too_long(line: bytes) -> bool:
     return len(line) > MAX_LINE and not line.endswith(b"\n")
 
 
-class _Slice(io.RawIOBase):
-    """A read-only window ``[start, end)`` on a file.
-
-    The readers take a UTF-8 byte order mark off the start of what they
-    read, which is the start of a file everywhere else.  A window starting
-    in mid-file on a line that begins with one (files concatenated) shows one
-    more in front of it, which they take off instead: the line keeps its
-    mark, as when one process reads the whole file (issue 42).
-    """
-
-    def __init__(self, path: str, start: int, end: int) -> None:
-        super().__init__()
-        self.name = path
-        self._fd = os.open(path, os.O_RDONLY)
-        mid_bom = start > 0 and os.pread(self._fd, len(_BOM), start) == _BOM
-        self._head = _BOM if mid_bom else b""  # shown before the file's bytes
-        self._start = start - len(self._head)  # where the file would be at position 0
-        self._size = end - self._start
-        self._pos = 0
-
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def tell(self) -> int:
-        return self._pos
-
-    def seek(self, pos: int, whence: int = 0) -> int:
-        if whence != 0:  # pragma: no cover - RunStream seeks to absolute positions
-            raise io.UnsupportedOperation("only absolute seeks")
-        self._pos = pos
-        return pos
-
-    def read(self, size: Optional[int] = -1) -> bytes:
-        """Up to *size* bytes (the rest of the window for -1 or None)."""
-        left = self._size - self._pos
-        n = max(0, left if size is None or size < 0 else min(size, left))
-        if self._pos < len(self._head):
-            data = self._head[self._pos:self._pos + n]
-        else:
-            data = os.pread(self._fd, n, self._start + self._pos)
-        self._pos += len(data)
-        return data
-
-    read1 = read  # what the readers take blocks with
-
-    def close(self) -> None:
-        if not self.closed:
-            os.close(self._fd)
-        super().close()
-
-
 def _lines_before(path: str, offset: int) -> int:
     lines = 0
-    with _Slice(path, 0, offset) as window:
-        while True:
-            block = window.read(1 << 20)
-            if not block:
-                return lines
+    with open(path, "rb") as f:
+        while offset > 0:
+            block = f.read(min(offset, 1 << 20))
+            if not block:  # (the file has shrunk since)
+                break
             lines += block.count(b"\n")
+            offset -= len(block)
+    return lines
 
 
 def _shift(exc: DuplicateEntryError, lines: int) -> DuplicateEntryError:
@@ -278,7 +225,7 @@ def _work(conn: Any, score: Score, path: str, start: int, end: int) -> Tuple[Any
             warnings.simplefilter("always")
             # the same road as one process: a source (of this slice) and the
             # scorer; a query split between slices is for the caller to notice
-            source = open_run(_Slice(path, start, end), keep_duplicates=True, regroup=False)
+            source = open_run(path, keep_duplicates=True, span=(start, end))
             part = score(source, progress)
     except IrmetricsError:
         return ("again",)

@@ -74,29 +74,32 @@ class RunSource:
     Attributes describe the group just yielded and the run so far: ``members``
     (a container of its docids, for fast look-ups), ``duplicates`` (errors for
     documents it repeats, kept only when asked for; an in-memory run has
-    none), ``lines`` (lines read, for progress), ``name`` (the run's name,
+    none), ``lines`` (lines read, for progress, counted from the start of
+    what is read), ``name`` (the run's name,
     final once the iteration ends), ``encoded`` (docids are ``bytes``, the
     file's UTF-8, rather than ``str``) and ``restarted`` (the run was not
     grouped by query: every query comes again, whole).
 
     With *keep_duplicates*, a document repeated in a file is not an error of
     the source: the consumer decides, from ``duplicates``, whether trec_eval
-    would have looked at it.  Without *regroup*, a run whose queries are not
+    would have looked at it.  With *span* ``(start, end)``, only those bytes
+    of a run file are read (a parallel worker's job, see
+    :class:`~irmetrics.trec.RunStream`), and a run whose queries are not
     grouped raises :class:`~irmetrics.trec.RunNotGrouped` instead of being
-    read again (the parallel workers, which see a slice of the file, leave
-    that to the parent).
+    read again: the worker leaves that to the parent.
     """
 
-    def __init__(self, run: Any, *, keep_duplicates: bool = False, regroup: bool = True) -> None:
+    def __init__(
+        self, run: Any, *, keep_duplicates: bool = False, span: Optional[Tuple[int, int]] = None
+    ) -> None:
         self.members: Container[Any] = ()
         self.duplicates: List[DuplicateEntryError] = []
         self.lines = 0
         self.restarted = False
         self._stream: Optional[RunStream] = None
         self._run: Optional[Run] = None
-        self._regroup = regroup
         if is_file_source(run):
-            self._stream = RunStream(run, keep_duplicates=keep_duplicates)
+            self._stream = RunStream(run, keep_duplicates=keep_duplicates, span=span)
             self.name = ""
             self.encoded = True
         else:
@@ -113,7 +116,7 @@ class RunSource:
             try:
                 yield from self._groups_of_stream(stream)
             except RunNotGrouped:
-                if not self._regroup:
+                if stream.span is not None:
                     raise
                 # The documented slower route: the whole run in memory, read
                 # again from a copy where the input cannot be re-read.

@@ -201,9 +201,9 @@ def _too_long(source: str, lineno: int) -> TrecFormatError:
     )
 
 
-def _lines(stream: Any, size: int) -> Iterator[Tuple[bytes, bool]]:
-    """Blocks of whole lines of a binary stream, read *size* bytes at a time,
-    in linear time.
+def _lines(stream: Any, size: int, left: int = -1) -> Iterator[Tuple[bytes, bool]]:
+    """Blocks of whole lines of a binary stream, read *size* bytes at a time
+    (and no more than *left* bytes in all, if not -1), in linear time.
 
     Yields ``(block, unterminated)``: *block* ends with a line end; the
     file's last line, if it has none, comes last with one added and
@@ -217,7 +217,12 @@ def _lines(stream: Any, size: int) -> Iterator[Tuple[bytes, bool]]:
     read = getattr(stream, "read1", None) or stream.read
     partial: List[Any] = []  # pieces of the line being read
     held = 0  # their bytes
-    for piece in iter(lambda: bytes(read(size)), b""):
+    while left:
+        piece = bytes(read(size if left < 0 else min(size, left)))
+        if not piece:
+            break
+        if left > 0:
+            left -= len(piece)
         cut = piece.rfind(b"\n") + 1
         if cut == 0:
             partial.append(piece)
@@ -560,22 +565,30 @@ class _Reader:
     """The entry lines of a binary stream, a block of rows at a time: the
     one loop of every reader (blank blocks counted, not split; read errors
     and long lines named by line; a file without entries refused).  ``lines``
-    counts the lines read, ``tag`` is a run's last tag."""
+    counts the lines read, ``tag`` is a run's last tag.  With a *span*
+    ``(start, end)``, only those bytes of the stream are read, from its
+    start (which is then the start of a line, not of the file)."""
 
-    def __init__(self, stream: Any, name: str, form: _Format, size: int = _BLOCK) -> None:
+    def __init__(self, stream: Any, name: str, form: _Format, size: int = _BLOCK,
+                 span: Optional[Tuple[int, int]] = None) -> None:
         self.stream = stream
         self.name = name
         self.form = form
         self.size = size
+        self.span = span
         self.lines = 0
         self.tag: Optional[bytes] = None
         self.warned = False
 
     def __iter__(self) -> Iterator[_Rows]:
         entries = bom = False
-        first = True
+        first = self.span is None or self.span[0] == 0
+        left = -1
+        if self.span is not None:
+            self.stream.seek(self.span[0])
+            left = self.span[1] - self.span[0]
         try:
-            for block, unterminated in _lines(self.stream, self.size):
+            for block, unterminated in _lines(self.stream, self.size, left):
                 if first and block.startswith(_BOM):  # (taken off the file's first line)
                     bom = True
                     block = block[len(_BOM) :]
@@ -1009,7 +1022,9 @@ class RunStream:
     format rules and errors are those of :func:`read_run`.  ``lines`` counts
     the lines read so far, ``tag`` is the run's name (the tag of the last line
     read, trec_eval's run id), ``members`` is the set of docids of the query
-    just yielded, and ``positions`` maps each to its index.
+    just yielded, and ``positions`` maps each to its index.  With *span*
+    ``(start, end)``, a seekable source is read from byte *start* (the
+    start of a line) to *end* only, and lines are counted from *start*.
 
     >>> import io
     >>> stream = RunStream(io.BytesIO(b"q1 Q0 d1 1 2.5 bm25\nq1 Q0 d2 2 1.0 bm25\n"))
@@ -1026,8 +1041,10 @@ class RunStream:
         chunk_size: int = _BLOCK,
         grouped: bool = True,
         keep_duplicates: bool = False,
+        span: Optional[Tuple[int, int]] = None,
     ) -> None:
         self.name = _source_name(source)
+        self.span = span
         # With keep_duplicates, a document given twice for a query is not an
         # error of the stream: the query is yielded with both entries, and
         # ``duplicates`` lists the errors the caller may raise (trec_eval
@@ -1072,7 +1089,7 @@ class RunStream:
             source.seek(self._start)
         again = RunStream(
             source, chunk_size=self.chunk_size, grouped=False,
-            keep_duplicates=self.keep_duplicates,
+            keep_duplicates=self.keep_duplicates, span=self.span,
         )
         again.name = self.name
         again._owned += self._owned
@@ -1112,7 +1129,7 @@ class RunStream:
             self._source = self._tee
         try:
             with _open_lines(self._source) as (stream, _):
-                self._reader = _Reader(stream, self.name, _RUN, self.chunk_size)
+                self._reader = _Reader(stream, self.name, _RUN, self.chunk_size, self.span)
                 yield from self._groups(self._reader)
         except RunNotGrouped:
             raise
