@@ -256,14 +256,14 @@ def _number(text: Any, kind: Callable[[Any], Any]) -> Any:
     return kind(text)
 
 
-def _decode_error(source: str, lineno: int, line: bytes) -> TrecFormatError:
-    """The error of a *line* that is not valid UTF-8."""
+def _utf8_error(source: str, lineno: int, line: bytes) -> Optional[TrecFormatError]:
+    """The error of a *line* that is not valid UTF-8, else None."""
     try:
         line.decode("utf-8")
     except UnicodeDecodeError as exc:
         reason = f"{exc.reason} at byte {exc.start + 1}"
         return TrecFormatError(f"line is not valid UTF-8 ({reason})", source, lineno)
-    raise ValueError("valid UTF-8")  # pragma: no cover - only called on invalid data
+    return None
 
 
 def _read_error(source: str, lineno: int, exc: BaseException) -> TrecFormatError:
@@ -336,8 +336,7 @@ class _Rows(NamedTuple):
     begins; *error* is the block's first bad line, raised once the rows
     before it are taken; *wide* is ``(line, fields)`` of the first line with
     more than :data:`_MANY_FIELDS` fields (a run's), else None; *end* is the
-    number of the block's last line; *underscore*: the block holds a ``_``
-    (which ``float()`` takes between digits, C's atof not).
+    number of the block's last line.
     """
 
     fields: List[bytes]
@@ -346,7 +345,6 @@ class _Rows(NamedTuple):
     error: Optional[TrecFormatError]
     wide: Optional[Tuple[int, int]]
     end: int
-    underscore: bool = True
 
     @property
     def n(self) -> int:
@@ -369,33 +367,22 @@ def _rows(block: bytes, lineno: int, form: _Format, source: str, unterminated: b
     """The entries of *block*, whole lines numbered from ``lineno + 1`` (the
     last one's line end added by :func:`_lines` if *unterminated*)."""
     n = block.count(b"\n")
-    end = lineno + n
-    if not block.isascii():
-        try:
-            block.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            # the lines before the bad one first: an error on them comes first
-            start = block.rfind(b"\n", 0, exc.start) + 1
-            bad = block.count(b"\n", 0, start)
-            head = _rows(block[:start], lineno, form, source, False)
-            if head.error is not None:
-                return head
-            line = block[start : block.index(b"\n", start) + 1]
-            if unterminated and start + len(line) == len(block):
-                line = line[:-1]
-            error = _decode_error(source, lineno + bad + 1, line)
-            return head._replace(error=error, end=end)
+    valid = block.isascii() or _utf8_error(source, lineno, block) is None
     stride = form.width + 1
-    if b"#" not in block and _MARK not in block:
+    if valid and b"#" not in block and _MARK not in block:
         fields = block.replace(b"\n", b" " + _MARK + b"\n").split()
         if len(fields) == stride * n and fields[form.width :: stride].count(_MARK) == n:
-            return _Rows(fields, stride, [(0, lineno + 1)], None, None, end, b"_" in block)
-    return _line_by_line(block, lineno, form, source)
+            return _Rows(fields, stride, [(0, lineno + 1)], None, None, lineno + n)
+    return _line_by_line(block, lineno, form, source, None if valid else unterminated)
 
 
-def _line_by_line(block: bytes, lineno: int, form: _Format, source: str) -> _Rows:
-    """:func:`_rows` for a block of valid UTF-8 holding other lines than entries
-    of the format's width: comments, blank lines, a line of another width."""
+def _line_by_line(
+    block: bytes, lineno: int, form: _Format, source: str, unterminated: Optional[bool]
+) -> _Rows:
+    """:func:`_rows` for a block holding other lines than entries of the
+    format's width (comments, blank lines, a line of another width), or a
+    line that is not valid UTF-8, whose lines are then checked (*unterminated*
+    not None: whether the last one's line end was added)."""
     width = form.width
     fields: List[bytes] = []
     starts: List[Tuple[int, int]] = []
@@ -405,6 +392,11 @@ def _line_by_line(block: bytes, lineno: int, form: _Format, source: str) -> _Row
     lines = block.split(b"\n")
     lines.pop()  # (what follows the last line end)
     for line, text in enumerate(lines, lineno + 1):
+        if unterminated is not None and not text.isascii():
+            end = b"" if unterminated and line == lineno + len(lines) else b"\n"
+            error = _utf8_error(source, line, text + end)
+            if error is not None:
+                break
         got = text.split()
         if not got or got[0].startswith(b"#"):
             follows = False
@@ -432,15 +424,15 @@ class _BadField(Exception):
 
 
 def _parsed(
-    rows: _Rows, c: int, parse: Callable[[List[bytes], bool], List[Any]], source: str
+    rows: _Rows, c: int, parse: Callable[[List[bytes]], List[Any]], source: str
 ) -> Tuple[_Rows, List[Any]]:
     """Column *c* of *rows* parsed, and the rows: cut before a bad field,
     whose error comes after them unless the block's own is earlier."""
     try:
-        return rows, parse(rows.column(c), rows.underscore)
+        return rows, parse(rows.column(c))
     except _BadField as bad:
         rows = rows.cut(bad.row, TrecFormatError(str(bad), source, rows.line(bad.row)))
-        return rows, parse(rows.column(c), rows.underscore)
+        return rows, parse(rows.column(c))
 
 
 #: The labels written most often, as their ints (in range by construction):
@@ -448,7 +440,7 @@ def _parsed(
 _LABELS = {str(v).encode(): v for v in range(-1, 10)}
 
 
-def _labels(texts: List[bytes], underscore: bool = True) -> List[int]:
+def _labels(texts: List[bytes]) -> List[int]:
     """Relevance labels (see :func:`_relevance`)."""
     try:
         return list(map(_LABELS.__getitem__, texts))
@@ -467,14 +459,14 @@ def _labels(texts: List[bytes], underscore: bool = True) -> List[int]:
     return values
 
 
-def _scores(texts: List[bytes], underscore: bool = True) -> List[float]:
+def _scores(texts: List[bytes]) -> List[float]:
     """Run scores, read as C's atof reads them (no ``_`` between digits,
-    looked for if *underscore*); not NaN."""
+    which ``float()`` takes); not NaN."""
     try:
         scores = list(map(float, texts))
     except ValueError:
         scores = []
-    if len(scores) == len(texts) and not (underscore and b"_" in b"".join(texts)):
+    if len(scores) == len(texts) and b"_" not in b"".join(texts):
         total = sum(scores)  # NaN if a score is NaN (or inf - inf): then look closer
         if total == total or not any(map(math.isnan, scores)):
             return scores
@@ -490,7 +482,7 @@ def _scores(texts: List[bytes], underscore: bool = True) -> List[float]:
     return scores
 
 
-def _natural(texts: List[bytes], underscore: bool = True) -> List[bytes]:
+def _natural(texts: List[bytes]) -> List[bytes]:
     """Ranks (ndeval's): natural numbers, kept as written."""
     if b"".join(texts).isdigit():
         return texts
