@@ -55,7 +55,6 @@ from typing import (
     Mapping,
     NamedTuple,
     Optional,
-    Sequence,
     Set,
     Tuple,
     Union,
@@ -248,10 +247,10 @@ def _lines(stream: Any, size: int, left: int = -1) -> Iterator[Tuple[bytes, bool
 # === Errors ===
 
 
-def _number(text: Any, kind: Callable[[Any], Any]) -> Any:
+def _number(text: bytes, kind: Callable[[bytes], Any]) -> Any:
     """float() or int() of a field, as C's atof/atol read it: ASCII digits
     only, and no "_" (which Python accepts as a digit separator)."""
-    if not text.isascii() or ("_" in text if isinstance(text, str) else b"_" in text):
+    if not text.isascii() or b"_" in text:
         raise ValueError(text)
     return kind(text)
 
@@ -449,7 +448,7 @@ def _labels(texts: List[bytes]) -> List[int]:
     values = []
     for row, text in enumerate(texts):  # one by one, and why one fails
         try:
-            value = _relevance(text.decode())
+            value = _relevance(text)
         except ValueError:
             raise _BadField(row, f"relevance must be an integer (got {text.decode()!r})") from None
         if not MIN_LABEL <= value <= MAX_LABEL:
@@ -619,21 +618,19 @@ class _Reader:
 def _read_table(
     source: PathOrFile,
     form: _Format,
-    add: Callable[[_Reader, _Table, _Rows], None],
+    add: Callable[[_Reader, _Table, _Rows], _Rows],
     duplicates: Optional[List[DuplicateEntryError]] = None,
 ) -> Tuple[Dict[str, Dict[str, Any]], _Reader]:
-    """The table of a whole file, each block's rows given to *add*, and its reader."""
+    """The table of a whole file, each block's rows given to *add*, and its
+    reader; the error of the rows *add* took (cut before a bad field) raised."""
     with _open_lines(source) as (stream, name), paused_gc():
         reader = _Reader(stream, name, form)
         table = _Table(name, duplicates)
         for rows in reader:
-            add(reader, table, rows)
+            rows = add(reader, table, rows)
+            if rows.error is not None:
+                raise rows.error
     return table.out, reader
-
-
-def _raise(rows: _Rows) -> None:
-    if rows.error is not None:
-        raise rows.error
 
 
 def read_run(source: PathOrFile) -> Tuple[Dict[str, Dict[str, float]], str]:
@@ -653,10 +650,10 @@ def read_run(source: PathOrFile) -> Tuple[Dict[str, Dict[str, float]], str]:
     irmetrics.errors.TrecFormatError: <file>, line 1: score must be a number (got 'high')
     """
 
-    def add(reader: _Reader, table: _Table, rows: _Rows) -> None:
+    def add(reader: _Reader, table: _Table, rows: _Rows) -> _Rows:
         rows, scores = reader.scored(rows)
         table.add(rows, rows.column(0), _decoded(rows.column(2)), scores)
-        _raise(rows)
+        return rows
 
     out, reader = _read_table(source, _RUN, add)
     return out, cast(bytes, reader.tag).decode()
@@ -678,9 +675,9 @@ def read_ranked_list(source: PathOrFile) -> Dict[str, Dict[str, float]]:
     {'q1': {'d7': -1.0, 'd3': -2.0}, 'q2': {'d3': -1.0}}
     """
 
-    def add(reader: _Reader, table: _Table, rows: _Rows) -> None:
+    def add(reader: _Reader, table: _Table, rows: _Rows) -> _Rows:
         table.add(rows, rows.column(0), _decoded(rows.column(1)), [None] * rows.n)
-        _raise(rows)
+        return rows
 
     out = _read_table(source, _RANKED_LIST, add)[0]
     return {qid: {d: -float(i) for i, d in enumerate(docs, 1)} for qid, docs in out.items()}
@@ -695,14 +692,14 @@ def _read_run_ranks(
     number given once per query), or, with *traditional*, its score."""
     first: List[bytes] = []
 
-    def add(reader: _Reader, table: _Table, rows: _Rows) -> None:
+    def add(reader: _Reader, table: _Table, rows: _Rows) -> _Rows:
         rows, scores = _parsed(rows, 4, _scores, table.source)
         rows, ranks = _parsed(rows, 3, _natural, table.source)
         if not first and rows.n:
             first.append(rows.fields[5])
         table.add(rows, rows.column(0), _decoded(rows.column(2)),
                   scores[: rows.n] if traditional else _decoded(ranks))
-        _raise(rows)
+        return rows
 
     out, reader = _read_table(source, _RUN, add)
     name = reader.name
@@ -815,12 +812,12 @@ def _read_qrels_tables(
     """
     topics = _Topics()
 
-    def add(reader: _Reader, table: _Table, rows: _Rows) -> None:
+    def add(reader: _Reader, table: _Table, rows: _Rows) -> _Rows:
         rows, labels = _parsed(rows, 3, _labels, table.source)
         qids = rows.column(0)
         keys = topics.keys(qids, rows.column(1), _decoded(rows.column(2)), rows.line)
         table.add(rows, qids, keys, labels)
-        _raise(rows)
+        return rows
 
     try:
         out = _read_table(source, _QRELS, add, duplicates)[0]
@@ -888,7 +885,7 @@ class _Topics:
         return _split_topics(table)
 
 
-def _swapped_hint(fields: Sequence[Any], other: str) -> str:
+def _swapped_hint(fields: List[bytes], other: str) -> str:
     """Words for a line of the wrong width that reads as a line of the *other*
     format: a run line (6 fields or more, a number in the fifth) given as
     qrels, or a qrels line (4 fields, an integer in the fourth) given as a run."""
@@ -898,10 +895,10 @@ def _swapped_hint(fields: Sequence[Any], other: str) -> str:
             return ("; this looks like a run (qid Q0 docid rank score tag): "
                     "were the qrels and the run given in the wrong order?")
         if other == "qrels" and len(fields) == 4:
-            _relevance(fields[3] if isinstance(fields[3], str) else fields[3].decode())
+            _relevance(fields[3])
             return ("; this looks like qrels (qid iteration docid relevance): "
                     "were the qrels and the run given in the wrong order?")
-    except (ValueError, UnicodeDecodeError):
+    except ValueError:
         pass
     return ""
 
@@ -913,15 +910,15 @@ MIN_LABEL = -(2**31)
 MAX_LABEL = 2**31 - 1
 
 
-def _relevance(text: str) -> int:
+def _relevance(text: bytes) -> int:
     """An integer label; one written with a decimal point and zeros (``1.0``,
     as pandas writes integers stored as floats) is that integer, as C's atol
     reads it.  ``1.5`` or ``0,9`` (which atol would read as 1 and 0) are errors."""
     try:
         return int(_number(text, int))
     except ValueError:
-        whole, point, zeros = text.partition(".")
-        if point and whole.lstrip("+-").isdigit() and zeros.strip("0") == "":
+        whole, point, zeros = text.partition(b".")
+        if point and whole.lstrip(b"+-").isdigit() and zeros.strip(b"0") == b"":
             return int(_number(whole, int))
         raise
 
@@ -1142,18 +1139,16 @@ class RunStream:
             qids, docids = rows.column(0), rows.column(2)
             for a, b in _runs(qids):
                 q = qids[a]
-                if not self.grouped or (cur is not None and cur.qid == q):
-                    group = cur if self.grouped else held.get(q)
-                    if group is None:
-                        group = held[q] = _Group(q)
-                    group.add(rows, a, docids[a:b], scores[a:b])
+                if not self.grouped:
+                    held.setdefault(q, _Group(q)).add(rows, a, docids[a:b], scores[a:b])
                     continue
-                if cur is not None:
-                    yield self._finish(cur)
-                    done.add(cur.qid)
-                if q in done:
-                    raise RunNotGrouped(q.decode(), rows.line(a))
-                cur = _Group(q)
+                if cur is None or cur.qid != q:
+                    if cur is not None:
+                        yield self._finish(cur)
+                        done.add(cur.qid)
+                    if q in done:
+                        raise RunNotGrouped(q.decode(), rows.line(a))
+                    cur = _Group(q)
                 cur.add(rows, a, docids[a:b], scores[a:b])
             if rows.error is not None:
                 if cur is not None and self.grouped:
