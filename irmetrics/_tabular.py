@@ -106,10 +106,7 @@ def _as_score(value: Any) -> float:
 
 def _first_present(present: Any, names: Sequence[Any]) -> Any:
     """The first of *names* in *present* (a list of columns, a mapping), or _ABSENT."""
-    for name in names:
-        if name in present:
-            return name
-    return _ABSENT
+    return next((name for name in names if name in present), _ABSENT)
 
 
 def _record_values(record: Mapping[Any, Any], roles: Sequence[str], index: int) -> List[Any]:
@@ -298,8 +295,11 @@ def _record_columns(records: Any, roles: Sequence[str]) -> List[Sequence[Any]]:
 
 def records_table(records: Any, value_role: str) -> Dict[str, Dict[str, Any]]:
     """``{query id: {doc id: value}}`` from ``(query_id, doc_id, value)``
-    records (tuples, lists or mappings); *value_role* is ``"relevance"`` or
-    ``"score"``.  Errors name the record's 1-based index."""
+    records (tuples, lists or mappings), or from a DataFrame by its usual
+    column names; *value_role* is ``"relevance"`` or ``"score"``.  Errors
+    name the record's 1-based index."""
+    if is_frame(records):
+        return _table(records, "qrels" if value_role == "relevance" else "run", value_role, None)
     roles = ("query_id", "doc_id", value_role)
     columns = _record_columns(records, roles)
     qids, docids, values = _converted(roles, columns, _labels(roles), _RECORDS)

@@ -288,8 +288,6 @@ class Qrels(_Table[int]):
         irmetrics.errors.DuplicateEntryError: <records>, line 2: document 'd1' appears twice
         for query 'q1' (lines 1 and 2)
         """
-        if _is_frame(records):
-            return cls.from_dataframe(records)
         return cls._trusted(records_table(records, "relevance"))
 
     @classmethod
@@ -400,8 +398,6 @@ class Run(_Table[float]):
         Run(1 query, 2 documents, name='irmetrics')
         """
         name = _check_name(name)
-        if _is_frame(records):
-            return cls._trusted(run_table(records), name)
         return cls._trusted(records_table(records, "score"), name)
 
     @classmethod
