@@ -31,7 +31,7 @@ import threading
 import warnings
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
-from .errors import DuplicateEntryError, IrmetricsError, IrmetricsWarning, _warn
+from .errors import IrmetricsError, IrmetricsWarning, _warn
 from .sources import open_run
 from .trec import _GZIP_MAGIC, MAX_LINE
 
@@ -143,34 +143,6 @@ def _too_long(line: bytes) -> bool:
     return len(line) > MAX_LINE and not line.endswith(b"\n")
 
 
-def _lines_before(path: str, offset: int) -> int:
-    lines = 0
-    with open(path, "rb") as f:
-        while offset > 0:
-            block = f.read(min(offset, 1 << 20))
-            if not block:  # (the file has shrunk since)
-                break
-            lines += block.count(b"\n")
-            offset -= len(block)
-    return lines
-
-
-def _shift(exc: DuplicateEntryError, lines: int) -> DuplicateEntryError:
-    """The same error with line numbers counted from the start of the file."""
-    first = None if exc.first_line is None else exc.first_line + lines
-    line = None if exc.line is None else exc.line + lines
-    return DuplicateEntryError(exc.source, first, line, exc.qid, exc.docid)
-
-
-def _shift_message(message: str, path: str, lines: int) -> str:
-    """A warning's ``FILE, line N: ...`` with N counted from the start of the file."""
-    head = f"{path}, line "
-    number, sep, rest = message[len(head):].partition(":")
-    if not message.startswith(head) or not sep or not number.isdigit():
-        return message
-    return f"{head}{int(number) + lines}:{rest}"
-
-
 class WorkerError(RuntimeError):
     """A worker process ended without an answer (killed, for instance by the
     out-of-memory killer, or crashed).  Not an error of the input."""
@@ -237,10 +209,6 @@ def _work(conn: Any, score: Score, path: str, start: int, end: int) -> Tuple[Any
             warned.append(str(w.message))
         else:
             warnings.showwarning(w.message, w.category, w.filename, w.lineno)
-    if part.ignored or warned:  # their line numbers, counted from the start of the file
-        before = _lines_before(path, start)
-        part = part._replace(ignored=[(_shift(e, before), why) for e, why in part.ignored])
-        warned = [_shift_message(m, path, before) for m in warned]
     return ("ok", part, warned)
 
 

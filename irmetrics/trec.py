@@ -557,8 +557,9 @@ class _Reader:
     one loop of every reader (blank blocks counted, not split; read errors
     and long lines named by line; a file without entries refused).  ``lines``
     counts the lines read, ``tag`` is a run's last tag.  With a *span*
-    ``(start, end)``, only those bytes of the stream are read, from its
-    start (which is then the start of a line, not of the file)."""
+    ``(start, end)``, only those bytes of a file are read, from *start* (the
+    start of a line, not of the file), and lines are counted from there but
+    in a warning or a repeated document, which :meth:`line` names."""
 
     def __init__(self, stream: Any, name: str, form: _Format, size: int = _BLOCK,
                  span: Optional[Tuple[int, int]] = None) -> None:
@@ -570,6 +571,7 @@ class _Reader:
         self.lines = 0
         self.tag: Optional[bytes] = None
         self.warned = False
+        self.before: Optional[int] = None  # the lines before the span, once counted
 
     def __iter__(self) -> Iterator[_Rows]:
         entries = bom = False
@@ -607,12 +609,33 @@ class _Reader:
         if rows.wide is not None and not self.warned and rows.wide[0] < _error_line(rows):
             self.warned = True
             line, n = rows.wide
-            _warn(f"{self.name}, line {line}: {n} fields, of which only the first 6 are read; "
-                  "two lines run together (a file without a final line end, concatenated "
-                  "with another)?")
+            _warn(f"{self.name}, line {self.line(line)}: {n} fields, of which only the first 6 "
+                  "are read; two lines run together (a file without a final line end, "
+                  "concatenated with another)?")
         if rows.n:
             self.tag = rows.fields[-2]
         return rows, scores
+
+    def line(self, line: int) -> int:
+        """A line counted from the start of what is read, counted from the
+        start of the file (the lines before a span counted the first time)."""
+        if self.span is None:
+            return line
+        if self.before is None:
+            self.before = _count_lines(self.stream.fileno(), self.span[0])
+        return self.before + line
+
+
+def _count_lines(fd: int, end: int) -> int:
+    """The line ends in the first *end* bytes of the file *fd*, read without moving it."""
+    lines = pos = 0
+    while pos < end:
+        block = os.pread(fd, min(end - pos, 1 << 20), pos)
+        if not block:  # (the file has shrunk since)
+            break
+        lines += block.count(b"\n")
+        pos += len(block)
+    return lines
 
 
 def _read_table(
@@ -1013,8 +1036,9 @@ class RunStream:
     the lines read so far, ``tag`` is the run's name (the tag of the last line
     read, trec_eval's run id), ``members`` is the set of docids of the query
     just yielded, and ``positions`` maps each to its index.  With *span*
-    ``(start, end)``, a seekable source is read from byte *start* (the
-    start of a line) to *end* only, and lines are counted from *start*.
+    ``(start, end)``, a file is read from byte *start* (the start of a line)
+    to *end* only (a worker process's part): ``lines`` counts from *start*,
+    while a warning or a repeated document names the line of the file.
 
     >>> import io
     >>> stream = RunStream(io.BytesIO(b"q1 Q0 d1 1 2.5 bm25\nq1 Q0 d2 2 1.0 bm25\n"))
@@ -1166,14 +1190,15 @@ class RunStream:
         if self.duplicates:
             self.duplicates = []
         if len(self.members) != len(docs):
+            line_of = cast(_Reader, self._reader).line
             seen: Dict[bytes, int] = {}
             for i, d in enumerate(docs):
                 if d not in seen:
                     seen[d] = i
                     continue
-                first_line = _line_of(group.where, seen[d])
-                error = DuplicateEntryError(self.name, first_line, _line_of(group.where, i),
-                                            qid, d.decode("utf-8"))
+                first = line_of(_line_of(group.where, seen[d]))
+                line = line_of(_line_of(group.where, i))
+                error = DuplicateEntryError(self.name, first, line, qid, d.decode("utf-8"))
                 if not self.keep_duplicates:
                     raise error
                 self.duplicates.append(error)

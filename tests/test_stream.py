@@ -782,3 +782,20 @@ def test_a_stream_of_an_ungrouped_run_raises_a_library_error():
     data = b"0 q1 q1 q1 0 q1\nq1 q1 q1 q1 0 q1\n0 q1 q1 q1 0 q1"
     with pytest.raises(IrmetricsError, match="query '0' appears again on line 3"):
         list(RunStream(io.BytesIO(data), chunk_size=5))
+
+
+# === A byte range of a file (span=) =============================================
+
+
+def test_a_span_reads_its_bytes_and_names_the_files_lines(tmp_path):
+    head = b"q1 Q0 d1 1 2 t\nq1 Q0 d2 2 1 t\n"
+    body = b"\xef\xbb\xbfq2 Q0 d1 1 2 t\nq4 Q0 d1 1 2 t\nq4 Q0 d1 2 1 t\n"  # a BOM, a repeat
+    path = tmp_path / "run"
+    path.write_bytes(head + body + b"q3 Q0 d1 1 2 t\n")
+    stream = RunStream(str(path), span=(len(head), len(head) + len(body)),
+                       keep_duplicates=True)
+    groups = [(qid, docids) for qid, docids, _ in stream]
+    # the BOM kept (not the file's start), q3 not read
+    assert groups == [("\ufeffq2", [b"d1"]), ("q4", [b"d1", b"d1"])]
+    assert stream.lines == 3  # counted from the span's start
+    assert [(e.first_line, e.line) for e in stream.duplicates] == [(4, 5)]  # the file's
