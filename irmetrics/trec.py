@@ -838,7 +838,7 @@ def _read_qrels_tables(
     def add(reader: _Reader, table: _Table, rows: _Rows) -> _Rows:
         rows, labels = _parsed(rows, 3, _labels, table.source)
         qids = rows.column(0)
-        keys = topics.keys(qids, rows.column(1), _decoded(rows.column(2)), rows.line)
+        keys = topics.keys(qids, rows.column(1), _decoded(rows.column(2)), table.out, rows.line)
         table.add(rows, qids, keys, labels)
         return rows
 
@@ -855,23 +855,32 @@ class _Topics:
     """The second column of a qrels file, as :func:`_read_qrels_tables` reads it."""
 
     def __init__(self) -> None:
-        self.firsts: Dict[bytes, bytes] = {}  # each query's first second column
+        self.usual: Optional[bytes] = None  # the file's first second column, ...
+        self.firsts: Dict[bytes, bytes] = {}  # ... each query's first where it differs
         self.mixed: Dict[str, int] = {}  # the queries with two values: the line of the second
 
     def keys(self, qids: List[bytes], topics: List[bytes], docids: List[str],
-             line: Callable[[int], int]) -> List[str]:
-        """The keys of a block's entries: the docid, or ``"docid subtopic"``
-        where the second column is not the query's first."""
+             known: Mapping[str, Any], line: Callable[[int], int]) -> List[str]:
+        """The keys of a block's entries: the docid, or ``"docid subtopic"``."""
+        if not qids:
+            return docids
+        usual = self.usual = topics[0] if self.usual is None else self.usual
         firsts = self.firsts
-        if topics and topics.count(topics[0]) == len(topics):
-            for q in dict.fromkeys(qids):  # (each query once)
-                if firsts.setdefault(q, topics[0]) != topics[0]:
-                    break
-            else:
-                return docids  # (the usual file: one value throughout)
+        if topics.count(usual) == len(topics) and firsts.keys().isdisjoint(qids):
+            return docids  # (the usual file: one value throughout)
         keys = []
+        begun: Set[bytes] = set()  # the queries the block begins
         for i, (q, t, d) in enumerate(zip(qids, topics, docids)):
-            if firsts.setdefault(q, t) == t:
+            first = firsts.get(q)
+            if first is None:
+                if q in begun or q.decode() in known:
+                    first = usual
+                else:
+                    begun.add(q)
+                    first = t
+                    if t != usual:
+                        firsts[q] = t
+            if t == first:
                 keys.append(d)
             else:
                 self.mixed.setdefault(q.decode(), line(i))
@@ -879,7 +888,7 @@ class _Topics:
         return keys
 
     def first(self, qid: str) -> str:
-        return self.firsts[qid.encode()].decode()
+        return self.firsts.get(qid.encode(), cast(bytes, self.usual)).decode()
 
     def named(self, exc: DuplicateEntryError) -> DuplicateEntryError:
         """A repeat in a query read with subtopics, naming its subtopic: one
