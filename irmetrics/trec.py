@@ -335,7 +335,8 @@ class _Rows(NamedTuple):
     begins; *error* is the block's first bad line, raised once the rows
     before it are taken; *wide* is ``(line, fields)`` of the first line with
     more than :data:`_MANY_FIELDS` fields (a run's), else None; *end* is the
-    number of the block's last line.
+    number of the block's last line; *underscore*: the block holds a ``_``
+    (which ``float()`` takes between digits, C's atof not).
     """
 
     fields: List[bytes]
@@ -344,6 +345,7 @@ class _Rows(NamedTuple):
     error: Optional[TrecFormatError]
     wide: Optional[Tuple[int, int]]
     end: int
+    underscore: bool = True
 
     @property
     def n(self) -> int:
@@ -371,7 +373,7 @@ def _rows(block: bytes, lineno: int, form: _Format, source: str, unterminated: b
     if valid and b"#" not in block and _MARK not in block:
         fields = block.replace(b"\n", b" " + _MARK + b"\n").split()
         if len(fields) == stride * n and fields[form.width :: stride].count(_MARK) == n:
-            return _Rows(fields, stride, [(0, lineno + 1)], None, None, lineno + n)
+            return _Rows(fields, stride, [(0, lineno + 1)], None, None, lineno + n, b"_" in block)
     return _line_by_line(block, lineno, form, source, None if valid else unterminated)
 
 
@@ -423,15 +425,15 @@ class _BadField(Exception):
 
 
 def _parsed(
-    rows: _Rows, c: int, parse: Callable[[List[bytes]], List[Any]], source: str
+    rows: _Rows, c: int, parse: Callable[[List[bytes], bool], List[Any]], source: str
 ) -> Tuple[_Rows, List[Any]]:
     """Column *c* of *rows* parsed, and the rows: cut before a bad field,
     whose error comes after them unless the block's own is earlier."""
     try:
-        return rows, parse(rows.column(c))
+        return rows, parse(rows.column(c), rows.underscore)
     except _BadField as bad:
         rows = rows.cut(bad.row, TrecFormatError(str(bad), source, rows.line(bad.row)))
-        return rows, parse(rows.column(c))
+        return rows, parse(rows.column(c), rows.underscore)
 
 
 #: The labels written most often, as their ints (in range by construction):
@@ -439,7 +441,7 @@ def _parsed(
 _LABELS = {str(v).encode(): v for v in range(-1, 10)}
 
 
-def _labels(texts: List[bytes]) -> List[int]:
+def _labels(texts: List[bytes], underscore: bool = True) -> List[int]:
     """Relevance labels (see :func:`_relevance`)."""
     try:
         return list(map(_LABELS.__getitem__, texts))
@@ -458,14 +460,14 @@ def _labels(texts: List[bytes]) -> List[int]:
     return values
 
 
-def _scores(texts: List[bytes]) -> List[float]:
+def _scores(texts: List[bytes], underscore: bool = True) -> List[float]:
     """Run scores, read as C's atof reads them (no ``_`` between digits,
-    which ``float()`` takes); not NaN."""
+    looked for if *underscore*); not NaN."""
     try:
         scores = list(map(float, texts))
     except ValueError:
         scores = []
-    if len(scores) == len(texts) and b"_" not in b"".join(texts):
+    if len(scores) == len(texts) and not (underscore and b"_" in b"".join(texts)):
         total = sum(scores)  # NaN if a score is NaN (or inf - inf): then look closer
         if total == total or not any(map(math.isnan, scores)):
             return scores
@@ -481,7 +483,7 @@ def _scores(texts: List[bytes]) -> List[float]:
     return scores
 
 
-def _natural(texts: List[bytes]) -> List[bytes]:
+def _natural(texts: List[bytes], underscore: bool = True) -> List[bytes]:
     """Ranks (ndeval's): natural numbers, kept as written."""
     if b"".join(texts).isdigit():
         return texts
