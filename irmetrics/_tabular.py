@@ -277,9 +277,10 @@ def _record_fields(record: Any, roles: Sequence[str], index: int) -> Sequence[An
     )
 
 
-def _record_columns(records: Any, roles: Sequence[str]) -> List[Sequence[Any]]:
-    """The items of *records* as columns, one per role, each record checked
-    for its shape (errors name its 1-based index)."""
+def _record_columns(records: Any, roles: Sequence[str]) -> List[List[Any]]:
+    """The items of *records* as columns, one per role, converted
+    (:func:`_converted`), each record checked for its shape (errors name its
+    1-based index)."""
     try:
         if isinstance(records, (str, bytes, Mapping)):
             raise TypeError
@@ -290,7 +291,8 @@ def _record_columns(records: Any, roles: Sequence[str]) -> List[Sequence[Any]]:
             f"(got {kind_of(records)})"
         ) from None
     rows = [_record_fields(record, roles, index) for index, record in enumerate(iterator, 1)]
-    return [list(map(itemgetter(i), rows)) for i in range(len(roles))]
+    columns = [list(map(itemgetter(i), rows)) for i in range(len(roles))]
+    return _converted(roles, columns, _labels(roles), _RECORDS)
 
 
 def records_table(records: Any, value_role: str) -> Dict[str, Dict[str, Any]]:
@@ -301,8 +303,7 @@ def records_table(records: Any, value_role: str) -> Dict[str, Dict[str, Any]]:
     if is_frame(records):
         return _table(records, "qrels" if value_role == "relevance" else "run", value_role, None)
     roles = ("query_id", "doc_id", value_role)
-    columns = _record_columns(records, roles)
-    qids, docids, values = _converted(roles, columns, _labels(roles), _RECORDS)
+    qids, docids, values = _record_columns(records, roles)
     return _group(qids, docids, values, _RECORDS)
 
 
@@ -324,8 +325,7 @@ def subtopics_from_records(records: Any) -> Tuple[Dict[str, Dict[str, int]], Sub
     """:func:`_split_topics` of ``(query_id, subtopic, doc_id, relevance)``
     records; a (query, subtopic, document) given twice names both records."""
     roles = ("query_id", "subtopic", "doc_id", "relevance")
-    columns = _record_columns(records, roles)
-    qids, topics, docids, values = _converted(roles, columns, _labels(roles), _RECORDS)
+    qids, topics, docids, values = _record_columns(records, roles)
     table: Subtopics = {}
     for (qid, topic), docs in _group(list(zip(qids, topics)), docids, values, _RECORDS).items():
         table.setdefault(qid, {})[topic] = docs
