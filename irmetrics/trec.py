@@ -191,15 +191,6 @@ class _LineTooLong(Exception):
     """Raised by :func:`_lines`; the reader adds the file and the line."""
 
 
-def _too_long(source: str, lineno: int) -> TrecFormatError:
-    return TrecFormatError(
-        f"line is longer than {MAX_LINE >> 20} MiB (a file without line ends, or with "
-        "CR alone as the line end?)",
-        source,
-        lineno,
-    )
-
-
 def _lines(stream: Any, size: int, left: int = -1) -> Iterator[Tuple[bytes, bool]]:
     """Blocks of whole lines of a binary stream, read *size* bytes at a time
     (and no more than *left* bytes in all, if not -1), in linear time.
@@ -598,7 +589,9 @@ class _Reader:
         except _READ_ERRORS + (UnicodeDecodeError,) as exc:  # (a text-mode file's)
             raise _read_error(self.name, self.lines, exc) from exc
         except _LineTooLong:
-            raise _too_long(self.name, self.lines + 1) from None
+            raise TrecFormatError(f"line is longer than {MAX_LINE >> 20} MiB (a file without "
+                                  "line ends, or with CR alone as the line end?)",
+                                  self.name, self.lines + 1) from None
         if not entries:
             empty = self.lines == 0 and not bom
             what = "empty file" if empty else "only blank lines and comments"
@@ -608,7 +601,8 @@ class _Reader:
         """A run's rows, cut before a bad score, and their scores; a line of
         many fields before the first bad line is warned about, once a file."""
         rows, scores = _parsed(rows, 4, _scores, self.name)
-        if rows.wide is not None and not self.warned and rows.wide[0] < _error_line(rows):
+        bad = rows.end + 1 if rows.error is None else cast(int, rows.error.line)
+        if rows.wide is not None and not self.warned and rows.wide[0] < bad:
             self.warned = True
             line, n = rows.wide
             _warn(f"{self.name}, line {self.line(line)}: {n} fields, of which only the first 6 "
@@ -682,10 +676,6 @@ def read_run(source: PathOrFile) -> Tuple[Dict[str, Dict[str, float]], str]:
 
     out, reader = _read_table(source, _RUN, add)
     return out, cast(bytes, reader.tag).decode()
-
-
-def _error_line(rows: _Rows) -> int:
-    return rows.end + 1 if rows.error is None else cast(int, rows.error.line)
 
 
 def read_ranked_list(source: PathOrFile) -> Dict[str, Dict[str, float]]:
