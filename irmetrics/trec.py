@@ -848,7 +848,8 @@ class _Topics:
 
     def __init__(self) -> None:
         self.usual: Optional[bytes] = None  # the file's first second column, ...
-        self.firsts: Dict[bytes, bytes] = {}  # ... each query's first where it differs
+        # ... each query's first where it differs or was read in a block of two values
+        self.firsts: Dict[bytes, bytes] = {}
         self.mixed: Dict[str, int] = {}  # the queries with two values: the line of the second
 
     def keys(self, qids: List[bytes], topics: List[bytes], docids: List[str],
@@ -861,17 +862,9 @@ class _Topics:
         if topics.count(usual) == len(topics) and firsts.keys().isdisjoint(qids):
             return docids  # (the usual file: one value throughout)
         keys = []
-        begun: Set[bytes] = set()  # the queries the block begins
         for i, (q, t, d) in enumerate(zip(qids, topics, docids)):
-            first = firsts.get(q)
-            if first is None:
-                if q in begun or q.decode() in known:
-                    first = usual
-                else:
-                    begun.add(q)
-                    first = t
-                    if t != usual:
-                        firsts[q] = t
+            # a query read before (in a block of one value) began with the usual one
+            first = firsts.setdefault(q, usual if q.decode() in known else t)
             if t == first:
                 keys.append(d)
             else:
