@@ -623,15 +623,10 @@ class _Reader:
 
 
 def _count_lines(fd: int, end: int) -> int:
-    """The line ends in the first *end* bytes of the file *fd*, read without moving it."""
-    lines = pos = 0
-    while pos < end:
-        block = os.pread(fd, min(end - pos, 1 << 20), pos)
-        if not block:  # (the file has shrunk since)
-            break
-        lines += block.count(b"\n")
-        pos += len(block)
-    return lines
+    """The line ends in the first *end* bytes of the file *fd*, read a MiB at
+    a time without moving it."""
+    step = 1 << 20
+    return sum(os.pread(fd, min(step, end - at), at).count(b"\n") for at in range(0, end, step))
 
 
 def _read_table(
