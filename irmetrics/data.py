@@ -165,11 +165,11 @@ class Qrels(_Table[int]):
     __slots__ = ("_subtopics",)
 
     # {qid: {subtopic: {doc: relevance}}} for the queries judged under some
-    # subtopic other than "0"; None when there are none (a plain qrels)
-    _subtopics: Optional[Dict[str, Dict[str, Dict[str, int]]]]
+    # subtopic other than "0" (empty for a plain qrels)
+    _subtopics: Dict[str, Dict[str, Dict[str, int]]]
 
     def __init__(self, qrels: Mapping[Any, Mapping[Any, Any]]) -> None:
-        self._subtopics = None
+        self._subtopics = {}
         table = qrels_table(qrels) if _is_frame(qrels) else _from_dict(qrels, "qrels", _relevances)
         self._set(table)
 
@@ -182,7 +182,7 @@ class Qrels(_Table[int]):
         # For data already validated (and owned by us): skip the checks.
         self = cls.__new__(cls)
         self._set(data)
-        self._subtopics = subtopics or None
+        self._subtopics = subtopics or {}
         return self
 
     @classmethod
@@ -226,7 +226,7 @@ class Qrels(_Table[int]):
     @property
     def has_subtopics(self) -> bool:
         """Whether some query is judged under a subtopic other than ``"0"``."""
-        return self._subtopics is not None
+        return bool(self._subtopics)
 
     def subtopics(self, qid: str) -> Dict[str, Dict[str, int]]:
         """The judgments of query *qid* per subtopic: ``{subtopic: {doc id: relevance}}``.
@@ -241,12 +241,8 @@ class Qrels(_Table[int]):
 
     def _topics(self, qid: str) -> Dict[str, Dict[str, int]]:
         # the table itself (not to be changed); KeyError for an unknown query
-        table = self._subtopics
-        if table is not None:
-            got = table.get(qid)
-            if got is not None:
-                return got
-        return {"0": self._data[qid]}
+        got = self._subtopics.get(qid)
+        return {"0": self._data[qid]} if got is None else got
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Qrels) and self._subtopics != other._subtopics:
@@ -322,14 +318,14 @@ class Qrels(_Table[int]):
         >>> Qrels({"q1": {"d1": 1}}).to_trec(sys.stdout)
         q1 0 d1 1
         """
-        if self._subtopics is None:
+        if not self._subtopics:
             write_qrels(self._data, dest)
         else:
             write_subtopic_qrels({qid: self._topics(qid) for qid in self._data}, dest)
 
     def __repr__(self) -> str:
         queries = "1 query" if len(self) == 1 else f"{len(self)} queries"
-        extra = "" if self._subtopics is None else ", with subtopics"
+        extra = ", with subtopics" if self._subtopics else ""
         return f"Qrels({queries}, {_plural(self._n, 'judgment')}{extra})"
 
 
