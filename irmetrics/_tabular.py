@@ -183,8 +183,7 @@ def choose_columns(
             f"(its columns: {_names(seen)}); looked for {looked}; name the columns with "
             f"columns={{{example}}}{hint}"
         )
-    names = list(chosen.values())
-    for name in names:
+    for name in chosen.values():
         if seen.count(name) > 1:
             raise InvalidArgumentError(
                 f"the {source} given as {what!r} has two columns named {name!r}"

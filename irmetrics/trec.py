@@ -712,7 +712,6 @@ def _read_run_ranks(
         return rows
 
     out, reader = _read_table(source, _RUN, add)
-    name = reader.name
     if not traditional:
         # The ranks as the file writes them, compared as integers (exactly: a
         # float would take 10**23 and 10**23 - 1 for one rank); a document's
@@ -725,7 +724,7 @@ def _read_run_ranks(
                     # (digits only: shown as they are)
                     twice = (f"rank {text} appears twice" if seen[rank] == text
                              else f"ranks {seen[rank]} and {text} are one rank")
-                    raise TrecFormatError(f"{twice} for query {quoted(qid)}", name)
+                    raise TrecFormatError(f"{twice} for query {quoted(qid)}", reader.name)
                 seen[rank] = text
             order = sorted(docs, key=lambda d: int(docs[d]))
             out[qid] = {d: -float(i) for i, d in enumerate(order, 1)}
