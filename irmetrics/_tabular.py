@@ -19,7 +19,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ._checks import kind_of
 from .errors import DuplicateEntryError, InvalidArgumentError, TrecFormatError
-from .trec import MAX_LABEL, MIN_LABEL, Subtopics, _split_topics
+from .trec import MAX_LABEL, MIN_LABEL
 
 #: The name a :class:`~irmetrics.Run` gets when its source has none.
 DEFAULT_RUN_NAME = "irmetrics"
@@ -304,6 +304,27 @@ def records_table(records: Any, value_role: str) -> Dict[str, Dict[str, Any]]:
     roles = ("query_id", "doc_id", value_role)
     qids, docids, values = _record_columns(records, roles)
     return _group(qids, docids, values, _RECORDS)
+
+
+Subtopics = Dict[str, Dict[str, Dict[str, int]]]
+
+
+def _split_topics(table: Subtopics) -> Tuple[Dict[str, Dict[str, int]], Subtopics]:
+    """``{qid: {subtopic: {doc: relevance}}}`` as a flat table (each
+    document's highest relevance) and the queries with subtopics other than "0"."""
+    flat: Dict[str, Dict[str, int]] = {}
+    kept: Subtopics = {}
+    for qid, topics in table.items():
+        if list(topics) == ["0"]:
+            flat[qid] = topics["0"]
+        else:
+            kept[qid] = topics
+            docs = flat[qid] = {}
+            for judged in topics.values():
+                for doc, value in judged.items():
+                    if value > docs.get(doc, value - 1):
+                        docs[doc] = value
+    return flat, kept
 
 
 def subtopics_from_dict(data: Any) -> Tuple[Dict[str, Dict[str, int]], Subtopics]:

@@ -775,34 +775,17 @@ def read_subtopic_qrels(source: PathOrFile) -> Dict[str, Dict[str, Dict[str, int
     for query 'q1', subtopic '1' (lines 1 and 3)
     """
     flat, table = _read_qrels_tables(source)
+    table = table or {}
     return {qid: table[qid] if qid in table else {"0": docs} for qid, docs in flat.items()}
 
 
 Subtopics = Dict[str, Dict[str, Dict[str, int]]]
 
 
-def _split_topics(table: Subtopics) -> Tuple[Dict[str, Dict[str, int]], Subtopics]:
-    """``{qid: {subtopic: {doc: relevance}}}`` as a flat table (each
-    document's highest relevance) and the queries with subtopics other than "0"."""
-    flat: Dict[str, Dict[str, int]] = {}
-    kept: Subtopics = {}
-    for qid, topics in table.items():
-        if list(topics) == ["0"]:
-            flat[qid] = topics["0"]
-        else:
-            kept[qid] = topics
-            docs = flat[qid] = {}
-            for judged in topics.values():
-                for doc, value in judged.items():
-                    if value > docs.get(doc, value - 1):
-                        docs[doc] = value
-    return flat, kept
-
-
 def _read_qrels_tables(
     source: PathOrFile, duplicates: Optional[List[DuplicateEntryError]] = None
-) -> Tuple[Dict[str, Dict[str, int]], Subtopics]:
-    """``({qid: {docid: relevance}}, subtopics)``: *subtopics* is empty for a
+) -> Tuple[Dict[str, Dict[str, int]], Optional[Subtopics]]:
+    """``({qid: {docid: relevance}}, subtopics)``: *subtopics* is None for a
     plain file, else ``{qid: {subtopic: {docid: relevance}}}`` for the queries
     judged under two subtopics or under one other than ``0``, whose documents
     get their highest relevance in the first table.  With a *duplicates*
@@ -834,7 +817,7 @@ def _read_qrels_tables(
         raise topics.named(exc) from None
     if duplicates:
         duplicates[:] = map(topics.named, duplicates)
-    return topics.split(out)
+    return out, topics.split(out)
 
 
 class _Topics:
@@ -880,20 +863,27 @@ class _Topics:
         return DuplicateEntryError(exc.source, exc.first_line, exc.line, exc.qid, docid,
                                    topic or self.first(exc.qid))
 
-    def split(self, out: Dict[str, Dict[str, int]]) -> Tuple[Dict[str, Dict[str, int]], Subtopics]:
-        """:func:`_split_topics` of the table read, *out*, whose keys are
-        docids or ``"docid subtopic"``."""
+    def split(self, out: Dict[str, Dict[str, int]]) -> Optional[Subtopics]:
+        """The subtopics' table, *out* made ``{qid: {docid: highest relevance}}``."""
         if not self.mixed:
-            return out, {}
+            return None
         table: Subtopics = {}
         for qid, docs in out.items():
             first = self.first(qid)
-            topics: Dict[str, Dict[str, int]] = {}
+            if qid not in self.mixed:
+                if first != "0":  # one subtopic, named as in the file
+                    table[qid] = {first: docs}
+                continue
+            by_topic: Dict[str, Dict[str, int]] = {}
+            best: Dict[str, int] = {}
             for key, value in docs.items():
                 docid, _, topic = key.partition(" ")
-                topics.setdefault(topic or first, {})[docid] = value
-            table[qid] = topics
-        return _split_topics(table)
+                by_topic.setdefault(topic or first, {})[docid] = value
+                if best.get(docid, value) <= value:
+                    best[docid] = value
+            table[qid] = by_topic
+            out[qid] = best
+        return table
 
 
 def _swapped_hint(fields: List[bytes], other: str) -> str:
