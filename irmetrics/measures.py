@@ -1863,16 +1863,18 @@ def _registered(key: str) -> Family:
     raise InvalidArgumentError(f"no measure family {key!r} in this version of irmetrics")
 
 _BY_TREC: Dict[str, Family] = {f.key: f for f in FAMILIES if f.trec}
-# ir_measures-style name -> (family without a cutoff, family with a cutoff)
-_BY_IR: Dict[str, List[Optional[Family]]] = {}
+# ir_measures-style name -> (its family without a cutoff, with a cutoff); a
+# name of one family gives it for both, and the family's checks refuse
+_BY_IR: Dict[str, Tuple[Family, Family]] = {}
 for _f in FAMILIES:
     for _name in (_f.ir, *_f.aliases) if _f.ir else ():
-        _slot = _BY_IR.setdefault(_name, [None, None])
+        _plain, _cut = _BY_IR.get(_name, (_f, _f))
         if _f.param in ("none", "optional-cutoff"):
-            _slot[0] = _f
+            _plain = _f
         if _f.param != "none":
-            _slot[1] = _f
-del _f, _slot, _name
+            _cut = _f
+        _BY_IR[_name] = (_plain, _cut)
+del _f, _name, _plain, _cut
 
 #: trec_eval's "official" measures (what it prints without -m).
 OFFICIAL = (
@@ -1923,8 +1925,7 @@ def _cutoff_name(name: str, k: str) -> Optional[str]:
         if name in _CUT:
             return f"{_CUT[name]}.{k}"
         return None
-    slot = _BY_IR.get(name)
-    if slot is not None and slot[1] is not None:
+    if name in _BY_IR and _BY_IR[name][1].param != "none":
         return f"{name}@{k}"
     return None
 
@@ -2103,61 +2104,61 @@ def parse_measure(text: str) -> Measure:
             f"name its {len(names)} measures instead: {', '.join(names)}"
         )
     base, opts_raw, param_raw = _split(s)
+    if opts_raw is None and param_raw is None and base != _F_BETA:
+        found = _parse_trec(s, text)
+        if found is not None:
+            return found
     if base == _F_BETA:
         return _parse_f_beta(text, opts_raw, param_raw)
-    if opts_raw is None and param_raw is None:
-        fam = _BY_TREC.get(s)
-        if fam is None and s in _BY_IR:
-            fam = _BY_IR[s][0]
-            if fam is None:
-                raise InvalidArgumentError(f"measure {text!r} needs a cutoff, e.g. '{s}@10'")
-        if fam is not None:
-            if fam.param not in ("none", "optional-cutoff"):
-                example = f"{s}_{fam.defaults[0]}" if fam.defaults else f"{s}_10"
-                raise InvalidArgumentError(f"measure {text!r} needs a parameter, e.g. {example!r}")
-            return Measure(fam, None, _normalise_options(fam, {}))
-        head, sep, tail = s.rpartition("_")
-        fam = _BY_TREC.get(head) if sep else None
-        if fam is not None and fam.param != "none" and _looks_numeric(tail):
-            return Measure(fam, _parse_param(fam, tail, text), ())
-        name, dot, rest = s.partition(".")
-        if dot and name in _BY_TREC:  # trec_eval's -m form, e.g. ndcg_cut.10
-            found = expand_trec_argument(s)
-            if len(found) == 1:
-                return found[0]
-            raise InvalidArgumentError(
-                f"measure {text!r} names {len(found)} measures; give them one by one "
-                f"(e.g. {found[0].name!r})"
-            )
-        if fam is not None and fam.trec_params and tail:  # set_F_0.5, ndcg_1=1,2=3
-            return Measure(fam, None, _trec_options(fam, tail, text))
-        raise _unknown(text, s)
     if base == "NumRet" and opts_raw and opts_raw.replace(" ", "").startswith("rel="):
         # ir_measures writes NumRelRet as NumRet(rel=1)
         base = "NumRelRet"
-    slot = _BY_IR.get(base)
-    if slot is not None:
-        fam = slot[1] if param_raw is not None else slot[0]
-        if fam is None:
-            if param_raw is None:
-                raise InvalidArgumentError(f"measure {text!r} needs a cutoff, e.g. '{base}@10'")
-            raise InvalidArgumentError(f"measure {text!r}: {base} takes no cutoff")
-    else:
-        fam = _BY_TREC.get(base)
-        if fam is None:
-            raise _unknown(text, base)
-    options = _normalise_options(fam, _parse_options(fam, opts_raw or "", text))
-    param: Param = None
-    if param_raw is not None:
-        if fam.param == "none":
-            hint = _cutoff_name(base, param_raw) if base in _CUT else None
-            raise InvalidArgumentError(
-                f"measure {text!r}: {base} takes no cutoff"
-                + (f"; did you mean {hint!r}?" if hint else ""))
-        param = _parse_param(fam, param_raw, text)
-    elif fam.param not in ("none", "optional-cutoff"):
+    pair = _BY_IR.get(base)
+    fam = _BY_TREC.get(base) if pair is None else pair[param_raw is not None]
+    if fam is None:
+        raise _unknown(text, base)
+    if pair is None:  # trec_eval's name: its options are read before its cutoff
+        options = _normalise_options(fam, _parse_options(fam, opts_raw or "", text))
+    if param_raw is None and fam.param not in ("none", "optional-cutoff"):
         raise InvalidArgumentError(f"measure {text!r} needs a cutoff, e.g. '{base}@10'")
-    return Measure(fam, param, options)
+    if param_raw is not None and fam.param == "none":
+        hint = _cutoff_name(base, param_raw) if base in _CUT else None
+        raise InvalidArgumentError(
+            f"measure {text!r}: {base} takes no cutoff"
+            + (f"; did you mean {hint!r}?" if hint else ""))
+    if pair is not None:
+        options = _normalise_options(fam, _parse_options(fam, opts_raw or "", text))
+    if param_raw is None:
+        return Measure(fam, None, options)
+    return Measure(fam, _parse_param(fam, param_raw, text), options)
+
+
+def _parse_trec(s: str, text: str) -> Optional[Measure]:
+    """One measure in trec_eval's forms (``map``, ``P_5``, ``set_F_0.5``,
+    ``ndcg_cut.10``), or None if *s* is in none of them."""
+    fam = _BY_TREC.get(s)
+    if fam is not None:
+        if fam.param not in ("none", "optional-cutoff"):
+            example = f"{s}_{fam.defaults[0]}" if fam.defaults else f"{s}_10"
+            raise InvalidArgumentError(f"measure {text!r} needs a parameter, e.g. {example!r}")
+        return Measure(fam, None, _normalise_options(fam, {}))
+    head, _, tail = s.rpartition("_")
+    name, dot, params = s.partition(".")
+    fam = _BY_TREC.get(head)
+    if fam is not None and fam.param != "none" and _looks_numeric(tail):
+        found = _trec_measures(fam, tail, text)
+    elif dot and name in _BY_TREC:  # trec_eval's -m form, e.g. ndcg_cut.10
+        found = _trec_measures(_BY_TREC[name], params, s)
+    elif fam is not None and fam.trec_params and tail:  # set_F_0.5, ndcg_1=1,2=3
+        found = _trec_measures(fam, tail, text)
+    else:
+        return None
+    if len(found) != 1:
+        raise InvalidArgumentError(
+            f"measure {text!r} names {len(found)} measures; give them one by one "
+            f"(e.g. {found[0][1].name!r})"
+        )
+    return found[0][1]
 
 
 #: The usual F-beta of the retrieved set, (1 + beta**2) P R / (beta**2 P + R):
@@ -2261,31 +2262,32 @@ def expand_trec_argument_named(arg: str) -> List[Tuple[str, Measure]]:
     fam = _BY_TREC.get(name)
     if fam is None:
         raise _unknown(arg, name)
-    if sep and not params:
-        raise InvalidArgumentError(f"measure {arg!r}: no parameter after the '.'")
-    if fam.param != "none":
-        if not sep:
-            return [(fam.trec_name(d, ()) or fam.key, Measure(fam, d, ())) for d in fam.defaults]
-        values = sorted(_parse_param(fam, v.strip(), arg) for v in params.split(","))
-        for a, b in zip(values, values[1:]):
-            if a == b:
-                raise InvalidArgumentError(
-                    f"measure {arg!r}: duplicate cutoffs ({_format_param(a, fam.param)}); "
-                    "trec_eval stops on them too"
-                )
-        return [(fam.trec_name(v, ()) or fam.key, Measure(fam, v, ())) for v in values]
-    if sep:
+    return _trec_measures(fam, params if sep else None, arg)
+
+
+def _trec_measures(fam: Family, params: Optional[str], text: str) -> List[Tuple[str, Measure]]:
+    """The measures of trec_eval's ``-m key.params`` (*params* None: ``-m
+    key``, its default parameters) with the names trec_eval prints."""
+    if params == "":
+        raise InvalidArgumentError(f"measure {text!r}: no parameter after the '.'")
+    if fam.param == "none":
+        if params is None:
+            return [(fam.key, Measure(fam, None, _normalise_options(fam, {})))]
         if not fam.trec_params:
-            raise InvalidArgumentError(f"trec_eval measure {name!r} takes no parameters here")
-        return [(f"{fam.key}_{params}", Measure(fam, None, _trec_options(fam, params, arg)))]
-    return [(fam.key, Measure(fam, None, _normalise_options(fam, {})))]
-
-
-def _trec_options(fam: Family, params: str, text: str) -> Options:
-    """The options of trec_eval's parameters *params* of *fam* (after the dot)."""
-    key = fam.trec_params or ""
-    try:
-        value = fam.options[key](params)
-    except InvalidArgumentError as exc:
-        raise InvalidArgumentError(f"measure {text!r}: {exc}") from None
-    return _normalise_options(fam, {key: value})
+            raise InvalidArgumentError(f"trec_eval measure {fam.key!r} takes no parameters here")
+        try:
+            value = fam.options[fam.trec_params](params)
+        except InvalidArgumentError as exc:
+            raise InvalidArgumentError(f"measure {text!r}: {exc}") from None
+        options = _normalise_options(fam, {fam.trec_params: value})
+        return [(f"{fam.key}_{params}", Measure(fam, None, options))]
+    values: Sequence[Union[int, float]] = fam.defaults
+    if params is not None:
+        values = sorted(_parse_param(fam, v.strip(), text) for v in params.split(","))
+    for a, b in zip(values, values[1:]):
+        if a == b:
+            raise InvalidArgumentError(
+                f"measure {text!r}: duplicate cutoffs ({_format_param(a, fam.param)}); "
+                "trec_eval stops on them too"
+            )
+    return [(fam.trec_name(v, ()) or fam.key, Measure(fam, v, ())) for v in values]
