@@ -287,10 +287,8 @@ class Takes(NamedTuple):
     # recall level in [0, 1]) or "multiple" (a positive float)
     param: str = "none"
     defaults: Tuple[Union[int, float], ...] = ()  # trec_eval's, for ``-m name``
-    options: Optional[Mapping[str, Callable[[str], Any]]] = None  # name -> parser
-    # option values that are the defaults (dropped from the name), when they
-    # differ from the shared _DEFAULT_OPTION_VALUES
-    option_defaults: Optional[Mapping[str, Any]] = None
+    # name -> parser; None: rel alone, the option of every binary measure
+    options: Optional[Mapping[str, Callable[[str], Any]]] = None
     # The option that holds what trec_eval reads after the dot of ``-m
     # name.params`` for the measures that print ``name_params`` (gain maps,
     # set_F's weight, utility's coefficients, 11pt_avg's levels).
@@ -338,8 +336,7 @@ class Family:
         self.metric = names.metric
         self.param = takes.param
         self.defaults = takes.defaults
-        self.options = dict(takes.options or {})
-        self.option_defaults = takes.option_defaults
+        self.options = dict(_REL if takes.options is None else takes.options)
         self.trec_params = takes.trec_params
         self.aggregate = output.aggregate
         self.count = output.is_count
@@ -1687,7 +1684,6 @@ _IA: Dict[str, Callable[[str], Any]] = {"alpha": _opt_alpha, "rel": _opt_rel}
 _IA_NRBP: Dict[str, Callable[[str], Any]] = {
     "alpha": _opt_alpha, "beta": _opt_nrbp_beta, "rel": _opt_rel,
 }
-_IA_DEFAULTS: Dict[str, Any] = {"alpha": 0.5, "beta": 0.5}
 
 
 # === The registry ============================================================
@@ -1697,43 +1693,40 @@ _IA_DEFAULTS: Dict[str, Any] = {"alpha": 0.5, "beta": 0.5}
 
 _SUM = Output("sum", is_count=True)
 _GM = Output("gm", per_query=False)
-_REL_ONLY = Takes(options=_REL)
-_AT_K = Takes("cutoff", _CUTOFFS, _REL)
-_IA_AT_K = Takes("optional-cutoff", options=_IA, option_defaults=_IA_DEFAULTS)
+_NO_OPTIONS = Takes(options={})
+_AT_K = Takes("cutoff", _CUTOFFS)
+_IA_AT_K = Takes("optional-cutoff", options=_IA)
 _COUNT_IN_TOP_K = _binary_ties(_t.expected_precision, "count")
 
 FAMILIES: Tuple[Family, ...] = (
     Family("runid", _runid, "The run's name (the tag column of its last line).",
-           output=Output("name", per_query=False, text=True), ties=_ORDER_FREE),
+           takes=_NO_OPTIONS, output=Output("name", per_query=False, text=True),
+           ties=_ORDER_FREE),
     Family("num_q", _num_q, "Number of queries evaluated.", names=Names("NumQ"),
-           output=Output("sum", is_count=True, per_query=False), ties=_ORDER_FREE,
-           explain=_terms_num_q),
+           takes=_NO_OPTIONS, output=Output("sum", is_count=True, per_query=False),
+           ties=_ORDER_FREE, explain=_terms_num_q),
     Family("num_ret", _num_ret, "Number of documents retrieved.", names=Names("NumRet"),
-           output=_SUM, ties=_ORDER_FREE, explain=_terms_num_ret),
+           takes=_NO_OPTIONS, output=_SUM, ties=_ORDER_FREE, explain=_terms_num_ret),
     Family("num_rel", _num_rel, "Number of relevant documents (R).", names=Names("NumRel"),
-           takes=_REL_ONLY, output=_SUM, ties=_ORDER_FREE, explain=_terms_num_rel),
+           output=_SUM, ties=_ORDER_FREE, explain=_terms_num_rel),
     Family("num_rel_ret", _num_rel_ret, "Number of relevant documents retrieved.",
-           names=Names("NumRelRet"), takes=_REL_ONLY, output=_SUM,
+           names=Names("NumRelRet"), output=_SUM,
            ties=_binary_ties(_t.expected_relevant_retrieved, "count_n"),
            explain=_terms_num_rel_ret),
     Family("map", _ap, "Average precision over the whole ranking (denominator R).",
-           names=Names("AP", metric="average_precision"), takes=_REL_ONLY, ties=_AP_TIES,
-           explain=_terms_ap),
+           names=Names("AP", metric="average_precision"), ties=_AP_TIES, explain=_terms_ap),
     Family("gm_map", _ap, "Geometric mean over queries of average precision (floor 1e-5).",
-           names=Names("GMAP", metric="average_precision"), takes=_REL_ONLY, output=_GM,
-           ties=_AP_TIES, explain=_terms_ap),
+           names=Names("GMAP", metric="average_precision"), output=_GM, ties=_AP_TIES,
+           explain=_terms_ap),
     Family("Rprec", _rprec, "Precision at rank R.", names=Names("Rprec", metric="r_precision"),
-           takes=_REL_ONLY, ties=_binary_ties(_t.expected_r_precision, "count_R"),
-           explain=_terms_rprec),
+           ties=_binary_ties(_t.expected_r_precision, "count_R"), explain=_terms_rprec),
     Family("bpref", _bpref, "Binary preference.", names=Names("Bpref", metric="bpref"),
-           takes=_REL_ONLY, ties=_BINARY_EXTREMES, explain=_terms_bpref),
+           ties=_BINARY_EXTREMES, explain=_terms_bpref),
     Family("recip_rank", _rr, "Reciprocal rank of the first relevant document.",
-           names=Names("RR", metric="reciprocal_rank"), takes=_REL_ONLY, ties=_RR_TIES,
-           explain=_terms_rr),
+           names=Names("RR", metric="reciprocal_rank"), ties=_RR_TIES, explain=_terms_rr),
     Family("iprec_at_recall", _iprec, "Interpolated precision at a recall level.",
            names=Names("IPrec", metric="interpolated_precision"),
-           takes=Takes("fraction", _RECALL_LEVELS, _REL), ties=_BINARY_EXTREMES,
-           explain=_terms_iprec),
+           takes=Takes("fraction", _RECALL_LEVELS), ties=_BINARY_EXTREMES, explain=_terms_iprec),
     Family("P", _p, "Precision at rank k (divided by k).",
            names=Names("P", metric="precision_at_k"), takes=_AT_K, ties=_COUNT_IN_TOP_K,
            explain=_terms_p),
@@ -1743,15 +1736,14 @@ FAMILIES: Tuple[Family, ...] = (
     Family("recall", _recall, "Recall at rank k.", names=Names("R", metric="recall_at_k"),
            takes=_AT_K, ties=_binary_ties(_t.expected_recall, "count"), explain=_terms_recall),
     Family("infAP", _infap, "Inferred average precision.",
-           names=Names("infAP", metric="inferred_ap"), takes=_REL_ONLY,
-           ties=Ties(None, _by_infap, "binary"), explain=_terms_infap),
+           names=Names("infAP", metric="inferred_ap"), ties=Ties(None, _by_infap, "binary"),
+           explain=_terms_infap),
     Family("gm_bpref", _bpref, "Geometric mean over queries of bpref (floor 1e-5).",
-           names=Names(metric="bpref"), takes=_REL_ONLY, output=_GM, ties=_BINARY_EXTREMES,
+           names=Names(metric="bpref"), output=_GM, ties=_BINARY_EXTREMES,
            explain=_terms_bpref),
     Family("Rprec_mult", _rprec_mult, "Precision at rank multiple * R.",
-           names=Names(metric="r_precision_multiple"),
-           takes=Takes("multiple", _MULTIPLES, _REL), ties=_BINARY_EXTREMES,
-           explain=_terms_rprec_mult),
+           names=Names(metric="r_precision_multiple"), takes=Takes("multiple", _MULTIPLES),
+           ties=_BINARY_EXTREMES, explain=_terms_rprec_mult),
     Family("utility", _utility, "Set utility: relevant retrieved minus non-relevant retrieved.",
            takes=Takes(options={"rel": _opt_rel, "coefficients": _opt_coefficients},
                        trec_params="coefficients"),
@@ -1761,8 +1753,7 @@ FAMILIES: Tuple[Family, ...] = (
            names=Names(metric="eleven_point_average"),
            takes=Takes(options={"rel": _opt_rel, "levels": _opt_levels}, trec_params="levels"),
            explain=_terms_11pt),
-    Family("binG", _bin_g, "Binary G (trec_eval's experimental measure).", takes=_REL_ONLY,
-           explain=_terms_bin_g),
+    Family("binG", _bin_g, "Binary G (trec_eval's experimental measure).", explain=_terms_bin_g),
     Family("G", _g, "G (trec_eval's experimental gain measure).",
            takes=Takes(options=_GAIN, trec_params="gain"), explain=_terms_g),
     Family("ndcg", _ndcg, "nDCG of the whole ranking; the ideal is every judged document.",
@@ -1784,19 +1775,16 @@ FAMILIES: Tuple[Family, ...] = (
     Family("relative_P", _relative_p, "Relevant in the top k over min(k, R).", takes=_AT_K,
            explain=_terms_relative_p),
     Family("success", _success, "1 if a relevant document is in the top k.",
-           names=Names("Success", metric="success_at_k"), takes=Takes("cutoff", (1, 5, 10), _REL),
+           names=Names("Success", metric="success_at_k"), takes=Takes("cutoff", (1, 5, 10)),
            ties=_binary_ties(_t.expected_success, "success"), explain=_terms_success),
     Family("set_P", _set_p, "Precision of the whole retrieved set.", names=Names("SetP"),
-           takes=_REL_ONLY,
            explain=_set_terms("set_P = (relevant retrieved) / retrieved", _set_p_steps)),
     Family("set_relative_P", _set_relative_p, "Relevant retrieved over min(retrieved, R).",
-           takes=_REL_ONLY,
            explain=_set_terms(
                "set_relative_P = (relevant retrieved) / min(retrieved, R)", _set_relative_p_steps)),
-    Family("set_recall", _set_recall, "Recall of the whole retrieved set.",
-           names=Names("SetR"), takes=_REL_ONLY,
+    Family("set_recall", _set_recall, "Recall of the whole retrieved set.", names=Names("SetR"),
            explain=_set_terms("set_recall = (relevant retrieved) / R", _set_recall_steps)),
-    Family("set_map", _set_map, "Set precision times set recall.", takes=_REL_ONLY,
+    Family("set_map", _set_map, "Set precision times set recall.",
            explain=_set_terms(
                "set_map = set_P * set_recall = (relevant retrieved)^2 / (retrieved * R)",
                _set_map_steps)),
@@ -1808,12 +1796,12 @@ FAMILIES: Tuple[Family, ...] = (
            explain=_set_terms(
                "set_F = (1 + x) P R / (x P + R), P and R of the retrieved set", _set_f_steps)),
     Family("num_nonrel_judged_ret", _num_nonrel_judged_ret,
-           "Number of judged non-relevant documents retrieved.", takes=_REL_ONLY, output=_SUM,
+           "Number of judged non-relevant documents retrieved.", output=_SUM,
            explain=_terms_num_nonrel),
     # Measures trec_eval 9.0.8 does not have: irmetrics' own names.
     Family("RR_cut", _rr, "Reciprocal rank within the top k.",
            names=Names("RR", trec=False, metric="reciprocal_rank"),
-           takes=Takes("cutoff", options=_REL), ties=_RR_TIES, explain=_terms_rr),
+           takes=Takes("cutoff"), ties=_RR_TIES, explain=_terms_rr),
     Family("ERR", _err, "Expected reciprocal rank.", names=Names("ERR", False, metric="err"),
            takes=Takes("optional-cutoff", options={"max_label": _opt_max_label}),
            explain=_terms_err),
@@ -1822,8 +1810,8 @@ FAMILIES: Tuple[Family, ...] = (
            takes=Takes("optional-cutoff", options={"p": _opt_p, "rel": _opt_rel}),
            explain=_terms_rbp),
     Family("Judged", _judged, "Fraction of the top k documents that are judged.",
-           names=Names("Judged", False, metric="judged_at_k"), takes=Takes("optional-cutoff"),
-           explain=_terms_judged),
+           names=Names("Judged", False, metric="judged_at_k"),
+           takes=Takes("optional-cutoff", options={}), explain=_terms_judged),
     # ndeval's diversity measures over subtopics (irmetrics.diversity); the
     # ir_measures name is the canonical one, ndeval's an alias.
     Family("alpha-DCG", _alpha_dcg,
@@ -1839,19 +1827,16 @@ FAMILIES: Tuple[Family, ...] = (
            "Intent-aware ERR of the top k over the greedy ideal's (ndeval; subtopic qrels).",
            names=Names("nERR_IA", False, ("nERR-IA",), "nerr_ia"), takes=_IA_AT_K),
     Family("NRBP", _nrbp, "Novelty- and rank-biased precision (ndeval; subtopic qrels).",
-           names=Names("NRBP", False, metric="nrbp"),
-           takes=Takes(options=_IA_NRBP, option_defaults=_IA_DEFAULTS)),
+           names=Names("NRBP", False, metric="nrbp"), takes=Takes(options=_IA_NRBP)),
     Family("nNRBP", _nnrbp, "NRBP over the greedy ideal's (ndeval; subtopic qrels).",
-           names=Names("nNRBP", False, metric="nnrbp"),
-           takes=Takes(options=_IA_NRBP, option_defaults=_IA_DEFAULTS)),
+           names=Names("nNRBP", False, metric="nnrbp"), takes=Takes(options=_IA_NRBP)),
     Family("MAP-IA", _ap_ia, "Intent-aware average precision (ndeval; subtopic qrels).",
-           names=Names("AP_IA", False, ("MAP-IA",), "ap_ia"), takes=_REL_ONLY),
+           names=Names("AP_IA", False, ("MAP-IA",), "ap_ia")),
     Family("P-IA", _p_ia, "Intent-aware precision at k (ndeval; subtopic qrels).",
-           names=Names("P_IA", False, ("P-IA",), "precision_ia"),
-           takes=Takes("optional-cutoff", options=_REL)),
+           names=Names("P_IA", False, ("P-IA",), "precision_ia"), takes=Takes("optional-cutoff")),
     Family("strec", _strec, "Subtopic recall: subtopics covered in the top k (ndeval).",
            names=Names("StRecall", False, ("strec",), "subtopic_recall"),
-           takes=Takes("optional-cutoff", options=_REL)),
+           takes=Takes("optional-cutoff")),
 )
 
 
@@ -1886,7 +1871,7 @@ OFFICIAL = (
 _IMPLICIT_OPTIONS: Dict[str, Options] = {"RBP": (("p", 0.8),)}
 _DEFAULT_OPTION_VALUES: Dict[str, Any] = {
     "gain": "linear", "discount": "log2", "weight": 1.0, "coefficients": _UTILITY,
-    "levels": _ELEVEN_POINTS_OPTION, "length": 10,
+    "levels": _ELEVEN_POINTS_OPTION, "length": 10, "alpha": 0.5, "beta": 0.5,
 }
 
 
@@ -2075,8 +2060,7 @@ def _normalise_options(fam: Family, opts: Dict[str, Any]) -> Options:
                 "give SetF's 'beta' or set_F's 'weight' (the same trec_eval parameter), "
                 "not both")
         opts["weight"] = opts.pop("beta")
-    defaults = _DEFAULT_OPTION_VALUES if fam.option_defaults is None else fam.option_defaults
-    out = {k: v for k, v in opts.items() if defaults.get(k, object()) != v}
+    out = {k: v for k, v in opts.items() if _DEFAULT_OPTION_VALUES.get(k, object()) != v}
     for k, v in _IMPLICIT_OPTIONS.get(fam.key, ()):
         out.setdefault(k, v)
     return tuple(sorted(out.items()))
