@@ -250,18 +250,14 @@ class Measure(NamedTuple):
         return self.family.trec_name(self.param, self.options) is not None
 
     def option(self, key: str, default: Any = None) -> Any:
-        if not self.options:
-            return default
         for k, v in self.options:
             if k == key:
                 return v
         return default
 
     def rel(self, env: Env) -> Union[int, float]:
-        if not self.options:
-            return env.relevance_level
-        r = self.option("rel")
-        return env.relevance_level if r is None else r
+        rel: Union[int, float] = self.option("rel", env.relevance_level)
+        return rel
 
     def compute(self, q: QueryData, env: Env) -> Any:
         """The value for one query: a number, or a str for the text lines."""
@@ -330,19 +326,12 @@ class Family:
         self.key = key
         self.compute = compute
         self.summary = summary
-        self.trec = key if names.trec else None
-        self.ir = names.ir
-        self.aliases = names.aliases
-        self.metric = names.metric
-        self.param = takes.param
-        self.defaults = takes.defaults
-        self.options = dict(_REL if takes.options is None else takes.options)
-        self.trec_params = takes.trec_params
-        self.aggregate = output.aggregate
-        self.count = output.is_count
-        self.per_query = output.per_query
-        self.in_summary = output.in_summary
-        self.text = output.text
+        # the records' fields, in their order
+        self.ir, trec, self.aliases, self.metric = names
+        self.trec = key if trec else None
+        self.param, self.defaults, options, self.trec_params = takes
+        self.options = dict(_REL if options is None else options)
+        self.aggregate, self.count, self.per_query, self.in_summary, self.text = output
         self.ties = ties
         self.explain = explain
 
@@ -571,11 +560,6 @@ def _utility(q: QueryData, m: Measure, env: Env) -> float:
 def _set_p(q: QueryData, m: Measure, env: Env) -> float:
     rr, n, _ = _set_counts(q, m, env)
     return rr / n if n else 0.0
-
-
-def _set_recall(q: QueryData, m: Measure, env: Env) -> float:
-    rr, _, r = _set_counts(q, m, env)
-    return rr / r if r else 0.0
 
 
 def _set_relative_p(q: QueryData, m: Measure, env: Env) -> float:
@@ -1782,7 +1766,7 @@ FAMILIES: Tuple[Family, ...] = (
     Family("set_relative_P", _set_relative_p, "Relevant retrieved over min(retrieved, R).",
            explain=_set_terms(
                "set_relative_P = (relevant retrieved) / min(retrieved, R)", _set_relative_p_steps)),
-    Family("set_recall", _set_recall, "Recall of the whole retrieved set.", names=Names("SetR"),
+    Family("set_recall", _recall, "Recall of the whole retrieved set.", names=Names("SetR"),
            explain=_set_terms("set_recall = (relevant retrieved) / R", _set_recall_steps)),
     Family("set_map", _set_map, "Set precision times set recall.",
            explain=_set_terms(
