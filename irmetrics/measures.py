@@ -710,15 +710,8 @@ def _nerr_ia(q: QueryData, m: Measure, env: Env) -> float:
 
 
 def _nrbp(q: QueryData, m: Measure, env: Env) -> float:
-    # cached: nNRBP of the same alpha and beta divides it
-    topics, _, cache = _ia(q, m, env)
-    alpha, beta = float(m.option("alpha", 0.5)), float(m.option("beta", 0.5))
-    key = ("nrbp", alpha, beta)
-    v = cache.get(key)
-    if v is None:
-        _, scored, _ = _ia_novelty(q, m, env)
-        v = cache[key] = _d._nrbp(scored, alpha, beta, topics.n_subtopics)
-    return float(v)
+    topics, scored, alpha = _ia_novelty(q, m, env)
+    return _d._nrbp(scored, alpha, float(m.option("beta", 0.5)), topics.n_subtopics)
 
 
 def _nnrbp(q: QueryData, m: Measure, env: Env) -> float:
@@ -1661,13 +1654,10 @@ _REL: Dict[str, Callable[[str], Any]] = {"rel": _opt_rel}
 _GAIN: Dict[str, Callable[[str], Any]] = {"gain": _opt_gain}
 _UTILITY = (1.0, -1.0, 0.0, 0.0)
 _CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-_ELEVEN_POINTS_OPTION = _m._ELEVEN_POINTS
 _RECALL_LEVELS = tuple(i / 10 for i in range(11))
 _MULTIPLES = tuple(i / 5 for i in range(1, 11))
 _IA: Dict[str, Callable[[str], Any]] = {"alpha": _opt_alpha, "rel": _opt_rel}
-_IA_NRBP: Dict[str, Callable[[str], Any]] = {
-    "alpha": _opt_alpha, "beta": _opt_nrbp_beta, "rel": _opt_rel,
-}
+_IA_NRBP: Dict[str, Callable[[str], Any]] = {**_IA, "beta": _opt_nrbp_beta}
 
 
 # === The registry ============================================================
@@ -1855,7 +1845,7 @@ OFFICIAL = (
 _IMPLICIT_OPTIONS: Dict[str, Options] = {"RBP": (("p", 0.8),)}
 _DEFAULT_OPTION_VALUES: Dict[str, Any] = {
     "gain": "linear", "discount": "log2", "weight": 1.0, "coefficients": _UTILITY,
-    "levels": _ELEVEN_POINTS_OPTION, "length": 10, "alpha": 0.5, "beta": 0.5,
+    "levels": _m._ELEVEN_POINTS, "length": 10, "alpha": 0.5, "beta": 0.5,
 }
 
 
@@ -1942,28 +1932,22 @@ def _unknown(text: str, base: str) -> UnknownMeasureError:
 
 
 def _parse_param(fam: Family, raw: str, text: str) -> Union[int, float]:
+    """*fam*'s parameter *raw* (a family that takes one) of measure *text*."""
     if fam.param in ("cutoff", "optional-cutoff"):
-        k = int(raw) if raw.isdigit() else 0
-        if k < 1:
-            raise InvalidArgumentError(
-                f"measure {text!r}: the cutoff must be a positive int (got {raw!r})"
-            )
-        return k
-    if fam.param in ("fraction", "multiple"):
+        value: Union[int, float] = int(raw) if raw.isdigit() else 0
+        ok, what = value >= 1, "the cutoff must be a positive int"
+    else:
         try:
-            v = float(raw)
+            value = float(raw)
         except ValueError:
-            v = math.nan
-        if fam.param == "fraction" and not 0.0 <= v <= 1.0:
-            raise InvalidArgumentError(
-                f"measure {text!r}: the recall level must be in [0, 1] (got {raw!r})"
-            )
-        if fam.param == "multiple" and not 0.0 < v < math.inf:
-            raise InvalidArgumentError(
-                f"measure {text!r}: the multiple of R must be a positive number (got {raw!r})"
-            )
-        return v
-    raise InvalidArgumentError(f"measure {text!r}: {fam.key} takes no parameter")
+            value = math.nan
+        if fam.param == "fraction":
+            ok, what = 0.0 <= value <= 1.0, "the recall level must be in [0, 1]"
+        else:
+            ok, what = 0.0 < value < math.inf, "the multiple of R must be a positive number"
+    if not ok:
+        raise InvalidArgumentError(f"measure {text!r}: {what} (got {raw!r})")
+    return value
 
 
 def _parse_options(
