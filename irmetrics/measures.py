@@ -1870,20 +1870,17 @@ _FOREIGN: Dict[str, str] = {
     "rprec": "Rprec", "r-precision": "Rprec", "hits": "Success", "hit_rate": "Success",
     "hitrate": "Success", "f1": "F", "fscore": "F", "f_measure": "F", "err": "ERR",
 }
-# trec_eval's families whose cut version has a cutoff
-_CUT: Dict[str, str] = {"ndcg": "ndcg_cut", "map": "map_cut", "recip_rank": "RR_cut"}
 
 
 def _cutoff_name(name: str, k: str) -> Optional[str]:
     """A name for measure *name* at cutoff *k*, or None: trec_eval's ``-m``
-    form for its families (``P.10``, ``ndcg_cut.10``), else ``name@k``."""
+    form for its families (``P.10``; for ndcg its cut version's, ``ndcg_cut.10``),
+    else ir_measures' ``name@k``."""
     fam = _BY_TREC.get(name)
-    if fam is not None:
-        if fam.param in ("cutoff", "optional-cutoff"):
-            return f"{name}.{k}"
-        if name in _CUT:
-            return f"{_CUT[name]}.{k}"
-        return None
+    if fam is not None and fam.param == "none" and fam.ir:  # the family of its name@k
+        name, fam = fam.ir, _BY_IR[fam.ir][1]
+    if fam is not None and fam.trec:
+        return f"{fam.key}.{k}" if fam.param in ("cutoff", "optional-cutoff") else None
     if name in _BY_IR and _BY_IR[name][1].param != "none":
         return f"{name}@{k}"
     return None
@@ -2074,7 +2071,7 @@ def parse_measure(text: str) -> Measure:
     if param_raw is None and fam.param not in ("none", "optional-cutoff"):
         raise InvalidArgumentError(f"measure {text!r} needs a cutoff, e.g. '{base}@10'")
     if param_raw is not None and fam.param == "none":
-        hint = _cutoff_name(base, param_raw) if base in _CUT else None
+        hint = _cutoff_name(base, param_raw)
         raise InvalidArgumentError(
             f"measure {text!r}: {base} takes no cutoff"
             + (f"; did you mean {hint!r}?" if hint else ""))
@@ -2124,9 +2121,8 @@ def _parse_f_beta(text: str, opts_raw: Optional[str], param_raw: Optional[str]) 
     if param_raw is not None:
         raise InvalidArgumentError(f"measure {text!r}: F takes no cutoff (it is a set measure)")
     opts = _parse_options(fam, opts_raw or "", text, only=("beta", "rel"))
-    if "beta" in opts:
-        beta = opts.pop("beta")
-        opts["weight"] = beta * beta
+    if "beta" in opts:  # SetF's beta (trec_eval's x) is F's beta squared
+        opts["beta"] = opts["beta"] * opts["beta"]
     return Measure(fam, None, _normalise_options(fam, opts))
 
 
