@@ -400,13 +400,14 @@ def _format_option(v: Any) -> str:
 # Each reads the per-query data and calls the one formula in irmetrics.metrics.
 
 
-def _on_ranks(kernel: _m.Kernel) -> Compute:
+def _on_ranks(kernel: _m.Kernel, option: Optional[str] = None, default: Any = None) -> Compute:
     """A binary measure's computation from its kernel in irmetrics.metrics
     (see ``metrics._binary``): of the relevant ranks, the documents ranked,
-    the measure's parameter and R."""
+    the measure's parameter (or its *option*, else *default*) and R."""
     def compute(q: QueryData, m: Measure, env: Env) -> float:
         ranks, big_r = q.relevant(m.rel(env))
-        return kernel(ranks, q.n, m.param, big_r)
+        param = m.param if option is None else m.option(option, default)
+        return kernel(ranks, q.n, param, big_r)
     return compute
 
 
@@ -418,6 +419,8 @@ _rprec = _on_ranks(_m._r_precision_r)
 _success = _on_ranks(_m._success_r)
 _rprec_mult = _on_ranks(_m._r_precision_multiple_r)
 _bin_g = _on_ranks(_m._binary_g)
+_11pt = _on_ranks(_m._eleven_point_average_r, "levels", _m._ELEVEN_POINTS)
+_set_f = _on_ranks(_m._f_measure_r, "weight", 1.0)
 
 
 def _judged(q: QueryData, m: Measure, env: Env) -> float:
@@ -445,13 +448,6 @@ def _iprec_at(q: QueryData, rel: Union[int, float], level: float) -> float:
     cut = int(level * big_r + 0.9)
     maxima = q._cached(("iprec", rel), _m._interpolated_maxima, ranks, q.n)
     return maxima[cut] if cut < len(maxima) else 0.0
-
-
-def _11pt(q: QueryData, m: Measure, env: Env) -> float:
-    rel = m.rel(env)
-    levels = m.option("levels", _m._ELEVEN_POINTS)
-    ranks, big_r = q.relevant(rel)
-    return _m._eleven_point_average_r(ranks, q.n, levels, big_r)
 
 
 def _gain_of(m: Measure) -> Callable[[Optional[Union[int, float]]], float]:
@@ -571,13 +567,6 @@ def _set_relative_p(q: QueryData, m: Measure, env: Env) -> float:
 def _set_map(q: QueryData, m: Measure, env: Env) -> float:
     rr, n, r = _set_counts(q, m, env)
     return (rr * rr) / (n * r) if n and r else 0.0
-
-
-def _set_f(q: QueryData, m: Measure, env: Env) -> float:
-    rel = m.rel(env)
-    weight = float(m.option("weight", 1.0))
-    ranks, big_r = q.relevant(rel)
-    return _m._f_measure_r(ranks, q.n, weight, big_r)
 
 
 def _relative_p(q: QueryData, m: Measure, env: Env) -> float:
