@@ -1955,11 +1955,16 @@ def _parse_options(
             )
         if key in opts:
             raise InvalidArgumentError(f"measure {text!r}: option {key!r} given twice")
-        try:
-            opts[key] = fam.options[key](value.strip())
-        except InvalidArgumentError as exc:
-            raise InvalidArgumentError(f"measure {text!r}: {exc}") from None
+        opts[key] = _option(fam, key, value.strip(), text)
     return opts
+
+
+def _option(fam: Family, key: str, value: str, text: str) -> Any:
+    """*fam*'s option *key* read from *value*; an error names the measure *text*."""
+    try:
+        return fam.options[key](value)
+    except InvalidArgumentError as exc:
+        raise InvalidArgumentError(f"measure {text!r}: {exc}") from None
 
 
 def _option_hint(fam: Family, text: str, part: str, key: str, value: str) -> str:
@@ -2083,7 +2088,7 @@ def _parse_trec(s: str, text: str) -> Optional[Measure]:
     head, _, tail = s.rpartition("_")
     name, dot, params = s.partition(".")
     fam = _BY_TREC.get(head)
-    if fam is not None and fam.param != "none" and _looks_numeric(tail):
+    if fam is not None and fam.param != "none" and tail.replace(".", "", 1).isdigit():
         found = _trec_measures(fam, tail, text)
     elif dot and name in _BY_TREC:  # trec_eval's -m form, e.g. ndcg_cut.10
         found = _trec_measures(_BY_TREC[name], params, s)
@@ -2113,10 +2118,6 @@ def _parse_f_beta(text: str, opts_raw: Optional[str], param_raw: Optional[str]) 
     if "beta" in opts:  # SetF's beta (trec_eval's x) is F's beta squared
         opts["beta"] = opts["beta"] * opts["beta"]
     return Measure(fam, None, _normalise_options(fam, opts))
-
-
-def _looks_numeric(text: str) -> bool:
-    return bool(text) and text.replace(".", "", 1).isdigit()
 
 
 def _split(s: str) -> Tuple[str, Optional[str], Optional[str]]:
@@ -2212,10 +2213,7 @@ def _trec_measures(fam: Family, params: Optional[str], text: str) -> List[Tuple[
             return [(fam.key, Measure(fam, None, _normalise_options(fam, {})))]
         if not fam.trec_params:
             raise InvalidArgumentError(f"trec_eval measure {fam.key!r} takes no parameters here")
-        try:
-            value = fam.options[fam.trec_params](params)
-        except InvalidArgumentError as exc:
-            raise InvalidArgumentError(f"measure {text!r}: {exc}") from None
+        value = _option(fam, fam.trec_params, params, text)
         options = _normalise_options(fam, {fam.trec_params: value})
         return [(f"{fam.key}_{params}", Measure(fam, None, options))]
     values: Sequence[Union[int, float]] = fam.defaults
