@@ -534,39 +534,39 @@ def _num_nonrel_judged_ret(q: QueryData, m: Measure, env: Env) -> float:
     return sum(1 for _, x in q.placed() if 0 <= x < rel)
 
 
-def _set_counts(q: QueryData, m: Measure, env: Env) -> Tuple[int, int, int]:
-    """What the measures of the retrieved set read: relevant retrieved, retrieved and R."""
-    rel = m.rel(env)
-    ranks, big_r = q.relevant(rel)
-    return len(ranks), q.n, big_r
+# The measures of the retrieved set, as kernels of the relevant ranks (as
+# many as the relevant retrieved), the documents retrieved and R.
 
 
-def _utility(q: QueryData, m: Measure, env: Env) -> float:
+def _utility_r(ranks: Sequence[int], ret: int, coefficients: Tuple[float, ...], r: int) -> float:
     # m_utility.c: p1 * a + p2 * b + p3 * c + p4 * d over the contingency
     # table (a relevant retrieved, b non-relevant retrieved, c relevant not
     # retrieved, d the rest of the collection).  trec_eval's collection size
     # (-N) is 0 unless given, and irmetrics has no -N, so d is
     # a - retrieved - R, as in trec_eval without -N.
-    rr, ret, r = _set_counts(q, m, env)
-    coefficients: Tuple[float, ...] = m.option("coefficients", _UTILITY)
+    rr = len(ranks)
     p1, p2, p3, p4 = coefficients
     return p1 * rr + p2 * (ret - rr) + p3 * (r - rr) + p4 * (0 + rr - ret - r)
 
 
-def _set_p(q: QueryData, m: Measure, env: Env) -> float:
-    rr, n, _ = _set_counts(q, m, env)
-    return rr / n if n else 0.0
+def _set_p_r(ranks: Sequence[int], n: int, param: None, r: int) -> float:
+    return len(ranks) / n if n else 0.0
 
 
-def _set_relative_p(q: QueryData, m: Measure, env: Env) -> float:
-    rr, n, r = _set_counts(q, m, env)
+def _set_relative_p_r(ranks: Sequence[int], n: int, param: None, r: int) -> float:
     d = min(n, r)
-    return rr / d if d else 0.0
+    return len(ranks) / d if d else 0.0
 
 
-def _set_map(q: QueryData, m: Measure, env: Env) -> float:
-    rr, n, r = _set_counts(q, m, env)
-    return (rr * rr) / (n * r) if n and r else 0.0
+def _set_map_r(ranks: Sequence[int], n: int, param: None, r: int) -> float:
+    return (len(ranks) * len(ranks)) / (n * r) if n and r else 0.0
+
+
+_UTILITY = (1.0, -1.0, 0.0, 0.0)  # trec_eval's coefficients: relevant minus non-relevant
+_utility = _on_ranks(_utility_r, "coefficients", _UTILITY)
+_set_p = _on_ranks(_set_p_r)
+_set_relative_p = _on_ranks(_set_relative_p_r)
+_set_map = _on_ranks(_set_map_r)
 
 
 def _relative_p(q: QueryData, m: Measure, env: Env) -> float:
@@ -635,11 +635,11 @@ def _relstring(q: QueryData, m: Measure, env: Env) -> str:
 # --- Diversity (ndeval's measures over subtopics; formulas in irmetrics.diversity)
 
 
-def _ia(q: QueryData, m: Measure, env: Env) -> Tuple[_d.Topics, List[_d.Row], Dict[Any, Any]]:
-    """The query's subtopics at the measure's rel, its relevant ranked rows,
-    and a cache of novelty gains per alpha (shared by the measures of a query).
-    evaluate() gives the subtopic judgments (QueryData.subtopics); without
-    them the labels are taken for one subtopic."""
+def _ia(q: QueryData, m: Measure, env: Env) -> Tuple[_d.Topics, List[_d.Row]]:
+    """The query's subtopics at the measure's rel and its relevant ranked rows
+    (shared by the measures of a query).  evaluate() gives the subtopic
+    judgments (QueryData.subtopics); without them the labels are taken for
+    one subtopic."""
     rel = m.rel(env)
     key = ("ia", rel)
     got = q._cache.get(key)
@@ -661,17 +661,16 @@ def _ia(q: QueryData, m: Measure, env: Env) -> Tuple[_d.Topics, List[_d.Row], Di
         else:
             judgments, placed = q.subtopics
         topics = _d.Topics(judgments, rel)
-        got = q._cache[key] = (topics, topics.rows(placed), {})
+        got = q._cache[key] = (topics, topics.rows(placed))
     return got
 
 
 def _ia_novelty(q: QueryData, m: Measure, env: Env) -> Tuple[_d.Topics, _d.Scored, float]:
-    topics, rows, gains = _ia(q, m, env)
+    """The subtopics, the novelty gains at the measure's alpha, once a query, and alpha."""
+    topics, rows = _ia(q, m, env)
     alpha = float(m.option("alpha", 0.5))
-    scored = gains.get(alpha)
-    if scored is None:
-        scored = gains[alpha] = _d._novelty(rows, topics.n_subtopics, alpha)
-    return topics, scored, alpha
+    key = ("novelty", m.rel(env), alpha)
+    return topics, q._cached(key, _d._novelty, rows, topics.n_subtopics, alpha), alpha
 
 
 def _ia_k(q: QueryData, m: Measure) -> int:
@@ -704,23 +703,23 @@ def _nrbp(q: QueryData, m: Measure, env: Env) -> float:
 
 
 def _nnrbp(q: QueryData, m: Measure, env: Env) -> float:
-    topics, _, _ = _ia(q, m, env)
+    topics, _ = _ia(q, m, env)
     alpha, beta = float(m.option("alpha", 0.5)), float(m.option("beta", 0.5))
     return _d._nnrbp(_nrbp(q, m, env), topics.ideal(alpha), alpha, beta, topics.n_subtopics)
 
 
 def _p_ia(q: QueryData, m: Measure, env: Env) -> float:
-    topics, rows, _ = _ia(q, m, env)
+    topics, rows = _ia(q, m, env)
     return _d._precision_ia(rows, _ia_k(q, m), topics.n_subtopics)
 
 
 def _strec(q: QueryData, m: Measure, env: Env) -> float:
-    topics, rows, _ = _ia(q, m, env)
+    topics, rows = _ia(q, m, env)
     return _d._subtopic_recall(rows, _ia_k(q, m), topics.n_subtopics)
 
 
 def _ap_ia(q: QueryData, m: Measure, env: Env) -> float:
-    topics, rows, _ = _ia(q, m, env)
+    topics, rows = _ia(q, m, env)
     return _d._ap_ia(rows, topics.n_relevant)
 
 
@@ -1641,7 +1640,6 @@ def _opt_length(value: str) -> int:
 
 _REL: Dict[str, Callable[[str], Any]] = {"rel": _opt_rel}
 _GAIN: Dict[str, Callable[[str], Any]] = {"gain": _opt_gain}
-_UTILITY = (1.0, -1.0, 0.0, 0.0)
 _CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _RECALL_LEVELS = tuple(i / 10 for i in range(11))
 _MULTIPLES = tuple(i / 5 for i in range(1, 11))
