@@ -569,12 +569,13 @@ _set_relative_p = _on_ranks(_set_relative_p_r)
 _set_map = _on_ranks(_set_map_r)
 
 
-def _relative_p(q: QueryData, m: Measure, env: Env) -> float:
-    rel = m.rel(env)
-    k = int(m.param or 0)
-    d = min(k, q.n_relevant(rel))
+def _relative_p_r(ranks: Sequence[int], n: int, k: int, r: int) -> float:
     # m_rel_P.c: relevant in the top k over min(k, R)
-    return _m._hits(q.relevant_ranks(rel), k) / d if d else 0.0
+    d = min(k, r)
+    return _m._hits(ranks, k) / d if d else 0.0
+
+
+_relative_p = _on_ranks(_relative_p_r)
 
 
 def _nonzero_and_ideal(
