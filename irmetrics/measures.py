@@ -256,8 +256,10 @@ class Measure(NamedTuple):
         return default
 
     def rel(self, env: Env) -> Union[int, float]:
-        rel: Union[int, float] = self.option("rel", env.relevance_level)
-        return rel
+        if not self.options:  # most measures, read per query: no call
+            return env.relevance_level
+        r = self.option("rel")
+        return env.relevance_level if r is None else r
 
     def compute(self, q: QueryData, env: Env) -> Any:
         """The value for one query: a number, or a str for the text lines."""
