@@ -250,15 +250,13 @@ class Measure(NamedTuple):
         return self.family.trec_name(self.param, self.options) is not None
 
     def option(self, key: str, default: Any = None) -> Any:
-        if not self.options:
-            return default
         for k, v in self.options:
             if k == key:
                 return v
         return default
 
     def rel(self, env: Env) -> Union[int, float]:
-        if not self.options:
+        if not self.options:  # most measures, read per query: no call
             return env.relevance_level
         r = self.option("rel")
         return env.relevance_level if r is None else r
@@ -287,10 +285,8 @@ class Takes(NamedTuple):
     # recall level in [0, 1]) or "multiple" (a positive float)
     param: str = "none"
     defaults: Tuple[Union[int, float], ...] = ()  # trec_eval's, for ``-m name``
-    options: Optional[Mapping[str, Callable[[str], Any]]] = None  # name -> parser
-    # option values that are the defaults (dropped from the name), when they
-    # differ from the shared _DEFAULT_OPTION_VALUES
-    option_defaults: Optional[Mapping[str, Any]] = None
+    # name -> parser; None: rel alone, the option of every binary measure
+    options: Optional[Mapping[str, Callable[[str], Any]]] = None
     # The option that holds what trec_eval reads after the dot of ``-m
     # name.params`` for the measures that print ``name_params`` (gain maps,
     # set_F's weight, utility's coefficients, 11pt_avg's levels).
@@ -332,20 +328,12 @@ class Family:
         self.key = key
         self.compute = compute
         self.summary = summary
-        self.trec = key if names.trec else None
-        self.ir = names.ir
-        self.aliases = names.aliases
-        self.metric = names.metric
-        self.param = takes.param
-        self.defaults = takes.defaults
-        self.options = dict(takes.options or {})
-        self.option_defaults = takes.option_defaults
-        self.trec_params = takes.trec_params
-        self.aggregate = output.aggregate
-        self.count = output.is_count
-        self.per_query = output.per_query
-        self.in_summary = output.in_summary
-        self.text = output.text
+        # the records' fields, in their order
+        self.ir, trec, self.aliases, self.metric = names
+        self.trec = key if trec else None
+        self.param, self.defaults, options, self.trec_params = takes
+        self.options = dict(_REL if options is None else options)
+        self.aggregate, self.count, self.per_query, self.in_summary, self.text = output
         self.ties = ties
         self.explain = explain
 
@@ -414,13 +402,14 @@ def _format_option(v: Any) -> str:
 # Each reads the per-query data and calls the one formula in irmetrics.metrics.
 
 
-def _on_ranks(kernel: _m.Kernel) -> Compute:
+def _on_ranks(kernel: _m.Kernel, option: Optional[str] = None, default: Any = None) -> Compute:
     """A binary measure's computation from its kernel in irmetrics.metrics
     (see ``metrics._binary``): of the relevant ranks, the documents ranked,
-    the measure's parameter and R."""
+    the measure's parameter (or its *option*, else *default*) and R."""
     def compute(q: QueryData, m: Measure, env: Env) -> float:
         ranks, big_r = q.relevant(m.rel(env))
-        return kernel(ranks, q.n, m.param, big_r)
+        param = m.param if option is None else m.option(option, default)
+        return kernel(ranks, q.n, param, big_r)
     return compute
 
 
@@ -432,6 +421,8 @@ _rprec = _on_ranks(_m._r_precision_r)
 _success = _on_ranks(_m._success_r)
 _rprec_mult = _on_ranks(_m._r_precision_multiple_r)
 _bin_g = _on_ranks(_m._binary_g)
+_11pt = _on_ranks(_m._eleven_point_average_r, "levels", _m._ELEVEN_POINTS)
+_set_f = _on_ranks(_m._f_measure_r, "weight", 1.0)
 
 
 def _judged(q: QueryData, m: Measure, env: Env) -> float:
@@ -459,13 +450,6 @@ def _iprec_at(q: QueryData, rel: Union[int, float], level: float) -> float:
     cut = int(level * big_r + 0.9)
     maxima = q._cached(("iprec", rel), _m._interpolated_maxima, ranks, q.n)
     return maxima[cut] if cut < len(maxima) else 0.0
-
-
-def _11pt(q: QueryData, m: Measure, env: Env) -> float:
-    rel = m.rel(env)
-    levels = m.option("levels", _m._ELEVEN_POINTS)
-    ranks, big_r = q.relevant(rel)
-    return _m._eleven_point_average_r(ranks, q.n, levels, big_r)
 
 
 def _gain_of(m: Measure) -> Callable[[Optional[Union[int, float]]], float]:
@@ -552,59 +536,48 @@ def _num_nonrel_judged_ret(q: QueryData, m: Measure, env: Env) -> float:
     return sum(1 for _, x in q.placed() if 0 <= x < rel)
 
 
-def _set_counts(q: QueryData, m: Measure, env: Env) -> Tuple[int, int, int]:
-    """What the measures of the retrieved set read: relevant retrieved, retrieved and R."""
-    rel = m.rel(env)
-    ranks, big_r = q.relevant(rel)
-    return len(ranks), q.n, big_r
+# The measures of the retrieved set, as kernels of the relevant ranks (as
+# many as the relevant retrieved), the documents retrieved and R.
 
 
-def _utility(q: QueryData, m: Measure, env: Env) -> float:
+def _utility_r(ranks: Sequence[int], ret: int, coefficients: Tuple[float, ...], r: int) -> float:
     # m_utility.c: p1 * a + p2 * b + p3 * c + p4 * d over the contingency
     # table (a relevant retrieved, b non-relevant retrieved, c relevant not
     # retrieved, d the rest of the collection).  trec_eval's collection size
     # (-N) is 0 unless given, and irmetrics has no -N, so d is
     # a - retrieved - R, as in trec_eval without -N.
-    rr, ret, r = _set_counts(q, m, env)
-    coefficients: Tuple[float, ...] = m.option("coefficients", _UTILITY)
+    rr = len(ranks)
     p1, p2, p3, p4 = coefficients
     return p1 * rr + p2 * (ret - rr) + p3 * (r - rr) + p4 * (0 + rr - ret - r)
 
 
-def _set_p(q: QueryData, m: Measure, env: Env) -> float:
-    rr, n, _ = _set_counts(q, m, env)
-    return rr / n if n else 0.0
+def _set_p_r(ranks: Sequence[int], n: int, param: None, r: int) -> float:
+    return len(ranks) / n if n else 0.0
 
 
-def _set_recall(q: QueryData, m: Measure, env: Env) -> float:
-    rr, _, r = _set_counts(q, m, env)
-    return rr / r if r else 0.0
-
-
-def _set_relative_p(q: QueryData, m: Measure, env: Env) -> float:
-    rr, n, r = _set_counts(q, m, env)
+def _set_relative_p_r(ranks: Sequence[int], n: int, param: None, r: int) -> float:
     d = min(n, r)
-    return rr / d if d else 0.0
+    return len(ranks) / d if d else 0.0
 
 
-def _set_map(q: QueryData, m: Measure, env: Env) -> float:
-    rr, n, r = _set_counts(q, m, env)
-    return (rr * rr) / (n * r) if n and r else 0.0
+def _set_map_r(ranks: Sequence[int], n: int, param: None, r: int) -> float:
+    return (len(ranks) * len(ranks)) / (n * r) if n and r else 0.0
 
 
-def _set_f(q: QueryData, m: Measure, env: Env) -> float:
-    rel = m.rel(env)
-    weight = float(m.option("weight", 1.0))
-    ranks, big_r = q.relevant(rel)
-    return _m._f_measure_r(ranks, q.n, weight, big_r)
+_UTILITY = (1.0, -1.0, 0.0, 0.0)  # trec_eval's coefficients: relevant minus non-relevant
+_utility = _on_ranks(_utility_r, "coefficients", _UTILITY)
+_set_p = _on_ranks(_set_p_r)
+_set_relative_p = _on_ranks(_set_relative_p_r)
+_set_map = _on_ranks(_set_map_r)
 
 
-def _relative_p(q: QueryData, m: Measure, env: Env) -> float:
-    rel = m.rel(env)
-    k = int(m.param or 0)
-    d = min(k, q.n_relevant(rel))
+def _relative_p_r(ranks: Sequence[int], n: int, k: int, r: int) -> float:
     # m_rel_P.c: relevant in the top k over min(k, R)
-    return _m._hits(q.relevant_ranks(rel), k) / d if d else 0.0
+    d = min(k, r)
+    return _m._hits(ranks, k) / d if d else 0.0
+
+
+_relative_p = _on_ranks(_relative_p_r)
 
 
 def _nonzero_and_ideal(
@@ -665,11 +638,11 @@ def _relstring(q: QueryData, m: Measure, env: Env) -> str:
 # --- Diversity (ndeval's measures over subtopics; formulas in irmetrics.diversity)
 
 
-def _ia(q: QueryData, m: Measure, env: Env) -> Tuple[_d.Topics, List[_d.Row], Dict[Any, Any]]:
-    """The query's subtopics at the measure's rel, its relevant ranked rows,
-    and a cache of novelty gains per alpha (shared by the measures of a query).
-    evaluate() gives the subtopic judgments (QueryData.subtopics); without
-    them the labels are taken for one subtopic."""
+def _ia(q: QueryData, m: Measure, env: Env) -> Tuple[_d.Topics, List[_d.Row]]:
+    """The query's subtopics at the measure's rel and its relevant ranked rows
+    (shared by the measures of a query).  evaluate() gives the subtopic
+    judgments (QueryData.subtopics); without them the labels are taken for
+    one subtopic."""
     rel = m.rel(env)
     key = ("ia", rel)
     got = q._cache.get(key)
@@ -691,17 +664,16 @@ def _ia(q: QueryData, m: Measure, env: Env) -> Tuple[_d.Topics, List[_d.Row], Di
         else:
             judgments, placed = q.subtopics
         topics = _d.Topics(judgments, rel)
-        got = q._cache[key] = (topics, topics.rows(placed), {})
+        got = q._cache[key] = (topics, topics.rows(placed))
     return got
 
 
 def _ia_novelty(q: QueryData, m: Measure, env: Env) -> Tuple[_d.Topics, _d.Scored, float]:
-    topics, rows, gains = _ia(q, m, env)
+    """The subtopics, the novelty gains at the measure's alpha, once a query, and alpha."""
+    topics, rows = _ia(q, m, env)
     alpha = float(m.option("alpha", 0.5))
-    scored = gains.get(alpha)
-    if scored is None:
-        scored = gains[alpha] = _d._novelty(rows, topics.n_subtopics, alpha)
-    return topics, scored, alpha
+    key = ("novelty", m.rel(env), alpha)
+    return topics, q._cached(key, _d._novelty, rows, topics.n_subtopics, alpha), alpha
 
 
 def _ia_k(q: QueryData, m: Measure) -> int:
@@ -729,35 +701,28 @@ def _nerr_ia(q: QueryData, m: Measure, env: Env) -> float:
 
 
 def _nrbp(q: QueryData, m: Measure, env: Env) -> float:
-    # cached: nNRBP of the same alpha and beta divides it
-    topics, _, cache = _ia(q, m, env)
-    alpha, beta = float(m.option("alpha", 0.5)), float(m.option("beta", 0.5))
-    key = ("nrbp", alpha, beta)
-    v = cache.get(key)
-    if v is None:
-        _, scored, _ = _ia_novelty(q, m, env)
-        v = cache[key] = _d._nrbp(scored, alpha, beta, topics.n_subtopics)
-    return float(v)
+    topics, scored, alpha = _ia_novelty(q, m, env)
+    return _d._nrbp(scored, alpha, float(m.option("beta", 0.5)), topics.n_subtopics)
 
 
 def _nnrbp(q: QueryData, m: Measure, env: Env) -> float:
-    topics, _, _ = _ia(q, m, env)
+    topics, _ = _ia(q, m, env)
     alpha, beta = float(m.option("alpha", 0.5)), float(m.option("beta", 0.5))
     return _d._nnrbp(_nrbp(q, m, env), topics.ideal(alpha), alpha, beta, topics.n_subtopics)
 
 
 def _p_ia(q: QueryData, m: Measure, env: Env) -> float:
-    topics, rows, _ = _ia(q, m, env)
+    topics, rows = _ia(q, m, env)
     return _d._precision_ia(rows, _ia_k(q, m), topics.n_subtopics)
 
 
 def _strec(q: QueryData, m: Measure, env: Env) -> float:
-    topics, rows, _ = _ia(q, m, env)
+    topics, rows = _ia(q, m, env)
     return _d._subtopic_recall(rows, _ia_k(q, m), topics.n_subtopics)
 
 
 def _ap_ia(q: QueryData, m: Measure, env: Env) -> float:
-    topics, rows, _ = _ia(q, m, env)
+    topics, rows = _ia(q, m, env)
     return _d._ap_ia(rows, topics.n_relevant)
 
 
@@ -1678,16 +1643,11 @@ def _opt_length(value: str) -> int:
 
 _REL: Dict[str, Callable[[str], Any]] = {"rel": _opt_rel}
 _GAIN: Dict[str, Callable[[str], Any]] = {"gain": _opt_gain}
-_UTILITY = (1.0, -1.0, 0.0, 0.0)
 _CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-_ELEVEN_POINTS_OPTION = _m._ELEVEN_POINTS
 _RECALL_LEVELS = tuple(i / 10 for i in range(11))
 _MULTIPLES = tuple(i / 5 for i in range(1, 11))
 _IA: Dict[str, Callable[[str], Any]] = {"alpha": _opt_alpha, "rel": _opt_rel}
-_IA_NRBP: Dict[str, Callable[[str], Any]] = {
-    "alpha": _opt_alpha, "beta": _opt_nrbp_beta, "rel": _opt_rel,
-}
-_IA_DEFAULTS: Dict[str, Any] = {"alpha": 0.5, "beta": 0.5}
+_IA_NRBP: Dict[str, Callable[[str], Any]] = {**_IA, "beta": _opt_nrbp_beta}
 
 
 # === The registry ============================================================
@@ -1697,43 +1657,40 @@ _IA_DEFAULTS: Dict[str, Any] = {"alpha": 0.5, "beta": 0.5}
 
 _SUM = Output("sum", is_count=True)
 _GM = Output("gm", per_query=False)
-_REL_ONLY = Takes(options=_REL)
-_AT_K = Takes("cutoff", _CUTOFFS, _REL)
-_IA_AT_K = Takes("optional-cutoff", options=_IA, option_defaults=_IA_DEFAULTS)
+_NO_OPTIONS = Takes(options={})
+_AT_K = Takes("cutoff", _CUTOFFS)
+_IA_AT_K = Takes("optional-cutoff", options=_IA)
 _COUNT_IN_TOP_K = _binary_ties(_t.expected_precision, "count")
 
 FAMILIES: Tuple[Family, ...] = (
     Family("runid", _runid, "The run's name (the tag column of its last line).",
-           output=Output("name", per_query=False, text=True), ties=_ORDER_FREE),
+           takes=_NO_OPTIONS, output=Output("name", per_query=False, text=True),
+           ties=_ORDER_FREE),
     Family("num_q", _num_q, "Number of queries evaluated.", names=Names("NumQ"),
-           output=Output("sum", is_count=True, per_query=False), ties=_ORDER_FREE,
-           explain=_terms_num_q),
+           takes=_NO_OPTIONS, output=Output("sum", is_count=True, per_query=False),
+           ties=_ORDER_FREE, explain=_terms_num_q),
     Family("num_ret", _num_ret, "Number of documents retrieved.", names=Names("NumRet"),
-           output=_SUM, ties=_ORDER_FREE, explain=_terms_num_ret),
+           takes=_NO_OPTIONS, output=_SUM, ties=_ORDER_FREE, explain=_terms_num_ret),
     Family("num_rel", _num_rel, "Number of relevant documents (R).", names=Names("NumRel"),
-           takes=_REL_ONLY, output=_SUM, ties=_ORDER_FREE, explain=_terms_num_rel),
+           output=_SUM, ties=_ORDER_FREE, explain=_terms_num_rel),
     Family("num_rel_ret", _num_rel_ret, "Number of relevant documents retrieved.",
-           names=Names("NumRelRet"), takes=_REL_ONLY, output=_SUM,
+           names=Names("NumRelRet"), output=_SUM,
            ties=_binary_ties(_t.expected_relevant_retrieved, "count_n"),
            explain=_terms_num_rel_ret),
     Family("map", _ap, "Average precision over the whole ranking (denominator R).",
-           names=Names("AP", metric="average_precision"), takes=_REL_ONLY, ties=_AP_TIES,
-           explain=_terms_ap),
+           names=Names("AP", metric="average_precision"), ties=_AP_TIES, explain=_terms_ap),
     Family("gm_map", _ap, "Geometric mean over queries of average precision (floor 1e-5).",
-           names=Names("GMAP", metric="average_precision"), takes=_REL_ONLY, output=_GM,
-           ties=_AP_TIES, explain=_terms_ap),
+           names=Names("GMAP", metric="average_precision"), output=_GM, ties=_AP_TIES,
+           explain=_terms_ap),
     Family("Rprec", _rprec, "Precision at rank R.", names=Names("Rprec", metric="r_precision"),
-           takes=_REL_ONLY, ties=_binary_ties(_t.expected_r_precision, "count_R"),
-           explain=_terms_rprec),
+           ties=_binary_ties(_t.expected_r_precision, "count_R"), explain=_terms_rprec),
     Family("bpref", _bpref, "Binary preference.", names=Names("Bpref", metric="bpref"),
-           takes=_REL_ONLY, ties=_BINARY_EXTREMES, explain=_terms_bpref),
+           ties=_BINARY_EXTREMES, explain=_terms_bpref),
     Family("recip_rank", _rr, "Reciprocal rank of the first relevant document.",
-           names=Names("RR", metric="reciprocal_rank"), takes=_REL_ONLY, ties=_RR_TIES,
-           explain=_terms_rr),
+           names=Names("RR", metric="reciprocal_rank"), ties=_RR_TIES, explain=_terms_rr),
     Family("iprec_at_recall", _iprec, "Interpolated precision at a recall level.",
            names=Names("IPrec", metric="interpolated_precision"),
-           takes=Takes("fraction", _RECALL_LEVELS, _REL), ties=_BINARY_EXTREMES,
-           explain=_terms_iprec),
+           takes=Takes("fraction", _RECALL_LEVELS), ties=_BINARY_EXTREMES, explain=_terms_iprec),
     Family("P", _p, "Precision at rank k (divided by k).",
            names=Names("P", metric="precision_at_k"), takes=_AT_K, ties=_COUNT_IN_TOP_K,
            explain=_terms_p),
@@ -1743,15 +1700,14 @@ FAMILIES: Tuple[Family, ...] = (
     Family("recall", _recall, "Recall at rank k.", names=Names("R", metric="recall_at_k"),
            takes=_AT_K, ties=_binary_ties(_t.expected_recall, "count"), explain=_terms_recall),
     Family("infAP", _infap, "Inferred average precision.",
-           names=Names("infAP", metric="inferred_ap"), takes=_REL_ONLY,
-           ties=Ties(None, _by_infap, "binary"), explain=_terms_infap),
+           names=Names("infAP", metric="inferred_ap"), ties=Ties(None, _by_infap, "binary"),
+           explain=_terms_infap),
     Family("gm_bpref", _bpref, "Geometric mean over queries of bpref (floor 1e-5).",
-           names=Names(metric="bpref"), takes=_REL_ONLY, output=_GM, ties=_BINARY_EXTREMES,
+           names=Names(metric="bpref"), output=_GM, ties=_BINARY_EXTREMES,
            explain=_terms_bpref),
     Family("Rprec_mult", _rprec_mult, "Precision at rank multiple * R.",
-           names=Names(metric="r_precision_multiple"),
-           takes=Takes("multiple", _MULTIPLES, _REL), ties=_BINARY_EXTREMES,
-           explain=_terms_rprec_mult),
+           names=Names(metric="r_precision_multiple"), takes=Takes("multiple", _MULTIPLES),
+           ties=_BINARY_EXTREMES, explain=_terms_rprec_mult),
     Family("utility", _utility, "Set utility: relevant retrieved minus non-relevant retrieved.",
            takes=Takes(options={"rel": _opt_rel, "coefficients": _opt_coefficients},
                        trec_params="coefficients"),
@@ -1761,8 +1717,7 @@ FAMILIES: Tuple[Family, ...] = (
            names=Names(metric="eleven_point_average"),
            takes=Takes(options={"rel": _opt_rel, "levels": _opt_levels}, trec_params="levels"),
            explain=_terms_11pt),
-    Family("binG", _bin_g, "Binary G (trec_eval's experimental measure).", takes=_REL_ONLY,
-           explain=_terms_bin_g),
+    Family("binG", _bin_g, "Binary G (trec_eval's experimental measure).", explain=_terms_bin_g),
     Family("G", _g, "G (trec_eval's experimental gain measure).",
            takes=Takes(options=_GAIN, trec_params="gain"), explain=_terms_g),
     Family("ndcg", _ndcg, "nDCG of the whole ranking; the ideal is every judged document.",
@@ -1784,19 +1739,16 @@ FAMILIES: Tuple[Family, ...] = (
     Family("relative_P", _relative_p, "Relevant in the top k over min(k, R).", takes=_AT_K,
            explain=_terms_relative_p),
     Family("success", _success, "1 if a relevant document is in the top k.",
-           names=Names("Success", metric="success_at_k"), takes=Takes("cutoff", (1, 5, 10), _REL),
+           names=Names("Success", metric="success_at_k"), takes=Takes("cutoff", (1, 5, 10)),
            ties=_binary_ties(_t.expected_success, "success"), explain=_terms_success),
     Family("set_P", _set_p, "Precision of the whole retrieved set.", names=Names("SetP"),
-           takes=_REL_ONLY,
            explain=_set_terms("set_P = (relevant retrieved) / retrieved", _set_p_steps)),
     Family("set_relative_P", _set_relative_p, "Relevant retrieved over min(retrieved, R).",
-           takes=_REL_ONLY,
            explain=_set_terms(
                "set_relative_P = (relevant retrieved) / min(retrieved, R)", _set_relative_p_steps)),
-    Family("set_recall", _set_recall, "Recall of the whole retrieved set.",
-           names=Names("SetR"), takes=_REL_ONLY,
+    Family("set_recall", _recall, "Recall of the whole retrieved set.", names=Names("SetR"),
            explain=_set_terms("set_recall = (relevant retrieved) / R", _set_recall_steps)),
-    Family("set_map", _set_map, "Set precision times set recall.", takes=_REL_ONLY,
+    Family("set_map", _set_map, "Set precision times set recall.",
            explain=_set_terms(
                "set_map = set_P * set_recall = (relevant retrieved)^2 / (retrieved * R)",
                _set_map_steps)),
@@ -1808,12 +1760,12 @@ FAMILIES: Tuple[Family, ...] = (
            explain=_set_terms(
                "set_F = (1 + x) P R / (x P + R), P and R of the retrieved set", _set_f_steps)),
     Family("num_nonrel_judged_ret", _num_nonrel_judged_ret,
-           "Number of judged non-relevant documents retrieved.", takes=_REL_ONLY, output=_SUM,
+           "Number of judged non-relevant documents retrieved.", output=_SUM,
            explain=_terms_num_nonrel),
     # Measures trec_eval 9.0.8 does not have: irmetrics' own names.
     Family("RR_cut", _rr, "Reciprocal rank within the top k.",
            names=Names("RR", trec=False, metric="reciprocal_rank"),
-           takes=Takes("cutoff", options=_REL), ties=_RR_TIES, explain=_terms_rr),
+           takes=Takes("cutoff"), ties=_RR_TIES, explain=_terms_rr),
     Family("ERR", _err, "Expected reciprocal rank.", names=Names("ERR", False, metric="err"),
            takes=Takes("optional-cutoff", options={"max_label": _opt_max_label}),
            explain=_terms_err),
@@ -1822,8 +1774,8 @@ FAMILIES: Tuple[Family, ...] = (
            takes=Takes("optional-cutoff", options={"p": _opt_p, "rel": _opt_rel}),
            explain=_terms_rbp),
     Family("Judged", _judged, "Fraction of the top k documents that are judged.",
-           names=Names("Judged", False, metric="judged_at_k"), takes=Takes("optional-cutoff"),
-           explain=_terms_judged),
+           names=Names("Judged", False, metric="judged_at_k"),
+           takes=Takes("optional-cutoff", options={}), explain=_terms_judged),
     # ndeval's diversity measures over subtopics (irmetrics.diversity); the
     # ir_measures name is the canonical one, ndeval's an alias.
     Family("alpha-DCG", _alpha_dcg,
@@ -1839,19 +1791,16 @@ FAMILIES: Tuple[Family, ...] = (
            "Intent-aware ERR of the top k over the greedy ideal's (ndeval; subtopic qrels).",
            names=Names("nERR_IA", False, ("nERR-IA",), "nerr_ia"), takes=_IA_AT_K),
     Family("NRBP", _nrbp, "Novelty- and rank-biased precision (ndeval; subtopic qrels).",
-           names=Names("NRBP", False, metric="nrbp"),
-           takes=Takes(options=_IA_NRBP, option_defaults=_IA_DEFAULTS)),
+           names=Names("NRBP", False, metric="nrbp"), takes=Takes(options=_IA_NRBP)),
     Family("nNRBP", _nnrbp, "NRBP over the greedy ideal's (ndeval; subtopic qrels).",
-           names=Names("nNRBP", False, metric="nnrbp"),
-           takes=Takes(options=_IA_NRBP, option_defaults=_IA_DEFAULTS)),
+           names=Names("nNRBP", False, metric="nnrbp"), takes=Takes(options=_IA_NRBP)),
     Family("MAP-IA", _ap_ia, "Intent-aware average precision (ndeval; subtopic qrels).",
-           names=Names("AP_IA", False, ("MAP-IA",), "ap_ia"), takes=_REL_ONLY),
+           names=Names("AP_IA", False, ("MAP-IA",), "ap_ia")),
     Family("P-IA", _p_ia, "Intent-aware precision at k (ndeval; subtopic qrels).",
-           names=Names("P_IA", False, ("P-IA",), "precision_ia"),
-           takes=Takes("optional-cutoff", options=_REL)),
+           names=Names("P_IA", False, ("P-IA",), "precision_ia"), takes=Takes("optional-cutoff")),
     Family("strec", _strec, "Subtopic recall: subtopics covered in the top k (ndeval).",
            names=Names("StRecall", False, ("strec",), "subtopic_recall"),
-           takes=Takes("optional-cutoff", options=_REL)),
+           takes=Takes("optional-cutoff")),
 )
 
 
@@ -1863,16 +1812,18 @@ def _registered(key: str) -> Family:
     raise InvalidArgumentError(f"no measure family {key!r} in this version of irmetrics")
 
 _BY_TREC: Dict[str, Family] = {f.key: f for f in FAMILIES if f.trec}
-# ir_measures-style name -> (family without a cutoff, family with a cutoff)
-_BY_IR: Dict[str, List[Optional[Family]]] = {}
+# ir_measures-style name -> (its family without a cutoff, with a cutoff); a
+# name of one family gives it for both, and the family's checks refuse
+_BY_IR: Dict[str, Tuple[Family, Family]] = {}
 for _f in FAMILIES:
     for _name in (_f.ir, *_f.aliases) if _f.ir else ():
-        _slot = _BY_IR.setdefault(_name, [None, None])
+        _plain, _cut = _BY_IR.get(_name, (_f, _f))
         if _f.param in ("none", "optional-cutoff"):
-            _slot[0] = _f
+            _plain = _f
         if _f.param != "none":
-            _slot[1] = _f
-del _f, _slot, _name
+            _cut = _f
+        _BY_IR[_name] = (_plain, _cut)
+del _f, _name, _plain, _cut
 
 #: trec_eval's "official" measures (what it prints without -m).
 OFFICIAL = (
@@ -1884,7 +1835,7 @@ OFFICIAL = (
 _IMPLICIT_OPTIONS: Dict[str, Options] = {"RBP": (("p", 0.8),)}
 _DEFAULT_OPTION_VALUES: Dict[str, Any] = {
     "gain": "linear", "discount": "log2", "weight": 1.0, "coefficients": _UTILITY,
-    "levels": _ELEVEN_POINTS_OPTION, "length": 10,
+    "levels": _m._ELEVEN_POINTS, "length": 10, "alpha": 0.5, "beta": 0.5,
 }
 
 
@@ -1909,22 +1860,18 @@ _FOREIGN: Dict[str, str] = {
     "rprec": "Rprec", "r-precision": "Rprec", "hits": "Success", "hit_rate": "Success",
     "hitrate": "Success", "f1": "F", "fscore": "F", "f_measure": "F", "err": "ERR",
 }
-# trec_eval's families whose cut version has a cutoff
-_CUT: Dict[str, str] = {"ndcg": "ndcg_cut", "map": "map_cut", "recip_rank": "RR_cut"}
 
 
 def _cutoff_name(name: str, k: str) -> Optional[str]:
     """A name for measure *name* at cutoff *k*, or None: trec_eval's ``-m``
-    form for its families (``P.10``, ``ndcg_cut.10``), else ``name@k``."""
+    form for its families (``P.10``; for ndcg its cut version's, ``ndcg_cut.10``),
+    else ir_measures' ``name@k``."""
     fam = _BY_TREC.get(name)
-    if fam is not None:
-        if fam.param in ("cutoff", "optional-cutoff"):
-            return f"{name}.{k}"
-        if name in _CUT:
-            return f"{_CUT[name]}.{k}"
-        return None
-    slot = _BY_IR.get(name)
-    if slot is not None and slot[1] is not None:
+    if fam is not None and fam.param == "none" and fam.ir:  # the family of its name@k
+        name, fam = fam.ir, _BY_IR[fam.ir][1]
+    if fam is not None and fam.trec:
+        return f"{fam.key}.{k}" if fam.param in ("cutoff", "optional-cutoff") else None
+    if name in _BY_IR and _BY_IR[name][1].param != "none":
         return f"{name}@{k}"
     return None
 
@@ -1972,28 +1919,22 @@ def _unknown(text: str, base: str) -> UnknownMeasureError:
 
 
 def _parse_param(fam: Family, raw: str, text: str) -> Union[int, float]:
+    """*fam*'s parameter *raw* (a family that takes one) of measure *text*."""
     if fam.param in ("cutoff", "optional-cutoff"):
-        k = int(raw) if raw.isdigit() else 0
-        if k < 1:
-            raise InvalidArgumentError(
-                f"measure {text!r}: the cutoff must be a positive int (got {raw!r})"
-            )
-        return k
-    if fam.param in ("fraction", "multiple"):
+        value: Union[int, float] = int(raw) if raw.isdigit() else 0
+        ok, what = value >= 1, "the cutoff must be a positive int"
+    else:
         try:
-            v = float(raw)
+            value = float(raw)
         except ValueError:
-            v = math.nan
-        if fam.param == "fraction" and not 0.0 <= v <= 1.0:
-            raise InvalidArgumentError(
-                f"measure {text!r}: the recall level must be in [0, 1] (got {raw!r})"
-            )
-        if fam.param == "multiple" and not 0.0 < v < math.inf:
-            raise InvalidArgumentError(
-                f"measure {text!r}: the multiple of R must be a positive number (got {raw!r})"
-            )
-        return v
-    raise InvalidArgumentError(f"measure {text!r}: {fam.key} takes no parameter")
+            value = math.nan
+        if fam.param == "fraction":
+            ok, what = 0.0 <= value <= 1.0, "the recall level must be in [0, 1]"
+        else:
+            ok, what = 0.0 < value < math.inf, "the multiple of R must be a positive number"
+    if not ok:
+        raise InvalidArgumentError(f"measure {text!r}: {what} (got {raw!r})")
+    return value
 
 
 def _parse_options(
@@ -2015,11 +1956,16 @@ def _parse_options(
             )
         if key in opts:
             raise InvalidArgumentError(f"measure {text!r}: option {key!r} given twice")
-        try:
-            opts[key] = fam.options[key](value.strip())
-        except InvalidArgumentError as exc:
-            raise InvalidArgumentError(f"measure {text!r}: {exc}") from None
+        opts[key] = _option(fam, key, value.strip(), text)
     return opts
+
+
+def _option(fam: Family, key: str, value: str, text: str) -> Any:
+    """*fam*'s option *key* read from *value*; an error names the measure *text*."""
+    try:
+        return fam.options[key](value)
+    except InvalidArgumentError as exc:
+        raise InvalidArgumentError(f"measure {text!r}: {exc}") from None
 
 
 def _option_hint(fam: Family, text: str, part: str, key: str, value: str) -> str:
@@ -2074,8 +2020,7 @@ def _normalise_options(fam: Family, opts: Dict[str, Any]) -> Options:
                 "give SetF's 'beta' or set_F's 'weight' (the same trec_eval parameter), "
                 "not both")
         opts["weight"] = opts.pop("beta")
-    defaults = _DEFAULT_OPTION_VALUES if fam.option_defaults is None else fam.option_defaults
-    out = {k: v for k, v in opts.items() if defaults.get(k, object()) != v}
+    out = {k: v for k, v in opts.items() if _DEFAULT_OPTION_VALUES.get(k, object()) != v}
     for k, v in _IMPLICIT_OPTIONS.get(fam.key, ()):
         out.setdefault(k, v)
     return tuple(sorted(out.items()))
@@ -2103,61 +2048,61 @@ def parse_measure(text: str) -> Measure:
             f"name its {len(names)} measures instead: {', '.join(names)}"
         )
     base, opts_raw, param_raw = _split(s)
+    if opts_raw is None and param_raw is None and base != _F_BETA:
+        found = _parse_trec(s, text)
+        if found is not None:
+            return found
     if base == _F_BETA:
         return _parse_f_beta(text, opts_raw, param_raw)
-    if opts_raw is None and param_raw is None:
-        fam = _BY_TREC.get(s)
-        if fam is None and s in _BY_IR:
-            fam = _BY_IR[s][0]
-            if fam is None:
-                raise InvalidArgumentError(f"measure {text!r} needs a cutoff, e.g. '{s}@10'")
-        if fam is not None:
-            if fam.param not in ("none", "optional-cutoff"):
-                example = f"{s}_{fam.defaults[0]}" if fam.defaults else f"{s}_10"
-                raise InvalidArgumentError(f"measure {text!r} needs a parameter, e.g. {example!r}")
-            return Measure(fam, None, _normalise_options(fam, {}))
-        head, sep, tail = s.rpartition("_")
-        fam = _BY_TREC.get(head) if sep else None
-        if fam is not None and fam.param != "none" and _looks_numeric(tail):
-            return Measure(fam, _parse_param(fam, tail, text), ())
-        name, dot, rest = s.partition(".")
-        if dot and name in _BY_TREC:  # trec_eval's -m form, e.g. ndcg_cut.10
-            found = expand_trec_argument(s)
-            if len(found) == 1:
-                return found[0]
-            raise InvalidArgumentError(
-                f"measure {text!r} names {len(found)} measures; give them one by one "
-                f"(e.g. {found[0].name!r})"
-            )
-        if fam is not None and fam.trec_params and tail:  # set_F_0.5, ndcg_1=1,2=3
-            return Measure(fam, None, _trec_options(fam, tail, text))
-        raise _unknown(text, s)
     if base == "NumRet" and opts_raw and opts_raw.replace(" ", "").startswith("rel="):
         # ir_measures writes NumRelRet as NumRet(rel=1)
         base = "NumRelRet"
-    slot = _BY_IR.get(base)
-    if slot is not None:
-        fam = slot[1] if param_raw is not None else slot[0]
-        if fam is None:
-            if param_raw is None:
-                raise InvalidArgumentError(f"measure {text!r} needs a cutoff, e.g. '{base}@10'")
-            raise InvalidArgumentError(f"measure {text!r}: {base} takes no cutoff")
-    else:
-        fam = _BY_TREC.get(base)
-        if fam is None:
-            raise _unknown(text, base)
-    options = _normalise_options(fam, _parse_options(fam, opts_raw or "", text))
-    param: Param = None
-    if param_raw is not None:
-        if fam.param == "none":
-            hint = _cutoff_name(base, param_raw) if base in _CUT else None
-            raise InvalidArgumentError(
-                f"measure {text!r}: {base} takes no cutoff"
-                + (f"; did you mean {hint!r}?" if hint else ""))
-        param = _parse_param(fam, param_raw, text)
-    elif fam.param not in ("none", "optional-cutoff"):
+    pair = _BY_IR.get(base)
+    fam = _BY_TREC.get(base) if pair is None else pair[param_raw is not None]
+    if fam is None:
+        raise _unknown(text, base)
+    if pair is None:  # trec_eval's name: its options are read before its cutoff
+        options = _normalise_options(fam, _parse_options(fam, opts_raw or "", text))
+    if param_raw is None and fam.param not in ("none", "optional-cutoff"):
         raise InvalidArgumentError(f"measure {text!r} needs a cutoff, e.g. '{base}@10'")
-    return Measure(fam, param, options)
+    if param_raw is not None and fam.param == "none":
+        hint = _cutoff_name(base, param_raw)
+        raise InvalidArgumentError(
+            f"measure {text!r}: {base} takes no cutoff"
+            + (f"; did you mean {hint!r}?" if hint else ""))
+    if pair is not None:
+        options = _normalise_options(fam, _parse_options(fam, opts_raw or "", text))
+    if param_raw is None:
+        return Measure(fam, None, options)
+    return Measure(fam, _parse_param(fam, param_raw, text), options)
+
+
+def _parse_trec(s: str, text: str) -> Optional[Measure]:
+    """One measure in trec_eval's forms (``map``, ``P_5``, ``set_F_0.5``,
+    ``ndcg_cut.10``), or None if *s* is in none of them."""
+    fam = _BY_TREC.get(s)
+    if fam is not None:
+        if fam.param not in ("none", "optional-cutoff"):
+            example = f"{s}_{fam.defaults[0]}" if fam.defaults else f"{s}_10"
+            raise InvalidArgumentError(f"measure {text!r} needs a parameter, e.g. {example!r}")
+        return Measure(fam, None, _normalise_options(fam, {}))
+    head, _, tail = s.rpartition("_")
+    name, dot, params = s.partition(".")
+    fam = _BY_TREC.get(head)
+    if fam is not None and fam.param != "none" and tail.replace(".", "", 1).isdigit():
+        found = _trec_measures(fam, tail, text)
+    elif dot and name in _BY_TREC:  # trec_eval's -m form, e.g. ndcg_cut.10
+        found = _trec_measures(_BY_TREC[name], params, s)
+    elif fam is not None and fam.trec_params and tail:  # set_F_0.5, ndcg_1=1,2=3
+        found = _trec_measures(fam, tail, text)
+    else:
+        return None
+    if len(found) != 1:
+        raise InvalidArgumentError(
+            f"measure {text!r} names {len(found)} measures; give them one by one "
+            f"(e.g. {found[0][1].name!r})"
+        )
+    return found[0][1]
 
 
 #: The usual F-beta of the retrieved set, (1 + beta**2) P R / (beta**2 P + R):
@@ -2171,14 +2116,9 @@ def _parse_f_beta(text: str, opts_raw: Optional[str], param_raw: Optional[str]) 
     if param_raw is not None:
         raise InvalidArgumentError(f"measure {text!r}: F takes no cutoff (it is a set measure)")
     opts = _parse_options(fam, opts_raw or "", text, only=("beta", "rel"))
-    if "beta" in opts:
-        beta = opts.pop("beta")
-        opts["weight"] = beta * beta
+    if "beta" in opts:  # SetF's beta (trec_eval's x) is F's beta squared
+        opts["beta"] = opts["beta"] * opts["beta"]
     return Measure(fam, None, _normalise_options(fam, opts))
-
-
-def _looks_numeric(text: str) -> bool:
-    return bool(text) and text.replace(".", "", 1).isdigit()
 
 
 def _split(s: str) -> Tuple[str, Optional[str], Optional[str]]:
@@ -2261,31 +2201,29 @@ def expand_trec_argument_named(arg: str) -> List[Tuple[str, Measure]]:
     fam = _BY_TREC.get(name)
     if fam is None:
         raise _unknown(arg, name)
-    if sep and not params:
-        raise InvalidArgumentError(f"measure {arg!r}: no parameter after the '.'")
-    if fam.param != "none":
-        if not sep:
-            return [(fam.trec_name(d, ()) or fam.key, Measure(fam, d, ())) for d in fam.defaults]
-        values = sorted(_parse_param(fam, v.strip(), arg) for v in params.split(","))
-        for a, b in zip(values, values[1:]):
-            if a == b:
-                raise InvalidArgumentError(
-                    f"measure {arg!r}: duplicate cutoffs ({_format_param(a, fam.param)}); "
-                    "trec_eval stops on them too"
-                )
-        return [(fam.trec_name(v, ()) or fam.key, Measure(fam, v, ())) for v in values]
-    if sep:
+    return _trec_measures(fam, params if sep else None, arg)
+
+
+def _trec_measures(fam: Family, params: Optional[str], text: str) -> List[Tuple[str, Measure]]:
+    """The measures of trec_eval's ``-m key.params`` (*params* None: ``-m
+    key``, its default parameters) with the names trec_eval prints."""
+    if params == "":
+        raise InvalidArgumentError(f"measure {text!r}: no parameter after the '.'")
+    if fam.param == "none":
+        if params is None:
+            return [(fam.key, Measure(fam, None, _normalise_options(fam, {})))]
         if not fam.trec_params:
-            raise InvalidArgumentError(f"trec_eval measure {name!r} takes no parameters here")
-        return [(f"{fam.key}_{params}", Measure(fam, None, _trec_options(fam, params, arg)))]
-    return [(fam.key, Measure(fam, None, _normalise_options(fam, {})))]
-
-
-def _trec_options(fam: Family, params: str, text: str) -> Options:
-    """The options of trec_eval's parameters *params* of *fam* (after the dot)."""
-    key = fam.trec_params or ""
-    try:
-        value = fam.options[key](params)
-    except InvalidArgumentError as exc:
-        raise InvalidArgumentError(f"measure {text!r}: {exc}") from None
-    return _normalise_options(fam, {key: value})
+            raise InvalidArgumentError(f"trec_eval measure {fam.key!r} takes no parameters here")
+        value = _option(fam, fam.trec_params, params, text)
+        options = _normalise_options(fam, {fam.trec_params: value})
+        return [(f"{fam.key}_{params}", Measure(fam, None, options))]
+    values: Sequence[Union[int, float]] = fam.defaults
+    if params is not None:
+        values = sorted(_parse_param(fam, v.strip(), text) for v in params.split(","))
+    for a, b in zip(values, values[1:]):
+        if a == b:
+            raise InvalidArgumentError(
+                f"measure {text!r}: duplicate cutoffs ({_format_param(a, fam.param)}); "
+                "trec_eval stops on them too"
+            )
+    return [(fam.trec_name(v, ()) or fam.key, Measure(fam, v, ())) for v in values]

@@ -722,6 +722,7 @@ def test_unknown_names_suggest_a_working_name_first(name, first):
     ("nDCG(judged_only=True)@10", "evaluate(qrels, run, measures, judged_only=True)"),
     ("P(judged_only=True)@10", "-J on the command line"),
     ("map@10", "did you mean 'map_cut.10'?"),
+    ("recip_rank@10", "did you mean 'RR@10'?"),  # RR_cut is not trec_eval's: no -m form
 ])
 def test_unknown_options_say_what_to_write(name, hint):
     with pytest.raises(InvalidArgumentError) as info:
