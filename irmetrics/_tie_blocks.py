@@ -369,20 +369,9 @@ def gains_mixed(size: int, labels: List[Label]) -> bool:
     return len(gains) > 1 or (size > len(labels) and 0 not in gains)
 
 
-def could_move(blocks: List[Block], rel: int) -> bool:
-    """Whether a block mixes relevant documents (label >= *rel*) with others,
-    or (*rel* 0) mixes any labels."""
-    for _, size, labels in blocks:
-        if size == 1:
-            continue
-        if not rel:
-            if size > len(labels) or len(set(labels)) > 1:
-                return True
-        else:
-            r = _relevant(labels, rel)
-            if 0 < r < size:
-                return True
-    return False
+def mixed(blocks: List[Block]) -> bool:
+    """Whether a block mixes labels (the unjudged documents among them)."""
+    return any(size > len(labels) or len(set(labels)) > 1 for _, size, labels in blocks)
 
 
 # === One list of labels with scores (the metric functions' scores=, ties=) ====

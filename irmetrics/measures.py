@@ -954,7 +954,7 @@ def tie_note_test(
 
     def moved(q: QueryData, info: _t.TieInfo) -> bool:
         blocks, n = info.tied, info.n  # only blocks of two or more can move a value
-        if not any(size > len(labels) or len(set(labels)) > 1 for _, size, labels in blocks):
+        if not _t.mixed(blocks):
             return False  # every block holds one label: nothing can move
         if judged_only:
             if any(s + size > n and any(x is not None and x >= 0 for x in labels)
@@ -964,16 +964,8 @@ def tie_note_test(
             blocks, n = _t.judged_only(info.blocks(), n)
             blocks = [b for b in blocks if b[1] > 1]
         levels: Dict[int, _t.Levels] = {}
-        could: Dict[int, bool] = {}  # by relevance level: _t.could_move
         gains_from = -1  # the start of the first block mixing gains (n: none)
         for rule in rules:
-            if rule.kind == "compute":
-                c = could.get(rule.rel)
-                if c is None:
-                    c = could[rule.rel] = _t.could_move(blocks, rule.rel)
-                if c and _extremes_differ(rule.measure, q, info, env, judged_only):
-                    return True
-                continue
             cut = n if rule.cut is None else min(rule.cut, n)
             if rule.kind == "ndcg":
                 if gains_from < 0:
@@ -982,13 +974,18 @@ def tie_note_test(
                 if gains_from < cut:
                     return True
                 continue
-            rel = rule.rel
-            at = levels.get(rel)
-            if at is None:
-                ranks = q.relevant_ranks(rel)
-                at = levels[rel] = _t.Levels(blocks, rel, ranks[0] - 1 if ranks else -1)
+            at = levels.get(rule.rel)
+            if at is None and rule.rel:
+                ranks = q.relevant_ranks(rule.rel)
+                at = levels[rule.rel] = _t.Levels(blocks, rule.rel, ranks[0] - 1 if ranks else -1)
+            if rule.kind == "compute":
+                mixed = at.mixed if at is not None else _t.mixed(blocks)
+                if mixed and _extremes_differ(rule.measure, q, info, env, judged_only):
+                    return True
+                continue
+            at = cast(_t.Levels, at)  # the other kinds are binary: rel >= 1
             if rule.kind == "count_R":
-                cut = min(q.n_relevant(rel), n)
+                cut = min(q.n_relevant(rule.rel), n)
             if rule.kind == "ap":
                 if at.mixed and at.mixed[0][0] < cut:
                     return True
