@@ -1334,9 +1334,8 @@ def _terms_bpref(c: Ranking) -> Terms:
 
 def _terms_infap(c: Ranking) -> Terms:
     # The counts trec_eval's m_infap.c reads at each relevant rank, and the
-    # estimate it adds there (eps = 1e-5).
+    # estimate it adds there.
     ranks = c.relevant_ranks()
-    eps = 0.00001
     rel_so_far = nonrel_so_far = pooled = 0
     for j, r in enumerate(c.rows):
         x = r["label"]
@@ -1350,12 +1349,7 @@ def _terms_infap(c: Ranking) -> Terms:
             nonrel_so_far += 1
             continue
         r["judged_above"] = f"{rel_so_far}+{nonrel_so_far}+{pooled}"
-        if j == 0:
-            r["contribution"] = 1.0
-        else:
-            r["contribution"] = (
-                1.0 / (j + 1) + (j / (j + 1)) * ((rel_so_far + nonrel_so_far + pooled) / j)
-                * ((rel_so_far + eps) / (rel_so_far + nonrel_so_far + 2 * eps)))
+        r["contribution"] = _t.infap_term(rel_so_far, nonrel_so_far, pooled, j)
         rel_so_far += 1
     terms, total = _summed(c.rows)
     return Terms(["relevant", "judged_above", "contribution"],
