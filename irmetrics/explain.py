@@ -182,10 +182,10 @@ class Explanation:
 # === Formatting ==============================================================
 
 
+#: Column headers that differ from the rows' keys.
 _HEADERS = {
-    "relevant": "rel", "hits": "hits", "precision": "P@rank", "contribution": "term",
-    "nonrel_above": "nonrel above", "penalty": "penalty", "discount": "discount",
-    "gain": "gain", "weight": "weight", "stop": "R_i", "reach": "P(reach)",
+    "relevant": "rel", "precision": "P@rank", "contribution": "term",
+    "nonrel_above": "nonrel above", "stop": "R_i", "reach": "P(reach)",
 }
 
 
