@@ -905,9 +905,10 @@ def tie_value(
 # nDCG with linear gains and the log2 discount moves iff a block mixing
 # gains starts above the cut: the discounts of a block's positions above the
 # cut fall strictly (0 below it), so sorting its gains down and up gives two
-# different sums (the ideal does not move).  The other measures ("binary",
-# other options) need a block mixing relevant and other documents (bpref and
-# infAP read only the documents above a relevant one), or any mixed block;
+# different sums (the ideal does not move).  The other measures ("binary";
+# nDCG with other options) need a block mixing relevant and other documents
+# (bpref and infAP read only the documents above a relevant one), or (nDCG)
+# any mixed block;
 # then the best and worst values are computed as for ties="best" and
 # "worst".  With judged_only, unjudged documents drop out and positions close
 # up: the same reasoning on the judged documents' blocks, unless a block
@@ -929,14 +930,11 @@ def _note_rule(m: Measure, env: Env) -> Optional[_Rule]:
     if ties is None or ties.note == "free":
         return None
     kind, k = ties.note, _opt_int(m.param)
-    if kind == "ndcg":
-        simple = all(key in ("gain", "discount") for key, _ in m.options) and \
-            m.option("gain") in (None, "linear") and m.option("discount") in (None, "log2")
+    if kind == "ndcg":  # its options: gain and discount
+        simple = m.option("gain") in (None, "linear") and m.option("discount") in (None, "log2")
         return _Rule("ndcg" if simple else "compute", 0, k, m)
-    rel = m.rel(env)
-    if isinstance(rel, bool) or not isinstance(rel, int) or rel < 1:
-        return _Rule("compute", 0, None, m)
-    if kind == "binary" or (kind.startswith("count") and any(key != "rel" for key, _ in m.options)):
+    rel = int(m.rel(env))  # the boundary checked it: an int >= 1
+    if kind == "binary":
         return _Rule("compute", rel, None, m)
     return _Rule(kind, rel, k, m)
 
@@ -1306,17 +1304,14 @@ def _terms_bpref(c: Ranking) -> Terms:
     ranks = c.relevant_ranks()
     big_n = c.q.n_nonrelevant(c.rel)
     bound = min(c.big_r, big_n)
-    seen = 0
+    seen = 0  # judged non-relevant documents so far
     for r in c.rows:
-        x = r["label"]
         r["nonrel_above"] = r["penalty"] = r["contribution"] = None
-        if x is None or x < 0:
-            continue
-        if x >= c.rel:
+        if r["relevant"]:
             r["nonrel_above"] = seen
             r["penalty"] = min(seen, bound) / bound if seen else 0.0
             r["contribution"] = 1.0 - r["penalty"]
-        else:
+        elif r["label"] is not None and r["label"] >= 0:
             seen += 1
     terms, total = _summed(c.rows)
     steps = [
@@ -1338,19 +1333,16 @@ def _terms_infap(c: Ranking) -> Terms:
     ranks = c.relevant_ranks()
     rel_so_far = nonrel_so_far = pooled = 0
     for j, r in enumerate(c.rows):
-        x = r["label"]
         r["judged_above"] = r["contribution"] = None
-        if x is None:
-            continue
-        if x < 0:
-            pooled += 1
-            continue
-        if x < c.rel:
-            nonrel_so_far += 1
-            continue
-        r["judged_above"] = f"{rel_so_far}+{nonrel_so_far}+{pooled}"
-        r["contribution"] = _t.infap_term(rel_so_far, nonrel_so_far, pooled, j)
-        rel_so_far += 1
+        if r["relevant"]:
+            r["judged_above"] = f"{rel_so_far}+{nonrel_so_far}+{pooled}"
+            r["contribution"] = _t.infap_term(rel_so_far, nonrel_so_far, pooled, j)
+            rel_so_far += 1
+        elif r["label"] is not None:
+            if r["label"] < 0:
+                pooled += 1
+            else:
+                nonrel_so_far += 1
     terms, total = _summed(c.rows)
     return Terms(["relevant", "judged_above", "contribution"],
                  "infAP = (1/R) * sum over relevant ranks k of 1/k + ((k-1)/k) * "
@@ -1646,14 +1638,8 @@ def _floats(value: str) -> Tuple[float, ...]:
     return numbers
 
 
-def _float(value: str) -> float:
-    """One finite number; a ValueError otherwise (and for more than one)."""
-    (number,) = _floats(value)
-    return number
-
-
 # set_F's parameter in trec_eval: x in (x + 1) P R / (x P + R), beta**2
-_opt_weight = _ranged("weight", _float, lambda v: v >= 0, "one finite number >= 0")
+_opt_weight = _ranged("weight", float, lambda v: 0 <= v < math.inf, "one finite number >= 0")
 _opt_coefficients = _ranged(
     "coefficients", _floats, lambda v: len(v) == 4, "4 finite numbers, such as 1,-1,0,0")
 _opt_levels = _ranged("levels", _floats, lambda v: all(0.0 <= x <= 1.0 for x in v),
