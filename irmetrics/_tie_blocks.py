@@ -54,10 +54,8 @@ class TieInfo(NamedTuple):
 
     def blocks(self) -> List[Block]:
         """Every block holding a judged document, by start."""
-        out: List[Block] = [(p, 1, [x]) for p, x in self.single]
-        out += self.tied
-        out.sort(key=itemgetter(0))
-        return out
+        singles: List[Block] = [(p, 1, [x]) for p, x in self.single]
+        return sorted(singles + self.tied, key=itemgetter(0))
 
 
 def check_ties(ties: Any) -> str:

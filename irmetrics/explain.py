@@ -190,10 +190,8 @@ _HEADERS = {
 
 
 def _cell(x: Any) -> str:
-    if x is None:
+    if x is None or x is False:
         return ""
-    if isinstance(x, bool):
-        return "yes" if x else ""
     return _fmt(x)
 
 
@@ -242,7 +240,7 @@ def explain(
                      on_query=lambda qid, docids, scores, data: kept.append((docids, scores, data)))
     source = open_run(run, keep_duplicates=True)
     scorer.consume(source)
-    in_run = bool(kept) or query in scorer.seen
+    in_run = query in scorer.seen  # scored, or skipped for want of judgments
     _check_query(table, query, in_run, complete)
     for error in qrels_duplicates:
         if error.qid == query:

@@ -1195,13 +1195,12 @@ def _terms_relative_p(c: Ranking) -> Terms:
 
 def _terms_rr(c: Ranking) -> Terms:
     ranks = c.relevant_ranks()
-    k = c.k
     first = ranks[0] if ranks and c.inside(ranks[0]) else None
     for r in c.rows:
         r["contribution"] = 1.0 / r["rank"] if r["rank"] == first else None
     if first is None:
-        cut = "" if k is None else f" in the top {k}"
-        extent, rest = (0, "no relevant document") if k is None else _top(k)
+        cut = "" if c.k is None else f" in the top {c.k}"
+        extent, rest = (0, "no relevant document") if c.k is None else _top(c.k)
         steps = [f"no relevant document{cut}: the value is 0"]
     else:
         extent, rest = first, "after the first relevant document"
