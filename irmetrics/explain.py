@@ -33,6 +33,8 @@ reading; the value is the registry's.
 
 from __future__ import annotations
 
+from itertools import groupby
+from operator import itemgetter
 from typing import (
     Any,
     Dict,
@@ -357,11 +359,8 @@ def _rows(docids: Sequence[Any], scores: Sequence[float], judgments: Mapping[Any
                      "tie": None})
     if [r["label"] for r in rows] != list(data.labels):  # pragma: no cover - a bug if so
         raise RuntimeError("explain(): the ranking disagrees with the evaluation's labels")
-    blocks = 0
-    for above, row in zip(rows, rows[1:]):
-        if above["score"] == row["score"]:
-            if above["tie"] is None:
-                blocks += 1
-                above["tie"] = blocks
-            row["tie"] = above["tie"]
+    blocks = [list(block) for _, block in groupby(rows, key=itemgetter("score"))]
+    for number, block in enumerate((b for b in blocks if len(b) > 1), 1):
+        for row in block:
+            row["tie"] = number
     return rows
