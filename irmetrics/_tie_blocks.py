@@ -203,10 +203,7 @@ def mean_gains(blocks: List[Block], top: int, gain_of: Callable[[Label], float])
 
 # === Best and worst orderings ================================================
 
-Key = Callable[[Label], Any]
-
-
-def _arrange(blocks: List[Block], key: Key) -> Placed:
+def _arrange(blocks: List[Block], key: Callable[[Label], Any]) -> Placed:
     """Each block ordered by *key* (lower first; the documents not listed are
     unjudged), as ``(position, label)`` of the labelled documents."""
     placed: Placed = []

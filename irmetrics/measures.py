@@ -1566,7 +1566,7 @@ def _terms_rbp(c: Ranking) -> Terms:
 
 
 def _terms_judged(c: Ranking) -> Terms:
-    top = c.rows if c.k is None else c.rows[:c.k]
+    top = c.rows[:c.k]
     for r in c.rows:
         r["judged"] = r["label"] is not None and r["label"] >= 0
     judged = sum(1 for r in top if r["judged"])
