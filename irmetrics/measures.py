@@ -1078,11 +1078,7 @@ TermFunction = Callable[[Ranking], Terms]
 def _fmt(x: Any) -> str:
     if isinstance(x, bool):
         return "yes" if x else "no"
-    if isinstance(x, int):
-        return str(x)
-    if isinstance(x, float):
-        return f"{x:.4f}"
-    return str(x)
+    return f"{x:.4f}" if isinstance(x, float) else str(x)
 
 
 def _list(items: Any) -> str:
@@ -1457,7 +1453,8 @@ def _terms_ndcg(c: Ranking) -> Terms:
 
 def _running_dcg(c: Ranking) -> Tuple[List[Tuple[int, float]], float, float]:
     """Give each row its gain, DCG and IDCG so far and their ratio (the points
-    ndcg_rel and Rndcg average); the ideal pairs, and DCG and IDCG at the end."""
+    ndcg_rel and Rndcg average); the ideal pairs, the DCG at the end of the
+    ranking and the whole ideal's DCG (it may go on past the ranking)."""
     gains, pairs = _gains(c)
     dcg = idcg = 0.0
     for i, r in enumerate(c.rows):
@@ -1470,6 +1467,8 @@ def _running_dcg(c: Ranking) -> Tuple[List[Tuple[int, float]], float, float]:
         r["dcg"] = dcg
         r["idcg"] = idcg
         r["ratio"] = dcg / idcg if idcg > 0 else None
+    for i in range(len(c.rows), len(pairs)):  # the ideal goes on past the ranking
+        idcg += pairs[i][1] / math.log2(i + 2)
     return pairs, dcg, idcg
 
 
@@ -1479,13 +1478,10 @@ def _running_terms(pairs: List[Tuple[int, float]], formula: str, steps: List[str
 
 
 def _terms_ndcg_rel(c: Ranking) -> Terms:
-    pairs, dcg, idcg = _running_dcg(c)
+    pairs, dcg, end_idcg = _running_dcg(c)
     ideal = [g for _, g in pairs]
     points = [r["ratio"] for r in c.rows if r["gain"] > 0]
     missing = len(ideal) - len(points)
-    end_idcg = idcg
-    for i in range(len(c.rows), len(ideal)):  # the ideal goes on past the ranking
-        end_idcg += ideal[i] / math.log2(i + 2)
     end = dcg / end_idcg if end_idcg > 0 else 0.0
     steps = [f"ideal gains: {_list(ideal)}",
              f"DCG/IDCG at the relevant ranks: {_sum_text(points) if points else 'none'}"]
