@@ -54,10 +54,8 @@ class TieInfo(NamedTuple):
 
     def blocks(self) -> List[Block]:
         """Every block holding a judged document, by start."""
-        out: List[Block] = [(p, 1, [x]) for p, x in self.single]
-        out += self.tied
-        out.sort(key=itemgetter(0))
-        return out
+        singles: List[Block] = [(p, 1, [x]) for p, x in self.single]
+        return sorted(singles + self.tied, key=itemgetter(0))
 
 
 def check_ties(ties: Any) -> str:
@@ -205,10 +203,7 @@ def mean_gains(blocks: List[Block], top: int, gain_of: Callable[[Label], float])
 
 # === Best and worst orderings ================================================
 
-Key = Callable[[Label], Any]
-
-
-def _arrange(blocks: List[Block], key: Key) -> Placed:
+def _arrange(blocks: List[Block], key: Callable[[Label], Any]) -> Placed:
     """Each block ordered by *key* (lower first; the documents not listed are
     unjudged), as ``(position, label)`` of the labelled documents."""
     placed: Placed = []
@@ -369,20 +364,9 @@ def gains_mixed(size: int, labels: List[Label]) -> bool:
     return len(gains) > 1 or (size > len(labels) and 0 not in gains)
 
 
-def could_move(blocks: List[Block], rel: int) -> bool:
-    """Whether a block mixes relevant documents (label >= *rel*) with others,
-    or (*rel* 0) mixes any labels."""
-    for _, size, labels in blocks:
-        if size == 1:
-            continue
-        if not rel:
-            if size > len(labels) or len(set(labels)) > 1:
-                return True
-        else:
-            r = _relevant(labels, rel)
-            if 0 < r < size:
-                return True
-    return False
+def mixed(blocks: List[Block]) -> bool:
+    """Whether a block mixes labels (the unjudged documents among them)."""
+    return any(size > len(labels) or len(set(labels)) > 1 for _, size, labels in blocks)
 
 
 # === One list of labels with scores (the metric functions' scores=, ties=) ====

@@ -33,6 +33,8 @@ reading; the value is the registry's.
 
 from __future__ import annotations
 
+from itertools import groupby
+from operator import itemgetter
 from typing import (
     Any,
     Dict,
@@ -182,18 +184,16 @@ class Explanation:
 # === Formatting ==============================================================
 
 
+#: Column headers that differ from the rows' keys.
 _HEADERS = {
-    "relevant": "rel", "hits": "hits", "precision": "P@rank", "contribution": "term",
-    "nonrel_above": "nonrel above", "penalty": "penalty", "discount": "discount",
-    "gain": "gain", "weight": "weight", "stop": "R_i", "reach": "P(reach)",
+    "relevant": "rel", "precision": "P@rank", "contribution": "term",
+    "nonrel_above": "nonrel above", "stop": "R_i", "reach": "P(reach)",
 }
 
 
 def _cell(x: Any) -> str:
-    if x is None:
+    if x is None or x is False:
         return ""
-    if isinstance(x, bool):
-        return "yes" if x else ""
     return _fmt(x)
 
 
@@ -242,7 +242,7 @@ def explain(
                      on_query=lambda qid, docids, scores, data: kept.append((docids, scores, data)))
     source = open_run(run, keep_duplicates=True)
     scorer.consume(source)
-    in_run = bool(kept) or query in scorer.seen
+    in_run = query in scorer.seen  # scored, or skipped for want of judgments
     _check_query(table, query, in_run, complete)
     for error in qrels_duplicates:
         if error.qid == query:
@@ -359,11 +359,8 @@ def _rows(docids: Sequence[Any], scores: Sequence[float], judgments: Mapping[Any
                      "tie": None})
     if [r["label"] for r in rows] != list(data.labels):  # pragma: no cover - a bug if so
         raise RuntimeError("explain(): the ranking disagrees with the evaluation's labels")
-    blocks = 0
-    for above, row in zip(rows, rows[1:]):
-        if above["score"] == row["score"]:
-            if above["tie"] is None:
-                blocks += 1
-                above["tie"] = blocks
-            row["tie"] = above["tie"]
+    blocks = [list(block) for _, block in groupby(rows, key=itemgetter("score"))]
+    for number, block in enumerate((b for b in blocks if len(b) > 1), 1):
+        for row in block:
+            row["tie"] = number
     return rows

@@ -870,9 +870,10 @@ def tie_value(
 # nDCG with linear gains and the log2 discount moves iff a block mixing
 # gains starts above the cut: the discounts of a block's positions above the
 # cut fall strictly (0 below it), so sorting its gains down and up gives two
-# different sums (the ideal does not move).  The other measures ("binary",
-# other options) need a block mixing relevant and other documents (bpref and
-# infAP read only the documents above a relevant one), or any mixed block;
+# different sums (the ideal does not move).  The other measures ("binary";
+# nDCG with other options) need a block mixing relevant and other documents
+# (bpref and infAP read only the documents above a relevant one), or (nDCG)
+# any mixed block;
 # then the best and worst values are computed as for ties="best" and
 # "worst".  With judged_only, unjudged documents drop out and positions close
 # up: the same reasoning on the judged documents' blocks, unless a block
@@ -894,14 +895,11 @@ def _note_rule(m: Measure, env: Env) -> Optional[_Rule]:
     if ties is None or ties.note == "free":
         return None
     kind, k = ties.note, _opt_int(m.param)
-    if kind == "ndcg":
-        simple = all(key in ("gain", "discount") for key, _ in m.options) and \
-            m.option("gain") in (None, "linear") and m.option("discount") in (None, "log2")
+    if kind == "ndcg":  # its options: gain and discount
+        simple = m.option("gain") in (None, "linear") and m.option("discount") in (None, "log2")
         return _Rule("ndcg" if simple else "compute", 0, k, m)
-    rel = m.rel(env)
-    if isinstance(rel, bool) or not isinstance(rel, int) or rel < 1:
-        return _Rule("compute", 0, None, m)
-    if kind == "binary" or (kind.startswith("count") and any(key != "rel" for key, _ in m.options)):
+    rel = int(m.rel(env))  # the boundary checked it: an int >= 1
+    if kind == "binary":
         return _Rule("compute", rel, None, m)
     return _Rule(kind, rel, k, m)
 
@@ -919,7 +917,7 @@ def tie_note_test(
 
     def moved(q: QueryData, info: _t.TieInfo) -> bool:
         blocks, n = info.tied, info.n  # only blocks of two or more can move a value
-        if not any(size > len(labels) or len(set(labels)) > 1 for _, size, labels in blocks):
+        if not _t.mixed(blocks):
             return False  # every block holds one label: nothing can move
         if judged_only:
             if any(s + size > n and any(x is not None and x >= 0 for x in labels)
@@ -929,16 +927,8 @@ def tie_note_test(
             blocks, n = _t.judged_only(info.blocks(), n)
             blocks = [b for b in blocks if b[1] > 1]
         levels: Dict[int, _t.Levels] = {}
-        could: Dict[int, bool] = {}  # by relevance level: _t.could_move
         gains_from = -1  # the start of the first block mixing gains (n: none)
         for rule in rules:
-            if rule.kind == "compute":
-                c = could.get(rule.rel)
-                if c is None:
-                    c = could[rule.rel] = _t.could_move(blocks, rule.rel)
-                if c and _extremes_differ(rule.measure, q, info, env, judged_only):
-                    return True
-                continue
             cut = n if rule.cut is None else min(rule.cut, n)
             if rule.kind == "ndcg":
                 if gains_from < 0:
@@ -947,13 +937,18 @@ def tie_note_test(
                 if gains_from < cut:
                     return True
                 continue
-            rel = rule.rel
-            at = levels.get(rel)
-            if at is None:
-                ranks = q.relevant_ranks(rel)
-                at = levels[rel] = _t.Levels(blocks, rel, ranks[0] - 1 if ranks else -1)
+            at = levels.get(rule.rel)
+            if at is None and rule.rel:
+                ranks = q.relevant_ranks(rule.rel)
+                at = levels[rule.rel] = _t.Levels(blocks, rule.rel, ranks[0] - 1 if ranks else -1)
+            if rule.kind == "compute":
+                mixed = at.mixed if at is not None else _t.mixed(blocks)
+                if mixed and _extremes_differ(rule.measure, q, info, env, judged_only):
+                    return True
+                continue
+            at = cast(_t.Levels, at)  # the other kinds are binary: rel >= 1
             if rule.kind == "count_R":
-                cut = min(q.n_relevant(rel), n)
+                cut = min(q.n_relevant(rule.rel), n)
             if rule.kind == "ap":
                 if at.mixed and at.mixed[0][0] < cut:
                     return True
@@ -1048,11 +1043,7 @@ TermFunction = Callable[[Ranking], Terms]
 def _fmt(x: Any) -> str:
     if isinstance(x, bool):
         return "yes" if x else "no"
-    if isinstance(x, int):
-        return str(x)
-    if isinstance(x, float):
-        return f"{x:.4f}"
-    return str(x)
+    return f"{x:.4f}" if isinstance(x, float) else str(x)
 
 
 def _list(items: Any) -> str:
@@ -1165,13 +1156,12 @@ def _terms_relative_p(c: Ranking) -> Terms:
 
 def _terms_rr(c: Ranking) -> Terms:
     ranks = c.relevant_ranks()
-    k = c.k
     first = ranks[0] if ranks and c.inside(ranks[0]) else None
     for r in c.rows:
         r["contribution"] = 1.0 / r["rank"] if r["rank"] == first else None
     if first is None:
-        cut = "" if k is None else f" in the top {k}"
-        extent, rest = (0, "no relevant document") if k is None else _top(k)
+        cut = "" if c.k is None else f" in the top {c.k}"
+        extent, rest = (0, "no relevant document") if c.k is None else _top(c.k)
         steps = [f"no relevant document{cut}: the value is 0"]
     else:
         extent, rest = first, "after the first relevant document"
@@ -1274,17 +1264,14 @@ def _terms_bpref(c: Ranking) -> Terms:
     ranks = c.relevant_ranks()
     big_n = c.q.n_nonrelevant(c.rel)
     bound = min(c.big_r, big_n)
-    seen = 0
+    seen = 0  # judged non-relevant documents so far
     for r in c.rows:
-        x = r["label"]
         r["nonrel_above"] = r["penalty"] = r["contribution"] = None
-        if x is None or x < 0:
-            continue
-        if x >= c.rel:
+        if r["relevant"]:
             r["nonrel_above"] = seen
             r["penalty"] = min(seen, bound) / bound if seen else 0.0
             r["contribution"] = 1.0 - r["penalty"]
-        else:
+        elif r["label"] is not None and r["label"] >= 0:
             seen += 1
     terms, total = _summed(c.rows)
     steps = [
@@ -1302,29 +1289,20 @@ def _terms_bpref(c: Ranking) -> Terms:
 
 def _terms_infap(c: Ranking) -> Terms:
     # The counts trec_eval's m_infap.c reads at each relevant rank, and the
-    # estimate it adds there (eps = 1e-5).
+    # estimate it adds there.
     ranks = c.relevant_ranks()
-    eps = 0.00001
     rel_so_far = nonrel_so_far = pooled = 0
     for j, r in enumerate(c.rows):
-        x = r["label"]
         r["judged_above"] = r["contribution"] = None
-        if x is None:
-            continue
-        if x < 0:
-            pooled += 1
-            continue
-        if x < c.rel:
-            nonrel_so_far += 1
-            continue
-        r["judged_above"] = f"{rel_so_far}+{nonrel_so_far}+{pooled}"
-        if j == 0:
-            r["contribution"] = 1.0
-        else:
-            r["contribution"] = (
-                1.0 / (j + 1) + (j / (j + 1)) * ((rel_so_far + nonrel_so_far + pooled) / j)
-                * ((rel_so_far + eps) / (rel_so_far + nonrel_so_far + 2 * eps)))
-        rel_so_far += 1
+        if r["relevant"]:
+            r["judged_above"] = f"{rel_so_far}+{nonrel_so_far}+{pooled}"
+            r["contribution"] = _t.infap_term(rel_so_far, nonrel_so_far, pooled, j)
+            rel_so_far += 1
+        elif r["label"] is not None:
+            if r["label"] < 0:
+                pooled += 1
+            else:
+                nonrel_so_far += 1
     terms, total = _summed(c.rows)
     return Terms(["relevant", "judged_above", "contribution"],
                  "infAP = (1/R) * sum over relevant ranks k of 1/k + ((k-1)/k) * "
@@ -1440,7 +1418,8 @@ def _terms_ndcg(c: Ranking) -> Terms:
 
 def _running_dcg(c: Ranking) -> Tuple[List[Tuple[int, float]], float, float]:
     """Give each row its gain, DCG and IDCG so far and their ratio (the points
-    ndcg_rel and Rndcg average); the ideal pairs, and DCG and IDCG at the end."""
+    ndcg_rel and Rndcg average); the ideal pairs, the DCG at the end of the
+    ranking and the whole ideal's DCG (it may go on past the ranking)."""
     gains, pairs = _gains(c)
     dcg = idcg = 0.0
     for i, r in enumerate(c.rows):
@@ -1453,6 +1432,8 @@ def _running_dcg(c: Ranking) -> Tuple[List[Tuple[int, float]], float, float]:
         r["dcg"] = dcg
         r["idcg"] = idcg
         r["ratio"] = dcg / idcg if idcg > 0 else None
+    for i in range(len(c.rows), len(pairs)):  # the ideal goes on past the ranking
+        idcg += pairs[i][1] / math.log2(i + 2)
     return pairs, dcg, idcg
 
 
@@ -1462,13 +1443,10 @@ def _running_terms(pairs: List[Tuple[int, float]], formula: str, steps: List[str
 
 
 def _terms_ndcg_rel(c: Ranking) -> Terms:
-    pairs, dcg, idcg = _running_dcg(c)
+    pairs, dcg, end_idcg = _running_dcg(c)
     ideal = [g for _, g in pairs]
     points = [r["ratio"] for r in c.rows if r["gain"] > 0]
     missing = len(ideal) - len(points)
-    end_idcg = idcg
-    for i in range(len(c.rows), len(ideal)):  # the ideal goes on past the ranking
-        end_idcg += ideal[i] / math.log2(i + 2)
     end = dcg / end_idcg if end_idcg > 0 else 0.0
     steps = [f"ideal gains: {_list(ideal)}",
              f"DCG/IDCG at the relevant ranks: {_sum_text(points) if points else 'none'}"]
@@ -1549,7 +1527,7 @@ def _terms_rbp(c: Ranking) -> Terms:
 
 
 def _terms_judged(c: Ranking) -> Terms:
-    top = c.rows if c.k is None else c.rows[:c.k]
+    top = c.rows[:c.k]
     for r in c.rows:
         r["judged"] = r["label"] is not None and r["label"] >= 0
     judged = sum(1 for r in top if r["judged"])
@@ -1620,14 +1598,8 @@ def _floats(value: str) -> Tuple[float, ...]:
     return numbers
 
 
-def _float(value: str) -> float:
-    """One finite number; a ValueError otherwise (and for more than one)."""
-    (number,) = _floats(value)
-    return number
-
-
 # set_F's parameter in trec_eval: x in (x + 1) P R / (x P + R), beta**2
-_opt_weight = _ranged("weight", _float, lambda v: v >= 0, "one finite number >= 0")
+_opt_weight = _ranged("weight", float, lambda v: 0 <= v < math.inf, "one finite number >= 0")
 _opt_coefficients = _ranged(
     "coefficients", _floats, lambda v: len(v) == 4, "4 finite numbers, such as 1,-1,0,0")
 _opt_levels = _ranged("levels", _floats, lambda v: all(0.0 <= x <= 1.0 for x in v),
