@@ -334,13 +334,12 @@ def _check_parts(parts: List[Evaluation]) -> None:
     """The parts are evaluations with the same measures, options and largest label."""
     if not parts:
         raise InvalidArgumentError("'parts' must hold at least one Evaluation (got none)")
-    for i, part in enumerate(parts):
+    first = parts[0]
+    for i, part in enumerate(parts):  # each compared with the first, checked first
         if not isinstance(part, Evaluation):
             raise InvalidArgumentError(
                 f"'parts' must hold Evaluation objects (got {type(part).__name__} at {i})"
             )
-    first = parts[0]
-    for i, part in enumerate(parts[1:], 1):
         if part.names != first.names:
             raise InvalidArgumentError(
                 f"parts 0 and {i} have different measures: "
