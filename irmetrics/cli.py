@@ -192,11 +192,9 @@ def _measures(args: Sequence[str]) -> List[Tuple[str, Measure]]:
     as written) and in trec_eval's order; the others follow, as given.  A
     measure asked for twice prints once, under its first name.
     """
-    if not args:
-        args = ["official"]
     trec: Dict[Measure, str] = {}
     others: Dict[Measure, str] = {}
-    for arg in args:
+    for arg in args or ["official"]:
         found: List[Tuple[Optional[str], Measure]]
         if "@" in arg or "(" in arg:
             found = [(None, parse_measure(arg))]

@@ -40,7 +40,7 @@ from ._text import quoted
 from ._tie_blocks import TIES_KEY, Block, TieInfo
 from .data import Qrels, Run
 from .errors import DuplicateEntryError, InvalidArgumentError, _warn
-from .evaluation import Evaluation, Options, Queries, build, check_options
+from .evaluation import Evaluation, Options, Queries, check_options
 from .measures import (
     Env,
     Measure,
@@ -468,8 +468,8 @@ class _Scorer:
             rows = {qid: [row[c] for c in cols] for qid, row in values.items()}
         queries = Queries(tuple(sorted(self.skipped)), tuple(missing), frozenset(filled),
                           tuple(self.tie_moved))
-        return build(road.names, road.measures, rows, self.run_name, self.options, queries,
-                     self.max_label, final=False)
+        return Evaluation(road.names, road.measures, rows, self.run_name, self.options, queries,
+                          self.max_label, final=False)
 
     def add_empty(self, qid: str) -> None:
         """Score a judged query the run lacks as an empty ranking (``complete``)."""

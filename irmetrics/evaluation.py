@@ -10,8 +10,7 @@ evaluation, explain, the tie report and the engines.
 aggregates, the queries skipped or missing, the options; picklable, so that
 worker processes and engines send their parts.
 
-:func:`build` (an evaluation from rows, its aggregates computed),
-:func:`merge` (the whole from parts of disjoint queries),
+:meth:`Evaluation.merge` (the whole from parts of disjoint queries),
 :func:`aggregate` (one measure over the queries, in trec_eval's order).
 """
 
@@ -43,7 +42,7 @@ from .errors import InvalidArgumentError
 from .measures import MIN_GEO_MEAN, Measure, parse_measures
 from .metrics import _left_to_right
 
-__all__ = ["Options", "check_options", "Queries", "Evaluation", "build", "merge", "aggregate"]
+__all__ = ["Options", "check_options", "Queries", "Evaluation", "aggregate"]
 
 Value = Union[int, float]
 Rows = Dict[str, Sequence[Value]]
@@ -145,18 +144,38 @@ class Evaluation:
         self,
         names: Sequence[str],
         measures: Sequence[Measure],
-        rows: Rows,
-        aggregate: Dict[str, Value],
+        rows: Mapping[str, Sequence[Value]],
         run_name: str,
         options: Options,
         queries: Queries,
         max_label: int = 0,
+        *,
+        final: bool = True,
     ) -> None:
+        """An evaluation of per-query *rows* (any order), its aggregates computed here.
+
+        A dict of *rows* becomes the evaluation's own table (when in query-id
+        order): the callers hand over a table they made for it.
+        ``final=False`` makes a part that only :meth:`merge` reads: rows in
+        the order given, no aggregates (the merge computes them, over the whole).
+        """
         self.names = tuple(names)
         self.measures = tuple(measures)
         self._keys = tuple(dict.fromkeys(self.names))  # a name asked twice counts once
-        self._rows = rows  # {qid: values in the order of _keys}: the one table
-        self._aggregate = aggregate
+        table: Rows = rows if isinstance(rows, dict) else dict(rows)
+        self._aggregate: Dict[str, Value] = {}
+        if final:
+            ids = sorted(table)
+            if ids != list(table):  # rows read in query-id order are kept as they are
+                table = {qid: table[qid] for qid in ids}
+            by_name = dict(zip(names, measures))
+            scored = [qid not in queries.filled for qid in table]
+            if table:
+                # one column at a time (less memory than the whole table transposed)
+                for c, key in enumerate(self._keys):
+                    column = list(map(itemgetter(c), table.values()))
+                    self._aggregate[key] = aggregate(by_name[key], column, scored, run_name)
+        self._rows = table  # {qid: values in the order of _keys}: the one table
         self.run_name = run_name
         self._options = options
         self.queries = queries
@@ -280,48 +299,32 @@ class Evaluation:
         >>> whole.missing
         ('q3',)
         """
-        return merge(parts)
+        parts = list(parts)
+        _check_parts(parts)
+        rows, in_runs = _run_rows(parts)
+        # Judged queries missing from a part's run (scored as empty rankings,
+        # or left out): kept if no part's run has them.
+        filled: Rows = {}
+        missing: Set[str] = set()
+        for part in parts:
+            for qid in part.queries.filled:
+                if qid not in in_runs:
+                    filled.setdefault(qid, part._rows[qid])
+            missing.update(q for q in part.missing if q not in in_runs)
+        rows.update(filled)
+        skipped = sorted(set(itertools.chain.from_iterable(p.skipped for p in parts)))
+        moved = sorted(itertools.chain.from_iterable(p.tie_moved for p in parts))
+        run_name = next((p.run_name for p in reversed(parts) if p.run_name), "")
+        first = parts[0]
+        queries = Queries(tuple(skipped), tuple(sorted(missing)), frozenset(filled), tuple(moved))
+        return cls(first.names, first.measures, rows, run_name, first._options, queries,
+                   first.max_label)
 
 
 _CACHED = ("per_query", "aggregate")  # the cached_property copies handed out
 
 #: How many measures ``repr(Evaluation)`` shows before saying how many more there are.
 _REPR_MEASURES = 8
-
-
-def build(
-    names: Sequence[str],
-    measures: Sequence[Measure],
-    rows: Mapping[str, Sequence[Value]],
-    run_name: str,
-    options: Options,
-    queries: Queries,
-    max_label: int,
-    *,
-    final: bool = True,
-) -> Evaluation:
-    """An evaluation from per-query rows (any order), its aggregates computed here.
-
-    A dict of *rows* becomes the evaluation's own table (when in query-id
-    order): the callers hand over a table they made for it.
-    ``final=False`` makes a part that only :func:`merge` reads: rows in
-    the order given, no aggregates (the merge computes them, over the whole).
-    """
-    ordered: Rows = rows if isinstance(rows, dict) else dict(rows)
-    aggregates: Dict[str, Value] = {}
-    if final:
-        ids = sorted(ordered)
-        if ids != list(ordered):  # rows read in query-id order are kept as they are
-            ordered = {qid: ordered[qid] for qid in ids}
-        by_name = dict(zip(names, measures))
-        scored = [qid not in queries.filled for qid in ordered]
-        if ordered:
-            # one column at a time (less memory than the whole table transposed)
-            for c, key in enumerate(dict.fromkeys(names)):
-                column = list(map(itemgetter(c), ordered.values()))
-                aggregates[key] = aggregate(by_name[key], column, scored, run_name)
-    return Evaluation(names, measures, ordered, aggregates, run_name, options, queries,
-                      max_label)
 
 
 # === Merging ===================================================================
@@ -331,13 +334,12 @@ def _check_parts(parts: List[Evaluation]) -> None:
     """The parts are evaluations with the same measures, options and largest label."""
     if not parts:
         raise InvalidArgumentError("'parts' must hold at least one Evaluation (got none)")
-    for i, part in enumerate(parts):
+    first = parts[0]
+    for i, part in enumerate(parts):  # each compared with the first, checked first
         if not isinstance(part, Evaluation):
             raise InvalidArgumentError(
                 f"'parts' must hold Evaluation objects (got {type(part).__name__} at {i})"
             )
-    first = parts[0]
-    for i, part in enumerate(parts[1:], 1):
         if part.names != first.names:
             raise InvalidArgumentError(
                 f"parts 0 and {i} have different measures: "
@@ -376,30 +378,6 @@ def _run_rows(parts: List[Evaluation]) -> Tuple[Rows, Dict[str, int]]:
         part_of.update(dict.fromkeys(ids, i))
         rows.update(mine)
     return rows, part_of
-
-
-def merge(parts: Iterable[Evaluation]) -> Evaluation:
-    """:meth:`Evaluation.merge`: the evaluation of the whole from its parts."""
-    parts = list(parts)
-    _check_parts(parts)
-    rows, in_runs = _run_rows(parts)
-    # Judged queries missing from a part's run (scored as empty rankings,
-    # or left out): kept if no part's run has them.
-    filled: Rows = {}
-    missing: Set[str] = set()
-    for part in parts:
-        for qid in part.queries.filled:
-            if qid not in in_runs:
-                filled.setdefault(qid, part._rows[qid])
-        missing.update(q for q in part.missing if q not in in_runs)
-    rows.update(filled)
-    skipped = sorted(set(itertools.chain.from_iterable(p.skipped for p in parts)))
-    moved = sorted(itertools.chain.from_iterable(p.tie_moved for p in parts))
-    run_name = next((p.run_name for p in reversed(parts) if p.run_name), "")
-    first = parts[0]
-    queries = Queries(tuple(skipped), tuple(sorted(missing)), frozenset(filled), tuple(moved))
-    return build(first.names, first.measures, rows, run_name, first._options, queries,
-                 first.max_label)
 
 
 # === Aggregates ================================================================

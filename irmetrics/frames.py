@@ -62,7 +62,7 @@ rows are still right, only slower.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from ._checks import check_choice
 from ._tabular import _COLUMN_NAMES, choose_columns, is_frame, qrels_table, run_table
@@ -98,6 +98,13 @@ def _missing(name: str, purpose: str) -> ImportError:
     )
 
 
+#: pandas' dtype of each kind: (without missing values, with them); None: pandas' own.
+_PANDAS_TYPES: Dict[str, Tuple[Optional[str], Optional[str]]] = {
+    "int": ("int64", "Int64"), "bool": ("bool", "boolean"), "float": ("float64", "float64"),
+    "str": (None, None),
+}
+
+
 def _build(columns: Dict[str, List[Any]], kinds: Dict[str, str], backend: str, purpose: str) -> Any:
     """A frame of *backend* from {name: values}; kinds: 'str', 'int', 'float' or 'bool'."""
     if backend == "polars":
@@ -116,22 +123,11 @@ def _build(columns: Dict[str, List[Any]], kinds: Dict[str, str], backend: str, p
     series = {}
     for name, values in columns.items():
         kind = kinds[name]
-        nullable = any(v is None for v in values)
-        if kind == "int":
-            dtype: Optional[str] = "Int64" if nullable else "int64"
-        elif kind == "bool":
-            dtype = "boolean" if nullable else "bool"
-        elif kind == "float":
-            dtype = "float64"
+        if kind == "float":
             values = [math.nan if v is None else v for v in values]
-        else:
-            dtype = None  # pandas' own string dtype
+        dtype = _PANDAS_TYPES[kind][any(v is None for v in values)]
         series[name] = pd.Series(values, dtype=dtype, name=name)
     return pd.DataFrame(series)
-
-
-def _numeric_kind(values: List[Any]) -> str:
-    return "int" if all(type(v) is int for v in values) else "float"
 
 
 def evaluation_frame(
@@ -149,19 +145,15 @@ def evaluation_frame(
     backend = check_choice(backend, "backend", BACKENDS)
     if not isinstance(aggregate, bool):
         raise InvalidArgumentError(f"'aggregate' must be a bool (got {aggregate!r})")
-    keys = list(evaluation._keys)
     if aggregate:
-        qids = ["all"]
-        rows: List[Any] = [[evaluation._aggregate[k] for k in keys]]
+        rows: Dict[str, Any] = {"all": [evaluation._aggregate[k] for k in evaluation._keys]}
     else:
-        qids = list(evaluation._rows)
-        rows = list(evaluation._rows.values())
-    columns: Dict[str, List[Any]] = {"query_id": qids}
+        rows = evaluation._rows
+    columns: Dict[str, List[Any]] = {"query_id": list(rows)}
     kinds = {"query_id": "str"}
-    by_measure = list(zip(*rows)) if rows else [() for _ in keys]
-    for key, values in zip(keys, by_measure):
-        column = list(values)
-        kinds[key] = _numeric_kind(column)
+    for c, key in enumerate(evaluation._keys):
+        column = [row[c] for row in rows.values()]
+        kinds[key] = "int" if all(type(v) is int for v in column) else "float"
         columns[key] = column if kinds[key] == "int" else [float(v) for v in column]
     return _build(columns, kinds, backend, "Evaluation.to_dataframe()")
 

@@ -64,7 +64,7 @@ def _footer(c: Any) -> List[str]:
         )
     lines = [
         f"{_MARK} significantly different from the baseline ({TEST_TITLES[c.test]}, "
-        f"p <= {_fmt_alpha(c.alpha)} {how}).",
+        f"p <= {c.alpha:g} {how}).",
         f"CI: {_fmt_percent(c.confidence)} confidence interval of the mean difference "
         f"({c.ci_method}); W/T/L: queries better/equal/worse than the baseline.",
     ]
@@ -142,17 +142,13 @@ def latex(c: Any) -> str:
         name = "{}" + _tex_escape(run) + (" (baseline)" if run == c.baseline else "")
         cells = [name]
         for m in c.measures:
-            r = next(x for x in c._rows if x["run"] == run and x["measure"] == m)
+            r = c.row(run, m)
             cells.append(f"{r['mean']:.4f}" + ("$^{*}$" if r["significant"] else ""))
         out.append(" & ".join(cells) + " \\\\")
     out.append("\\bottomrule")
     # The comparison in math mode: $p \le 0.05$.
-    before, _, after = _footer(c)[0][len(_MARK) + 1 :].partition(
-        f"p <= {_fmt_alpha(c.alpha)}"
-    )
-    note = (
-        _tex_escape(before) + f"$p \\le {_fmt_alpha(c.alpha)}$" + _tex_escape(after)
-    )
+    before, _, after = _footer(c)[0][len(_MARK) + 1 :].partition(f"p <= {c.alpha:g}")
+    note = _tex_escape(before) + f"$p \\le {c.alpha:g}$" + _tex_escape(after)
     out.append(
         f"\\multicolumn{{{len(c.measures) + 1}}}{{l}}{{\\footnotesize $^{{*}}$ {note}}}"
         " \\\\"
@@ -194,10 +190,6 @@ def _fmt_p(p: Optional[float]) -> str:
     if p is None:
         return "n/a"
     return f"{p:.4f}" if p >= 0.0001 else f"{p:.1e}"
-
-
-def _fmt_alpha(alpha: float) -> str:
-    return f"{alpha:g}"
 
 
 def _fmt_percent(level: float) -> str:
