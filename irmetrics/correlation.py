@@ -22,7 +22,7 @@ from collections import Counter
 from itertools import repeat
 from numbers import Integral
 from operator import itemgetter, mul
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from ._checks import as_number, check_labels, check_list, is_real, kind_of, shown
 from .errors import InvalidArgumentError
@@ -37,36 +37,31 @@ Score = Union[int, float]
 _WEIGHT_SCHEMES = ("dcg", "hyperbolic", "reciprocal")
 
 
-# === Fenwick tree ===
+# === Earlier entries in lower slots (a Fenwick tree) ===
 
 
-class _Fenwick:
-    """Prefix counts and prefix weight sums over slots 0 .. size-1."""
-
-    __slots__ = ("_count", "_weight", "_size")
-
-    def __init__(self, size: int) -> None:
-        self._size = size
-        self._count = [0] * (size + 1)
-        self._weight = [0.0] * (size + 1)
-
-    def add(self, slot: int, weight: float) -> None:
-        i = slot + 1
-        while i <= self._size:
-            self._count[i] += 1
-            self._weight[i] += weight
-            i += i & -i
-
-    def below(self, slot: int) -> Tuple[int, float]:
-        """Count and weight sum of the entries in slots strictly below *slot*."""
-        count = 0
-        weight = 0.0
+def _earlier_below(
+    slots: Iterable[int], size: int, weights: Iterable[float]
+) -> Iterator[Tuple[int, float]]:
+    """For each entry in turn (a slot in 0 .. size-1 and a weight), the number
+    and the weight sum of the earlier entries in lower slots, in O(log size)
+    each: prefix sums over slots kept in a Fenwick tree."""
+    count = [0] * (size + 1)
+    weight = [0.0] * (size + 1)
+    for slot, w in zip(slots, weights):
+        below = 0
+        total = 0.0
         i = slot
         while i > 0:
-            count += self._count[i]
-            weight += self._weight[i]
+            below += count[i]
+            total += weight[i]
             i -= i & -i
-        return count, weight
+        yield below, total
+        i = slot + 1
+        while i <= size:
+            count[i] += 1
+            weight[i] += w
+            i += i & -i
 
 
 def _dense_ranks(values: Sequence[Any]) -> Tuple[List[int], int]:
@@ -128,20 +123,16 @@ def _rc_named(labels: Sequence[Score], scheme: str) -> Tuple[float, float]:
                 prefix += fj
             total = math.fsum(terms)
     slots, size = _dense_ranks(labels)
-    tree = _Fenwick(size)
     discordant: List[float] = []
-    for v, slot in enumerate(slots):
-        # Earlier positions u < v with a strictly smaller label: each (u, v) is discordant.
-        count, weight = tree.below(slot)
+    # Earlier positions u < v with a strictly smaller label: each (u, v) is discordant.
+    for fv, (count, weight) in zip(f, _earlier_below(slots, size, f)):
         if count:
-            fv = f[v]
             if scheme == "dcg":
                 discordant.append(weight - count * fv)
             elif scheme == "hyperbolic":
                 discordant.append(weight + count * fv)
             else:
                 discordant.append(weight * fv)
-        tree.add(slot, f[v])
     return total, math.fsum(discordant)
 
 
@@ -247,32 +238,20 @@ def kendall_tau_weighted(
 
 # === Weighted tau (Vigna) ===
 
-# The score types that need no conversion (exact types: bool is an int).
-_PLAIN_SCORES = frozenset({int, float})
-
-
 def _check_scores(values: Any, name: str) -> List[Score]:
     items = check_list(values, name, "an iterable of numbers",
                        "a sequence of scores, one per element (a list or tuple)")
-    # Fast path, in C: plain ints and finite floats are already what the loop
-    # below would return.  Anything else (bools, numpy scalars, NaN, an int
-    # too large for math.isfinite) takes the loop, which names the culprit.
-    kinds = set(map(type, items))
-    if kinds <= _PLAIN_SCORES:
-        try:
-            if float not in kinds or all(map(math.isfinite, items)):
-                return items
-        except OverflowError:
-            pass
-    out: List[Score] = []
     for i, x in enumerate(items):
+        kind = type(x)
+        if kind is int or (kind is float and math.isfinite(x)):
+            continue  # the common case, checked first: a plain score
         if is_real(x) and isinstance(x, Integral):  # an int too large for a float is fine
-            out.append(int(x))
+            items[i] = int(x)
         elif is_real(x) and math.isfinite(x):
-            out.append(float(x))
+            items[i] = float(x)
         else:
             raise InvalidArgumentError(f"{name}[{i}] must be a finite real number (got {shown(x)})")
-    return out
+    return items
 
 
 def _check_rank(rank: Any, n: int) -> Optional[List[int]]:
@@ -364,12 +343,7 @@ def _earlier_smaller(perm: Sequence[int]) -> List[int]:
 
 
 def _earlier_smaller_fenwick(perm: Sequence[int]) -> List[int]:
-    tree = _Fenwick(len(perm))
-    out: List[int] = []
-    for p in perm:
-        out.append(tree.below(p)[0])
-        tree.add(p, 0.0)
-    return out
+    return [count for count, _ in _earlier_below(perm, len(perm), repeat(0.0))]
 
 
 def _earlier_smaller_bisect(perm: Sequence[int]) -> List[int]:
@@ -391,14 +365,12 @@ def _discordant_weight(b: Sequence[Score], w: Sequence[float]) -> float:
 
 def _discordant_weight_fenwick(b: Sequence[Score], w: Sequence[float]) -> float:
     slots, size = _dense_ranks(b)
-    tree = _Fenwick(size)
+    # Slots counted down from the largest b: "earlier and larger" is "earlier and lower".
+    down = [size - 1 - s for s in slots]
     parts: List[float] = []
-    for s, wk in zip(slots, w):
-        # Slots count down from the largest b, so "earlier and larger" is a prefix.
-        weight = tree.below(size - 1 - s)[1]
+    for wk, (_, weight) in zip(w, _earlier_below(down, size, w)):
         if weight:
             parts.append(wk * weight)
-        tree.add(size - 1 - s, wk)
     return math.fsum(parts)
 
 

@@ -806,51 +806,14 @@ def inferred_ap(
                    ties=ties, formula=formula, order=_t.by_infap)
 
 
-def _interpolated_sum(
-    ranks: Sequence[int], n_ret: int, levels: Sequence[float], n_relevant: int
-) -> float:
-    """The sum of the interpolated precisions at *levels* (recall levels, in
-    the order given), added as m_11pt_avg.c adds them.
-
-    trec_eval 9.0.8 (m_iprec_at_recall.c, m_11pt_avg.c): each level becomes a
-    number of relevant documents, ``(long)(level * R + 0.9)`` (later versions
-    use lround); the ranking is walked from its end, keeping the highest
-    precision seen, and a level takes that value when the walk reaches its
-    number of relevant documents; levels never reached (more relevant
-    documents than were retrieved) stay 0, those left over (cutoff 0) take
-    the final value.  Only the relevant ranks are visited: the precision at
-    a non-relevant rank is below that at the relevant rank before it, which
-    the walk reaches later, so the maxima are the same numbers.  With
-    nothing retrieved trec_eval divides 0 by 0 (it prints nan); the sum is
-    0.0 here.
-    """
-    if n_ret == 0:
-        return 0.0
-    cutoffs = [int(level * n_relevant + 0.9) for level in levels]
-    found = len(ranks)
-    cut = len(cutoffs) - 1
-    while cut >= 0 and cutoffs[cut] > found:
-        cut -= 1
-    best = found / n_ret
-    total = 0.0
-    for hits in range(found, 0, -1):
-        p = hits / ranks[hits - 1]
-        if best < p:
-            best = p
-        while cut >= 0 and hits == cutoffs[cut]:
-            total += best
-            cut -= 1
-    while cut >= 0:
-        total += best
-        cut -= 1
-    return total
-
-
 def _interpolated_maxima(ranks: Sequence[int], n_ret: int) -> List[float]:
     """The interpolated precision once c relevant documents are found, for
-    each c from 0 to ``len(ranks)``: :func:`_interpolated_sum`'s walk from
-    the end of the ranking, made once for every recall level (c = 0 takes
-    the final value; nothing retrieved gives 0.0)."""
+    each c from 0 to ``len(ranks)``: the highest precision at a relevant rank
+    at or past the c-th, walking from the end of the ranking (c = 0 takes
+    the final value; nothing retrieved gives 0.0).  Only the relevant ranks
+    are visited: the precision at a non-relevant rank is below that at the
+    relevant rank before it, which the walk reaches later, so the maxima are
+    trec_eval's (m_iprec_at_recall.c)."""
     best = len(ranks) / n_ret if n_ret else 0.0
     maxima = [best] * (len(ranks) + 1)
     for hits in range(len(ranks), 0, -1):
@@ -860,6 +823,35 @@ def _interpolated_maxima(ranks: Sequence[int], n_ret: int) -> List[float]:
         maxima[hits] = best
     maxima[0] = best
     return maxima
+
+
+def _interpolated_sum(
+    ranks: Sequence[int], n_ret: int, levels: Sequence[float], n_relevant: int
+) -> float:
+    """The sum of the interpolated precisions at *levels* (recall levels),
+    added as m_11pt_avg.c adds them.
+
+    trec_eval 9.0.8 (m_iprec_at_recall.c, m_11pt_avg.c): each level becomes a
+    number of relevant documents, ``(long)(level * R + 0.9)`` (later versions
+    use lround); the levels are taken from the last, as the walk from the
+    end of the ranking reaches their numbers (:func:`_interpolated_maxima`);
+    the last levels, never reached (more relevant documents than were
+    retrieved), add nothing; a level the walk has passed (levels out of
+    order), or of number 0, takes the final value, and so does every level
+    before it.  With nothing retrieved trec_eval divides 0 by 0 (it prints
+    nan); the sum is 0.0 here.
+    """
+    maxima = _interpolated_maxima(ranks, n_ret)
+    cutoffs = [int(level * n_relevant + 0.9) for level in levels]
+    last = len(cutoffs)
+    while last and cutoffs[last - 1] > len(ranks):
+        last -= 1
+    hits = len(ranks)
+    total = 0.0
+    for cut in reversed(cutoffs[:last]):
+        hits = cut if 1 <= cut <= hits else 0
+        total += maxima[hits]
+    return total
 
 
 def interpolated_precision(
