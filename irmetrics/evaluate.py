@@ -14,7 +14,6 @@ import itertools
 import os
 from array import array
 from bisect import bisect_right as _bisect_right
-from collections import Counter
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -68,9 +67,14 @@ def _as_qrels(qrels: Any) -> Qrels:
 
 def _levels(judgments: Mapping[Any, int]) -> Tuple[Dict[int, int], bool]:
     """Judged documents per relevance value >= 0, and whether any is negative."""
-    counts = Counter(judgments.values())
-    levels = {v: c for v, c in counts.items() if v >= 0}
-    return levels, len(levels) < len(counts)
+    levels: Dict[int, int] = {}
+    negative = False
+    for v in judgments.values():
+        if v >= 0:
+            levels[v] = levels.get(v, 0) + 1
+        else:
+            negative = True
+    return levels, negative
 
 
 def query_data(
@@ -480,6 +484,7 @@ class _Scorer:
     ) -> None:
         """Score every query of *source*, one group at a time (the one road)."""
         judgments_of = self.qrels._data.get  # the plain dict under the read-only views
+        float32 = self.options.float32
         done = 0
         restarted = False
         members: Optional[Container[Any]]
@@ -495,7 +500,7 @@ class _Scorer:
                     (d, "its query has no judgments") for d in source.duplicates
                 )
                 continue
-            if self.options.float32:
+            if float32:
                 scores = _as_float32(scores)
             members = source.members
             if source.duplicates:
