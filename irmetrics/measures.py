@@ -93,6 +93,7 @@ class QueryData:
     """
 
     __slots__ = ("_labels", "levels", "n", "_placed", "_cache", "_relevant", "subtopics")
+    _labels: Optional[Sequence[Label]]  # made when asked for, for sparse data
 
     def __init__(self, labels: Sequence[Label], levels: Dict[int, int]) -> None:
         self._fill(len(labels), [(i, x) for i, x in enumerate(labels) if x is not None], levels)
@@ -111,7 +112,7 @@ class QueryData:
         return self
 
     def _fill(self, n: int, placed: List[Tuple[int, int]], levels: Dict[int, int]) -> None:
-        self._labels: Optional[Sequence[Label]] = None  # made when asked for
+        self._labels = None
         self.levels = levels
         self.n = n
         self._placed = placed
