@@ -14,6 +14,7 @@ import itertools
 import os
 from array import array
 from bisect import bisect_right as _bisect_right
+from collections import Counter
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -67,14 +68,9 @@ def _as_qrels(qrels: Any) -> Qrels:
 
 def _levels(judgments: Mapping[Any, int]) -> Tuple[Dict[int, int], bool]:
     """Judged documents per relevance value >= 0, and whether any is negative."""
-    levels: Dict[int, int] = {}
-    negative = False
-    for v in judgments.values():
-        if v >= 0:
-            levels[v] = levels.get(v, 0) + 1
-        else:
-            negative = True
-    return levels, negative
+    counts = Counter(judgments.values())
+    levels = {v: c for v, c in counts.items() if v >= 0}
+    return levels, len(levels) < len(counts)
 
 
 def query_data(
