@@ -124,7 +124,7 @@ def query_data_from_scores(
         docids = list(map(bytes.decode, docids))
         members = None
     elif encode:
-        judgments = dict(zip(map(str.encode, judgments), judgments.values()))
+        judgments = {d.encode(): v for d, v in judgments.items()}
     # the positions of the judged documents: found in one pass over the
     # ranking (in C), or for a few judgments, each by a search of the list
     if members is not None and len(judgments) <= 8:
@@ -480,6 +480,7 @@ class _Scorer:
     ) -> None:
         """Score every query of *source*, one group at a time (the one road)."""
         judgments_of = self.qrels._data.get  # the plain dict under the read-only views
+        float32 = self.options.float32
         done = 0
         restarted = False
         members: Optional[Container[Any]]
@@ -495,7 +496,7 @@ class _Scorer:
                     (d, "its query has no judgments") for d in source.duplicates
                 )
                 continue
-            if self.options.float32:
+            if float32:
                 scores = _as_float32(scores)
             members = source.members
             if source.duplicates:
@@ -524,34 +525,30 @@ class _Scorer:
     ) -> None:
         """Score one judged query from its documents and their scores."""
         place = (docids, scores, members, encoded)
-        data = self._rank(judged, *place)
+        data = self._rank(judged, place)
         if self._subtopics:
             data.subtopics = self._subtopic_data(qid, place)
         self._score(qid, data)
         if self.on_query is not None:
             self.on_query(qid, docids, scores, data)
 
-    def _rank(
-        self,
-        judgments: Mapping[Any, int],
-        docids: Sequence[Any],
-        scores: Sequence[float],
-        members: Optional[Container[Any]],
-        encoded: bool,
-    ) -> QueryData:
-        """The query's data: *judgments* placed in the order of its scores."""
+    def _rank(self, judgments: Mapping[Any, int], place: Tuple[Any, Any, Any, bool]) -> QueryData:
+        """The query's data: *judgments* placed in the order of its scores
+        (*place*: its docids, scores, members and whether encoded)."""
+        docids, scores, members, encoded = place
+        options = self.options
         return query_data_from_scores(
-            judgments, docids, scores, depth=self.options.depth,
-            judged_only=self.options.judged_only, members=members, encode=encoded)
+            judgments, docids, scores, depth=options.depth, judged_only=options.judged_only,
+            members=members, encode=encoded)
 
     def _subtopic_data(
         self, qid: str, place: Tuple[Any, Any, Any, bool]
     ) -> Tuple[Mapping[str, Mapping[str, int]], List[Tuple[int, str]]]:
         """For the diversity measures: the query's judgments per subtopic and
         ``(rank index, doc id)`` of its judged ranked documents.  Each judged
-        document's number given as its label, :meth:`_rank` (with *place*, the
-        rest of its arguments) tells where each one is ranked, with the same
-        order, depth and ``judged_only`` as every other measure."""
+        document's number given as its label, :meth:`_rank` tells where each
+        one is ranked, with the same order, depth and ``judged_only`` as every
+        other measure."""
         flat = self.qrels._data[qid]
         if self.options.judged_only:  # every judged document shapes the ranks
             docs = list(flat)
@@ -559,7 +556,7 @@ class _Scorer:
         else:  # only documents relevant somewhere (label >= 1) gain anything
             docs = [d for d, v in flat.items() if v >= 1]
             numbered = dict(zip(docs, range(len(docs))))
-        data = self._rank(numbered, *place)
+        data = self._rank(numbered, place)
         got = data._placed if data._placed is not None else enumerate(data.labels)
         placed = [(i, docs[x]) for i, x in got if x is not None and x >= 0]
         return self.qrels._topics(qid), placed

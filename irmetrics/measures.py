@@ -92,18 +92,12 @@ class QueryData:
     made only if a measure asks for it.
     """
 
-    __slots__ = ("_labels", "levels", "n", "_placed", "_cache", "subtopics")
+    __slots__ = ("_labels", "levels", "n", "_placed", "_cache", "_relevant", "subtopics")
+    _labels: Optional[Sequence[Label]]  # made when asked for, for sparse data
 
     def __init__(self, labels: Sequence[Label], levels: Dict[int, int]) -> None:
-        self._labels: Optional[Sequence[Label]] = labels
-        self.levels = levels
-        self.n = len(labels)
-        self._placed = [(i, x) for i, x in enumerate(labels) if x is not None]
-        self._cache: Dict[Any, Any] = {}
-        # for the diversity measures (irmetrics.diversity), set by the scorer
-        # when one is asked for: (the query's {subtopic: {doc id: label}},
-        # [(rank index, doc id)] of its judged ranked documents)
-        self.subtopics: Optional[Subtopics] = None
+        self._fill(len(labels), [(i, x) for i, x in enumerate(labels) if x is not None], levels)
+        self._labels = labels
 
     @classmethod
     def sparse(cls, n: int, placed: List[Tuple[int, int]], levels: Dict[int, int]) -> QueryData:
@@ -113,11 +107,22 @@ class QueryData:
         >>> QueryData.sparse(4, [(1, 2), (3, 0)], {2: 1, 0: 1}).labels
         [None, 2, None, 0]
         """
-        self = cls((), levels)  # an empty ranking, then its n and its judged documents
+        self = cls.__new__(cls)
+        self._fill(n, placed, levels)
+        return self
+
+    def _fill(self, n: int, placed: List[Tuple[int, int]], levels: Dict[int, int]) -> None:
         self._labels = None
+        self.levels = levels
         self.n = n
         self._placed = placed
-        return self
+        self._cache: Dict[Any, Any] = {}
+        # relevant(): the ranks and R at each level asked for
+        self._relevant: Dict[Union[int, float], Tuple[List[int], int]] = {}
+        # for the diversity measures (irmetrics.diversity), set by the scorer
+        # when one is asked for: (the query's {subtopic: {doc id: label}},
+        # [(rank index, doc id)] of its judged ranked documents)
+        self.subtopics: Optional[Subtopics] = None
 
     @property
     def labels(self) -> Sequence[Label]:
@@ -139,10 +144,13 @@ class QueryData:
         """The 1-based ranks of the labels >= *rel* (*rel* > 0) and R, the
         judged documents with a label >= *rel*: what the binary measures
         read, found once per level."""
-        v: Optional[Tuple[List[int], int]] = self._cache.get(("relevant", rel))
+        v = self._relevant.get(rel)
         if v is None:
-            v = self._cache[("relevant", rel)] = (
-                _placed_ranks(self._placed, rel), _at_least(self.levels, rel))
+            big_r = 0
+            for lvl, c in self.levels.items():
+                if lvl >= rel:
+                    big_r += c
+            v = self._relevant[rel] = ([i + 1 for i, x in self._placed if x >= rel], big_r)
         return v
 
     def n_relevant(self, rel: Union[int, float]) -> int:
@@ -162,7 +170,13 @@ class QueryData:
 
     def gains(self) -> List[float]:
         """Linear gains of the ranking (negative and missing labels give 0)."""
-        return self._cached("gains", _linear_gains, self._placed, self.n)
+        v: Optional[List[float]] = self._cache.get("gains")
+        if v is None:
+            v = self._cache["gains"] = [0.0] * self.n
+            for i, x in self._placed:
+                if x > 0:
+                    v[i] = float(x)
+        return v
 
     def placed(self) -> List[Tuple[int, int]]:
         """``(0-based rank, label)`` of the ranked documents in the qrels."""
@@ -172,53 +186,18 @@ class QueryData:
         """The linear gains the DCG measures read (see ``LinearGains``)."""
         v: Optional[LinearGains] = self._cache.get("linear")
         if v is None:
-            v = self._cache["linear"] = (_positive(self._placed), _ideal(self.levels), [], [])
+            ideal: List[float] = []  # every judged positive document's, best first
+            for lvl in sorted(self.levels, reverse=True):
+                if lvl <= 0:
+                    break
+                ideal += [float(lvl)] * self.levels[lvl]
+            positive = [(i, float(x)) for i, x in self._placed if x > 0]
+            v = self._cache["linear"] = (positive, ideal, [], [])
         return v
 
     def judged(self) -> List[int]:
         """The labels of the ranked documents in the qrels, in rank order."""
         return [x for _, x in self._placed]
-
-
-# What QueryData's methods find (and keep in its cache).
-
-
-def _at_least(levels: Dict[int, int], rel: Union[int, float]) -> int:
-    """Judged documents with a label >= *rel*, from the count of each label."""
-    v = 0
-    for lvl, c in levels.items():
-        if lvl >= rel:
-            v += c
-    return v
-
-
-def _placed_ranks(placed: List[Tuple[int, int]], rel: Union[int, float]) -> List[int]:
-    """1-based ranks of the placed documents with a label >= *rel*."""
-    return [i + 1 for i, x in placed if x >= rel]
-
-
-def _linear_gains(placed: List[Tuple[int, int]], n: int) -> List[float]:
-    """Linear gains of *n* ranks (unjudged and negative labels: 0)."""
-    v = [0.0] * n
-    for i, x in placed:
-        if x > 0:
-            v[i] = float(x)
-    return v
-
-
-def _positive(placed: List[Tuple[int, int]]) -> List[Tuple[int, float]]:
-    """``(0-based rank, linear gain)`` of the placed documents with a label > 0."""
-    return [(i, float(x)) for i, x in placed if x > 0]
-
-
-def _ideal(levels: Dict[int, int]) -> List[float]:
-    """Linear gains of every judged positive document, best first."""
-    v: List[float] = []
-    for lvl in sorted(levels, reverse=True):
-        if lvl <= 0:
-            break
-        v += [float(lvl)] * levels[lvl]
-    return v
 
 
 class Env(NamedTuple):
