@@ -197,7 +197,7 @@ def _work(conn: Any, score: Score, path: str, start: int, end: int) -> Tuple[Any
             warnings.simplefilter("always")
             # the same road as one process: a source (of this slice) and the
             # scorer; a query split between slices is for the caller to notice
-            source = open_run(path, keep_duplicates=True, span=(start, end))
+            source = open_run(path, keep_duplicates=True, regroup=False, span=(start, end))
             part = score(source, progress)
     except IrmetricsError:
         return ("again",)

@@ -1317,15 +1317,25 @@ def _terms_iprec(c: Ranking) -> Terms:
 
 def _terms_11pt(c: Ranking) -> Terms:
     ranks = c.relevant_ranks(precision=True)
+    levels = c.m.option("levels", _m._ELEVEN_POINTS)
+    at = "0.0, 0.1, ..., 1.0"
+    if levels != _m._ELEVEN_POINTS:
+        at = ", ".join(f"{lvl:g}" for lvl in levels)
     steps = [c.r_text()]
-    if c.big_r:
-        points = [_iprec_at(c.q, c.rel, lvl) for lvl in _m._ELEVEN_POINTS]
-        steps.append("interpolated precision at recall 0.0, 0.1, ..., 1.0: " + _list(points))
-        steps.append(f"({_sum_text(points)}) / 11 = {_fmt(math.fsum(points) / 11)}")
-    else:
+    if not c.big_r:
         steps.append("R = 0: the value is 0")
+    elif list(levels) == sorted(levels):
+        points = [_iprec_at(c.q, c.rel, lvl) for lvl in levels]
+        steps.append(f"interpolated precision at recall {at}: " + _list(points))
+        mean = math.fsum(points) / len(points)
+        steps.append(f"({_sum_text(points)}) / {len(points)} = {_fmt(mean)}")
+    else:
+        # m_11pt_avg.c walks the levels from the last; a level it has passed
+        # takes the final value (see metrics._interpolated_sum)
+        steps.append(f"levels out of order: trec_eval's walk from the last level gives "
+                     f"{_fmt(c.m.compute(c.q, c.env))}")
     return Terms(["relevant", "hits", "precision"],
-                 "11pt_avg = mean of iprec_at_recall at recall 0.0, 0.1, ..., 1.0", steps,
+                 f"11pt_avg = mean of iprec_at_recall at recall {at}", steps,
                  *_after(ranks, None), n_relevant=c.big_r)
 
 
@@ -1795,7 +1805,7 @@ _DEFAULT_OPTION_VALUES: Dict[str, Any] = {
 
 def known_names() -> List[str]:
     """Every measure name the parser accepts before ``(``, ``@`` or ``_k``."""
-    return sorted(set(_BY_TREC) | set(_BY_IR) | {_F_BETA}, key=str.lower)
+    return sorted(set(_BY_TREC) | set(_BY_IR) | {_F_BETA}, key=lambda n: (n.lower(), n))
 
 
 def trec_measure_names() -> List[str]:

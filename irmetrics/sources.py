@@ -84,13 +84,19 @@ class RunSource:
     the source: the consumer decides, from ``duplicates``, whether trec_eval
     would have looked at it.  With *span* ``(start, end)``, only those bytes
     of a run file are read (a parallel worker's job, see
-    :class:`~irmetrics.trec.RunStream`), and a run whose queries are not
-    grouped raises :class:`~irmetrics.trec.RunNotGrouped` instead of being
-    read again: the worker leaves that to the parent.
+    :class:`~irmetrics.trec.RunStream`).  Without *regroup*, a run whose
+    queries are not grouped raises :class:`~irmetrics.trec.RunNotGrouped`
+    instead of being read again (a worker, which sees a span of the file,
+    leaves that to the parent).
     """
 
     def __init__(
-        self, run: Any, *, keep_duplicates: bool = False, span: Optional[Tuple[int, int]] = None
+        self,
+        run: Any,
+        *,
+        keep_duplicates: bool = False,
+        regroup: bool = True,
+        span: Optional[Tuple[int, int]] = None,
     ) -> None:
         self.members: Container[Any] = ()
         self.duplicates: List[DuplicateEntryError] = []
@@ -98,6 +104,7 @@ class RunSource:
         self.restarted = False
         self._stream: Optional[RunStream] = None
         self._run: Optional[Run] = None
+        self._regroup = regroup
         if is_file_source(run):
             self._stream = RunStream(run, keep_duplicates=keep_duplicates, span=span)
             self.name = ""
@@ -116,7 +123,7 @@ class RunSource:
             try:
                 yield from self._groups_of_stream(stream)
             except RunNotGrouped:
-                if stream.span is not None:
+                if not self._regroup:
                     raise
                 # The documented slower route: the whole run in memory, read
                 # again from a copy where the input cannot be re-read.

@@ -228,6 +228,25 @@ def test_ndcg_example_and_ideal():
     assert str(e).splitlines()[-1] == f"ndcg_cut_6 = {dcg / idcg:.4f}"
 
 
+def test_11pt_avg_with_levels_explains_those_levels():
+    # ranking a (rel), x (non-rel), b (rel); R = 3 (c is never ranked).
+    # Interpolated precision: recall 1/3 -> 1.0, 2/3 -> 2/3, 1.0 -> 0 (c not found).
+    # Levels 0.25, 0.5, 0.75 are (int)(level * 3 + 0.9) = 1, 2, 3 relevant documents:
+    # (1 + 2/3 + 0) / 3 = 0.5556.
+    qrels = {"q1": {"a": 1, "b": 1, "x": 0, "c": 1}}
+    run = {"q1": {"a": 3, "x": 2, "b": 1}}
+    e = explain(qrels, run, "q1", "11pt_avg.0.25,0.5,0.75")
+    assert e.value == pytest.approx((1 + 2 / 3) / 3, abs=1e-15)
+    text = str(e)
+    assert "at recall 0.25, 0.5, 0.75" in text
+    assert "(1.0000 + 0.6667 + 0.0000) / 3 = 0.5556" in text
+    assert "/ 11" not in text
+    # levels out of order follow trec_eval's walk (metrics._interpolated_sum); the
+    # text says so and gives the value instead of a mean that is not it
+    e = explain(qrels, run, "q1", "11pt_avg.0.5,0.25")
+    assert f"out of order: trec_eval's walk from the last level gives {e.value:.4f}" in str(e)
+
+
 def test_rr_and_unjudged_labels():
     qrels = {"q": {"a": 0, "b": 1, "p": -3}}
     run = {"q": {"x": 3, "p": 2, "a": 1.5, "b": 1}}
