@@ -303,7 +303,6 @@ def _first_line(docs: Mapping[str, object], where: Where, docid: str) -> int:
 # object split() returns for each mark, and counting marks compares identities;
 # the literal b"\x01" loaded from a .pyc is another object, compared byte-wise)
 _MARK = bytes([1])
-_LINE_END = b" " + _MARK + b"\n"
 
 
 class _Format(NamedTuple):
@@ -365,7 +364,7 @@ def _rows(block: bytes, lineno: int, form: _Format, source: str, unterminated: b
     valid = block.isascii() or _utf8_error(source, lineno, block) is None
     stride = form.width + 1
     if valid and b"#" not in block and _MARK not in block:
-        marked = block.replace(b"\n", _LINE_END)
+        marked = block.replace(b"\n", b" " + _MARK + b"\n")
         n = (len(marked) - len(block)) // 2  # the lines (each grew by two bytes)
         fields = marked.split()
         if len(fields) == stride * n and fields[form.width :: stride].count(_MARK) == n:
