@@ -299,7 +299,10 @@ def _first_line(docs: Mapping[str, object], where: Where, docid: str) -> int:
 # blank line, a line of another width, the mark itself) is split line by
 # line into the same layout.  Numbers are parsed a column at a time, once.
 
-_MARK = b"\x01"
+# (made at run time: one-byte bytes are shared objects, so this is the very
+# object split() returns for each mark, and counting marks compares identities;
+# the literal b"\x01" loaded from a .pyc is another object, compared byte-wise)
+_MARK = bytes([1])
 
 
 class _Format(NamedTuple):
@@ -358,11 +361,12 @@ class _Rows(NamedTuple):
 def _rows(block: bytes, lineno: int, form: _Format, source: str, unterminated: bool) -> _Rows:
     """The entries of *block*, whole lines numbered from ``lineno + 1`` (the
     last one's line end added by :func:`_lines` if *unterminated*)."""
-    n = block.count(b"\n")
     valid = block.isascii() or _utf8_error(source, lineno, block) is None
     stride = form.width + 1
     if valid and b"#" not in block and _MARK not in block:
-        fields = block.replace(b"\n", b" " + _MARK + b"\n").split()
+        marked = block.replace(b"\n", b" " + _MARK + b"\n")
+        n = (len(marked) - len(block)) // 2  # the lines (each grew by two bytes)
+        fields = marked.split()
         if len(fields) == stride * n and fields[form.width :: stride].count(_MARK) == n:
             return _Rows(fields, stride, [(0, lineno + 1)], None, None, lineno + n, b"_" in block)
     return _line_by_line(block, lineno, form, source, None if valid else unterminated)
