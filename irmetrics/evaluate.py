@@ -321,8 +321,9 @@ class _Road:
     makes the Evaluation of the parts.
 
     *names* are the names asked for and *parsed* their measures; the scorer
-    scores each distinct measure once, and a part keeps the columns
-    ``cols``, one per distinct name (a name asked twice counts once).
+    makes each distinct computation once (measures that differ only in how
+    they are averaged, as map and gm_map do, share one), and a part keeps
+    the columns ``cols``, one per distinct name (a name asked twice counts once).
     """
 
     def __init__(
@@ -332,9 +333,19 @@ class _Road:
         self.names = tuple(names)
         self.measures = tuple(parsed)
         self.options = options
-        self._unique = tuple(dict.fromkeys(parsed))
+        # one computation per formula, tie support, parameter and options
+        column: Dict[Tuple[Any, ...], int] = {}
+        unique: List[Measure] = []
+        for m in parsed:
+            key = (m.family.compute, m.family.ties, m.param, m.options)
+            if key not in column:
+                column[key] = len(unique)
+                unique.append(m)
+        self._unique = tuple(unique)
         by_name = dict(zip(names, parsed))
-        self.cols = tuple(self._unique.index(m) for m in by_name.values())
+        self.cols = tuple(
+            column[m.family.compute, m.family.ties, m.param, m.options] for m in by_name.values()
+        )
         self._max_label = _max_label(qrels, self._unique)
 
     def scorer(self) -> _Scorer:
