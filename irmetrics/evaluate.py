@@ -314,6 +314,12 @@ class _Part(NamedTuple):
     ignored: List[Tuple[DuplicateEntryError, str]]
 
 
+def _computation(m: Measure) -> Tuple[Any, ...]:
+    """What a measure's value depends on: its formula and tie support, its
+    parameter and options (not how it is averaged, as map and gm_map differ)."""
+    return (m.family.compute, m.family.ties, m.param, m.options)
+
+
 class _Road:
     """The one road of every evaluation: a source of query groups, a scorer,
     an Evaluation part; one process scores one part, each parallel job (a
@@ -333,19 +339,13 @@ class _Road:
         self.names = tuple(names)
         self.measures = tuple(parsed)
         self.options = options
-        # one computation per formula, tie support, parameter and options
-        column: Dict[Tuple[Any, ...], int] = {}
-        unique: List[Measure] = []
+        first: Dict[Tuple[Any, ...], Measure] = {}
         for m in parsed:
-            key = (m.family.compute, m.family.ties, m.param, m.options)
-            if key not in column:
-                column[key] = len(unique)
-                unique.append(m)
-        self._unique = tuple(unique)
+            first.setdefault(_computation(m), m)
+        self._unique = tuple(first.values())
+        keys = list(first)
         by_name = dict(zip(names, parsed))
-        self.cols = tuple(
-            column[m.family.compute, m.family.ties, m.param, m.options] for m in by_name.values()
-        )
+        self.cols = tuple(keys.index(_computation(m)) for m in by_name.values())
         self._max_label = _max_label(qrels, self._unique)
 
     def scorer(self) -> _Scorer:
