@@ -314,6 +314,12 @@ class _Part(NamedTuple):
     ignored: List[Tuple[DuplicateEntryError, str]]
 
 
+def _computation(m: Measure) -> Tuple[Any, ...]:
+    """What a measure's value depends on: its formula and tie support, its
+    parameter and options (not how it is averaged, as map and gm_map differ)."""
+    return (m.family.compute, m.family.ties, m.param, m.options)
+
+
 class _Road:
     """The one road of every evaluation: a source of query groups, a scorer,
     an Evaluation part; one process scores one part, each parallel job (a
@@ -321,8 +327,9 @@ class _Road:
     makes the Evaluation of the parts.
 
     *names* are the names asked for and *parsed* their measures; the scorer
-    scores each distinct measure once, and a part keeps the columns
-    ``cols``, one per distinct name (a name asked twice counts once).
+    makes each distinct computation once (measures that differ only in how
+    they are averaged, as map and gm_map do, share one), and a part keeps
+    the columns ``cols``, one per distinct name (a name asked twice counts once).
     """
 
     def __init__(
@@ -332,9 +339,13 @@ class _Road:
         self.names = tuple(names)
         self.measures = tuple(parsed)
         self.options = options
-        self._unique = tuple(dict.fromkeys(parsed))
+        first: Dict[Tuple[Any, ...], Measure] = {}
+        for m in parsed:
+            first.setdefault(_computation(m), m)
+        self._unique = tuple(first.values())
+        keys = list(first)
         by_name = dict(zip(names, parsed))
-        self.cols = tuple(self._unique.index(m) for m in by_name.values())
+        self.cols = tuple(keys.index(_computation(m)) for m in by_name.values())
         self._max_label = _max_label(qrels, self._unique)
 
     def scorer(self) -> _Scorer:

@@ -68,10 +68,10 @@ Subtopics = Tuple[Mapping[str, Mapping[Any, int]], List[Tuple[int, Any]]]
 #: measure has summed them (QueryData.linear_gains): (0-based rank, gain) of
 #: the ranked documents with a label > 0; the gain of every judged document
 #: with a label > 0, best first; the DCG after each of the first positive
-#: gains; the ideal DCG after each of the first ideal ranks.  The nDCG
-#: kernels of irmetrics.metrics extend the DCGs, left to right, up to the
-#: cutoff they are asked for: one cutoff costs the additions of a direct DCG,
-#: and more cutoffs make none twice.
+#: gains; the ideal DCG after each of the first ideal ranks.  The DCG
+#: kernels of irmetrics.metrics (nDCG, ndcg_rel, Rndcg) extend the DCGs, left
+#: to right, as far as they are asked for: one measure costs the additions of
+#: a direct DCG, and more measures and cutoffs make none twice.
 LinearGains = Tuple[List[Tuple[int, float]], List[float], List[float], List[float]]
 
 
@@ -578,6 +578,13 @@ def _nonzero_and_ideal(
     return nz, ideal, _m._running_dcg(ideal, [])
 
 
+def _dcg_of(q: QueryData, m: Measure, nz: Sequence[Tuple[int, float]]) -> List[float]:
+    """The DCG after each of the non-zero gains *nz*: under linear gains the
+    query's own, made once for the measures that read it."""
+    out = q.linear_gains()[2] if m.option("gain") is None else []
+    return _m._running_dcg_sparse(nz, out)
+
+
 def _gains_and_ideal_only(q: QueryData, gain_of: Callable[[Label], float]) -> List[float]:
     return [g for _, g in _ideal_pairs(q, gain_of)]
 
@@ -589,13 +596,14 @@ def _g(q: QueryData, m: Measure, env: Env) -> float:
 
 def _ndcg_rel(q: QueryData, m: Measure, env: Env) -> float:
     nz, _, ideal_dcg = _nonzero_and_ideal(q, m)
-    return _m._ndcg_rel_sparse(nz, ideal_dcg)
+    return _m._ndcg_rel_sparse(nz, _dcg_of(q, m, nz), ideal_dcg)
 
 
 def _rndcg(q: QueryData, m: Measure, env: Env) -> float:
     if q.n_relevant(env.relevance_level) == 0:
         return 0.0
-    return _m._rndcg_sparse(q.n, *_nonzero_and_ideal(q, m))
+    nz, ideal, ideal_dcg = _nonzero_and_ideal(q, m)
+    return _m._rndcg_sparse(q.n, nz, _dcg_of(q, m, nz), ideal, ideal_dcg)
 
 
 def _runid(q: QueryData, m: Measure, env: Env) -> str:

@@ -1002,6 +1002,19 @@ def _running_dcg(
     return out
 
 
+def _running_dcg_sparse(
+    nz: Sequence[Tuple[int, float]], out: List[float], top: Optional[int] = None
+) -> List[float]:
+    """*out*, the DCG after each of the first non-zero gains *nz* ``(0-based
+    rank, gain)`` of a ranking, extended to the first *top* (None: all): the
+    additions of :func:`_running_dcg`, made only at the non-zero gains."""
+    total = out[-1] if out else 0.0
+    for i, g in nz[len(out):top]:
+        total += g / math.log2(i + 2)
+        out.append(total)
+    return out
+
+
 def _ndcg_running(
     k: Optional[int], positive: Sequence[Tuple[int, float]], ideal: Sequence[float],
     dcg: List[float], idcg: List[float],
@@ -1018,11 +1031,7 @@ def _ndcg_running(
         return 0.0
     # (k,) sorts before every (rank k, gain): the number of gains above k
     hits = len(positive) if k is None else _bisect_left(positive, (k,))
-    if len(dcg) < hits:
-        total = dcg[-1] if dcg else 0.0
-        for i, g in positive[len(dcg):hits]:
-            total += g / math.log2(i + 2)
-            dcg.append(total)
+    _running_dcg_sparse(positive, dcg, hits)
     return (dcg[hits - 1] if hits else 0.0) / idcg[top - 1]
 
 
@@ -1051,29 +1060,35 @@ def _g_sparse(nz: Sequence[Tuple[int, float]], ideal: Sequence[float]) -> float:
     return total / total_ideal
 
 
-def _ndcg_rel_sparse(nz: Sequence[Tuple[int, float]], prefix: Sequence[float]) -> float:
+def _ndcg_rel_sparse(
+    nz: Sequence[Tuple[int, float]], dcg: Sequence[float], prefix: Sequence[float]
+) -> float:
     # m_ndcg_rel.c: nDCG taken at each document of positive gain (with the
     # ideal DCG accumulated so far) and averaged over the ideal's documents;
     # those not retrieved count the nDCG at the end of the ranking.  The
     # loop over ranks only changes the sums at the non-zero gains and the
     # ideal's ranks: those are visited, with the same additions in order.
+    # *dcg*: the DCG after each non-zero gain (_running_dcg_sparse);
     # *prefix*: the ideal DCG after each ideal rank (_running_dcg).
     m = len(prefix)
     if m == 0:
         return 0.0  # trec_eval: 0/0, then 0
-    dcg_ = total = 0.0
+    total = 0.0
     seen = 0
-    for i, g in nz:
-        dcg_ += g / math.log2(i + 2)
+    for (i, g), dcg_ in zip(nz, dcg):
         if g > 0:
             total += dcg_ / prefix[i if i < m else m - 1]
             seen += 1
-    total += (m - seen) * dcg_ / prefix[m - 1]
+    total += (m - seen) * (dcg[-1] if dcg else 0.0) / prefix[m - 1]
     return total / m if total > 0.0 else 0.0
 
 
 def _rndcg_sparse(
-    n: int, nz: Sequence[Tuple[int, float]], ideal: Sequence[float], prefix: Sequence[float]
+    n: int,
+    nz: Sequence[Tuple[int, float]],
+    dcg: Sequence[float],
+    ideal: Sequence[float],
+    prefix: Sequence[float],
 ) -> float:
     """m_Rndcg.c: nDCG taken where the ideal gain changes level (and at the
     end of the ranking), averaged.
@@ -1083,7 +1098,8 @@ def _rndcg_sparse(
     before's (at m it drops to 0), with the DCG of the ranks before i and
     the ideal DCG of the ideal ranks before i; and one more at the end of
     the ranking when it is longer than m + 1.  The sums are the same
-    additions, in order, made only where they change.  *prefix*: the ideal
+    additions, in order, made only where they change.  *dcg*: the DCG after
+    each non-zero gain (:func:`_running_dcg_sparse`); *prefix*: the ideal
     DCG after each ideal rank (:func:`_running_dcg`).
     """
     m = len(ideal)
@@ -1091,19 +1107,13 @@ def _rndcg_sparse(
         return 0.0  # trec_eval: 0/0 (nan)
     boundaries = [i for i in range(1, m) if ideal[i] != ideal[i - 1]]
     boundaries.append(m)
-    dcg_ = total = 0.0
-    points = 0
-    k = 0
+    total = 0.0
     for b in boundaries:
-        while k < len(nz) and nz[k][0] < b:
-            dcg_ += nz[k][1] / math.log2(nz[k][0] + 2)
-            k += 1
-        total += dcg_ / prefix[b - 1]
-        points += 1
+        # (b,) sorts before every (rank b, gain): the non-zero gains above rank b + 1
+        above = _bisect_left(nz, (b,))
+        total += (dcg[above - 1] if above else 0.0) / prefix[b - 1]
+    points = len(boundaries)
     if n > m + 1:
-        while k < len(nz):
-            dcg_ += nz[k][1] / math.log2(nz[k][0] + 2)
-            k += 1
-        total += dcg_ / prefix[m - 1]
+        total += (dcg[-1] if dcg else 0.0) / prefix[m - 1]
         points += 1
     return total / points

@@ -233,6 +233,23 @@ def test_results_keyed_by_names_asked_for():
     assert result["nDCG@10"] == result["ndcg_cut_10"] == 1.0
 
 
+@pytest.mark.parametrize("ties", ["trec_eval", "best", "worst"])
+def test_measures_averaged_differently_keep_their_own_columns(ties):
+    # map and gm_map (bpref and gm_bpref) are one computation per query,
+    # made once: each name still gets its values and its own mean.
+    qrels = {"q1": {"a": 1, "b": 0, "c": 2}, "q2": {"b": 1}}
+    run = {"q1": {"x": 0.9, "a": 0.8, "b": 0.8, "c": 0.1}, "q2": {"x": 1.0, "y": 0.9, "b": 0.5}}
+    names = ["gm_bpref", "map", "P_5", "bpref", "gm_map", "AP"]
+    result = evaluate(qrels, run, names, ties=ties)
+    assert list(result.per_query["q1"]) == names
+    for name in names:
+        alone = evaluate(qrels, run, [name], ties=ties)
+        assert result.aggregate[name] == alone.aggregate[name], name
+        for qid in qrels:
+            assert result.per_query[qid][name] == alone.per_query[qid][name], (name, qid)
+    assert result.aggregate["gm_map"] != result.aggregate["map"]
+
+
 def test_single_measure_string():
     result = evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, "map")
     assert result.aggregate == {"map": 1.0}

@@ -1241,8 +1241,9 @@ def _kernels(gains, ideal):
     """G, ndcg_rel and Rndcg from the kernels, given the gains of every rank."""
     nz = metrics._nonzero(gains)
     prefix = metrics._running_dcg(ideal, [])
-    return (metrics._g_sparse(nz, ideal), metrics._ndcg_rel_sparse(nz, prefix),
-            metrics._rndcg_sparse(len(gains), nz, ideal, prefix))
+    dcg = metrics._running_dcg_sparse(nz, [])
+    return (metrics._g_sparse(nz, ideal), metrics._ndcg_rel_sparse(nz, dcg, prefix),
+            metrics._rndcg_sparse(len(gains), nz, dcg, ideal, prefix))
 
 
 @given(_gain_case())
