@@ -396,9 +396,8 @@ _p = _on_ranks(_m._precision_r)
 _recall = _on_ranks(_m._recall_r)
 _ap = _on_ranks(_m._average_precision_r)
 _rr = _on_ranks(_m._reciprocal_rank_r)
-_rprec = _on_ranks(_m._r_precision_r)
+_rprec = _on_ranks(_m._r_precision_multiple_r)  # Rprec's and Rprec_mult's (None: R)
 _success = _on_ranks(_m._success_r)
-_rprec_mult = _on_ranks(_m._r_precision_multiple_r)
 _bin_g = _on_ranks(_m._binary_g)
 _11pt = _on_ranks(_m._eleven_point_average_r, "levels", _m._ELEVEN_POINTS)
 _set_f = _on_ranks(_m._f_measure_r, "weight", 1.0)
@@ -1629,7 +1628,7 @@ FAMILIES: Tuple[Family, ...] = (
     Family("gm_bpref", _bpref, "Geometric mean over queries of bpref (floor 1e-5).",
            names=Names(metric="bpref"), output=_GM, ties=_BINARY_EXTREMES,
            explain=_terms_bpref),
-    Family("Rprec_mult", _rprec_mult, "Precision at rank multiple * R.",
+    Family("Rprec_mult", _rprec, "Precision at rank multiple * R.",
            names=Names(metric="r_precision_multiple"), takes=Takes("multiple", _MULTIPLES),
            ties=_BINARY_EXTREMES, explain=_terms_rprec_mult),
     Family("utility", _utility, "Set utility: relevant retrieved minus non-relevant retrieved.",
