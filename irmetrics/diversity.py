@@ -153,6 +153,30 @@ class Topics:
         return got
 
 
+class Ranked:
+    """A ranking as the formulas read it: the query's *topics*, the relevant
+    ranked *rows*, the ranking's length *n*, ``A`` (*a*, by default the
+    topics' subtopics) and the relevant documents per subtopic (*n_relevant*,
+    by default the topics'); its novelty gains computed once per alpha."""
+
+    __slots__ = ("topics", "rows", "n", "a", "n_relevant", "_novelty")
+
+    def __init__(self, topics: Topics, rows: List[Row], n: int, a: Optional[int] = None) -> None:
+        self.topics = topics
+        self.rows = rows
+        self.n = n
+        self.a = topics.n_subtopics if a is None else a
+        self.n_relevant: Sequence[int] = topics.n_relevant
+        self._novelty: Dict[float, Scored] = {}
+
+    def novelty(self, alpha: float) -> Scored:
+        """The novelty gains of the relevant ranked documents (cached per alpha)."""
+        got = self._novelty.get(alpha)
+        if got is None:
+            got = self._novelty[alpha] = _novelty(self.rows, self.topics.n_subtopics, alpha)
+        return got
+
+
 def _greedy_ideal(relevant: Mapping[Any, Tuple[int, ...]], n: int, alpha: float) -> Scored:
     """ndeval's idealResult: rank by highest novelty gain given the ranks above,
     ties to the greater document id.
@@ -339,29 +363,37 @@ def _normalised(
     return total / _ideal_ideal(k, alpha, n, term, slopes)
 
 
-def _alpha_dcg(scored: Scored, k: int, alpha: float, n: int) -> float:
+# The one signature of the kernels: (ranking, cutoff k, alpha, beta); a kernel
+# without a cutoff, alpha or beta ignores it.
+Kernel = Callable[[Ranked, int, float, float], float]
+
+
+def _alpha_dcg(r: Ranked, k: int, alpha: float, beta: float) -> float:
     """sum(g_i * log(2) / log(i + 2) for i < k), normalised by :func:`_normalised`."""
-    return _normalised(scored, k, alpha, n, _dcg_term, _dcg_slopes)
+    return _normalised(r.novelty(alpha), k, alpha, r.a, _dcg_term, _dcg_slopes)
 
 
-def _err_ia(scored: Scored, k: int, alpha: float, n: int) -> float:
+def _err_ia(r: Ranked, k: int, alpha: float, beta: float) -> float:
     """sum(g_i / (i + 1) for i < k), normalised by :func:`_normalised`."""
-    return _normalised(scored, k, alpha, n, _err_term, _err_slopes)
+    return _normalised(r.novelty(alpha), k, alpha, r.a, _err_term, _err_slopes)
 
 
-def _alpha_ndcg(scored: Scored, ideal: Scored, k: int, alpha: float, n: int) -> float:
-    run = _alpha_dcg(scored, k, alpha, n)
-    return run / _alpha_dcg(ideal, k, alpha, n) if run else 0.0
-
-
-def _nerr_ia(scored: Scored, ideal: Scored, k: int, alpha: float, n: int) -> float:
-    # ndeval tests the run's alpha-DCG, not its ERR, for zero (the same thing)
-    if not _alpha_dcg(scored, k, alpha, n):
+def _alpha_ndcg(r: Ranked, k: int, alpha: float, beta: float) -> float:
+    run = _alpha_dcg(r, k, alpha, beta)
+    if not run:
         return 0.0
-    return _err_ia(scored, k, alpha, n) / _err_ia(ideal, k, alpha, n)
+    return run / _normalised(r.topics.ideal(alpha), k, alpha, r.a, _dcg_term, _dcg_slopes)
 
 
-def _nrbp(scored: Scored, alpha: float, beta: float, n: int) -> float:
+def _nerr_ia(r: Ranked, k: int, alpha: float, beta: float) -> float:
+    # ndeval tests the run's alpha-DCG, not its ERR, for zero (the same thing)
+    if not _alpha_dcg(r, k, alpha, beta):
+        return 0.0
+    ideal = _normalised(r.topics.ideal(alpha), k, alpha, r.a, _err_term, _err_slopes)
+    return _err_ia(r, k, alpha, beta) / ideal
+
+
+def _rbp(scored: Scored, alpha: float, beta: float, n: int) -> float:
     """sum(g_i * beta ** i) * (1 - (1 - alpha) * beta) / A, over the whole ranking."""
     if n == 0:
         return 0.0
@@ -376,46 +408,51 @@ def _nrbp(scored: Scored, alpha: float, beta: float, n: int) -> float:
     return total * ((1 - (1 - alpha) * beta) / n)
 
 
-def _nnrbp(run: float, ideal: Scored, alpha: float, beta: float, n: int) -> float:
-    """*run*, the ranking's NRBP, over the greedy ideal's."""
-    best = _nrbp(ideal, alpha, beta, n)
+def _nrbp(r: Ranked, k: int, alpha: float, beta: float) -> float:
+    return _rbp(r.novelty(alpha), alpha, beta, r.a)
+
+
+def _nnrbp(r: Ranked, k: int, alpha: float, beta: float) -> float:
+    """The ranking's NRBP over the greedy ideal's."""
+    best = _rbp(r.topics.ideal(alpha), alpha, beta, r.a)
     # ndeval divides anyway: 0/0 (nan) for a query without relevant subtopics,
     # and for alpha = 0 with beta = 1, where every NRBP is 0
-    return run / best if best else 0.0
+    return _nrbp(r, k, alpha, beta) / best if best else 0.0
 
 
-def _precision_ia(rows: Sequence[Row], k: int, n: int) -> float:
+def _precision_ia(r: Ranked, k: int, alpha: float, beta: float) -> float:
     """(relevant (document, subtopic) pairs in the top k) / (k * A)."""
-    if n == 0 or k < 1:
+    if r.a == 0 or k < 1:
         return 0.0
     count = 0
-    for i, subs in rows:
+    for i, subs in r.rows:
         if i >= k:
             break
         count += len(subs)
-    return count / (k * n)
+    return count / (k * r.a)
 
 
-def _subtopic_recall(rows: Sequence[Row], k: int, n: int) -> float:
+def _subtopic_recall(r: Ranked, k: int, alpha: float, beta: float) -> float:
     """(subtopics with a relevant document in the top k) / A."""
-    if n == 0 or k < 1:
+    if r.a == 0 or k < 1:
         return 0.0
     seen: set[int] = set()
-    for i, subs in rows:
+    for i, subs in r.rows:
         if i >= k:
             break
         seen.update(subs)
-    return len(seen) / n
+    return len(seen) / r.a
 
 
-def _ap_ia(rows: Sequence[Row], n_relevant: Sequence[int]) -> float:
+def _ap_ia(r: Ranked, k: int, alpha: float, beta: float) -> float:
     """mean over subtopics s of AP_s: sum(P@i over ranks i relevant to s) / R_s."""
+    n_relevant = r.n_relevant
     n = len(n_relevant)
     if n == 0:
         return 0.0
     count = [0] * n
     total = [0.0] * n
-    for i, subs in rows:
+    for i, subs in r.rows:
         for j in subs:
             count[j] += 1
             total[j] += count[j] / (i + 1)
@@ -452,8 +489,8 @@ def _prepare(
     rel: Any,
     ideal: Optional[Mapping[Any, Mapping[Any, Any]]] = None,
     n_subtopics: Any = None,
-) -> Tuple[Topics, List[Row], int, int]:
-    """Topics of the query (from *ideal*, else from *labels*), rows, length
+) -> Ranked:
+    """The ranking: the topics of the query (from *ideal*, else from *labels*),
     and A (*n_subtopics*, by default the subtopics with a relevant document)."""
     r = check_rel(rel)
     what = "a sequence with one {subtopic: label} mapping (or None) per ranked document"
@@ -490,12 +527,15 @@ def _prepare(
     if n_subtopics is not None:
         what = f"an int at least the number of subtopics the labels cover, {a}"
         a = check_int(n_subtopics, "n_subtopics", a, what=what)
-    return topics, rows, len(ranked), a
+    return Ranked(topics, rows, len(ranked), a)
 
 
-def _cut(k: Any, n: int) -> int:
+def _value(kernel: Kernel, r: Ranked, k: Any = None, alpha: Any = 0.5, beta: Any = 0.5) -> float:
+    """*kernel*'s value of the ranking *r* (:func:`_prepare`'s), the other arguments checked."""
+    al = _check_alpha(alpha)
+    be = check_probability(beta, "beta", "(0, 1]")
     kk = check_k(k)
-    return n if kk is None else kk
+    return kernel(r, r.n if kk is None else kk, al, be)
 
 
 def alpha_dcg(
@@ -525,9 +565,7 @@ def alpha_dcg(
     >>> round(alpha_dcg(labels, 2), 6)
     0.586729
     """
-    topics, rows, n, a = _prepare(labels, rel, n_subtopics=n_subtopics)
-    al = _check_alpha(alpha)
-    return _alpha_dcg(_novelty(rows, topics.n_subtopics, al), _cut(k, n), al, a)
+    return _value(_alpha_dcg, _prepare(labels, rel, n_subtopics=n_subtopics), k, alpha)
 
 
 def alpha_ndcg(
@@ -551,9 +589,7 @@ def alpha_ndcg(
     >>> round(alpha_ndcg(labels, 2), 6)
     0.806574
     """
-    topics, rows, n, a = _prepare(labels, rel, ideal)
-    al = _check_alpha(alpha)
-    return _alpha_ndcg(_novelty(rows, a, al), topics.ideal(al), _cut(k, n), al, a)
+    return _value(_alpha_ndcg, _prepare(labels, rel, ideal=ideal), k, alpha)
 
 
 def err_ia(
@@ -575,9 +611,7 @@ def err_ia(
     >>> round(err_ia([{"1": 1}, {"2": 1}], 2), 6)   # (1 + 1/2) / (2 + 0.5)
     0.6
     """
-    topics, rows, n, a = _prepare(labels, rel, n_subtopics=n_subtopics)
-    al = _check_alpha(alpha)
-    return _err_ia(_novelty(rows, topics.n_subtopics, al), _cut(k, n), al, a)
+    return _value(_err_ia, _prepare(labels, rel, n_subtopics=n_subtopics), k, alpha)
 
 
 def nerr_ia(
@@ -593,9 +627,7 @@ def nerr_ia(
     >>> round(nerr_ia([{"1": 1}, {"1": 1}, {"2": 1}], 2), 6)   # 1.25 / 1.5
     0.833333
     """
-    topics, rows, n, a = _prepare(labels, rel, ideal)
-    al = _check_alpha(alpha)
-    return _nerr_ia(_novelty(rows, a, al), topics.ideal(al), _cut(k, n), al, a)
+    return _value(_nerr_ia, _prepare(labels, rel, ideal=ideal), k, alpha)
 
 
 def nrbp(
@@ -616,9 +648,7 @@ def nrbp(
     >>> nrbp([{"1": 1}, None, {"2": 1}])   # (1 - 0.25) / 2 * (1 + 0.25)
     0.46875
     """
-    topics, rows, _, a = _prepare(labels, rel, n_subtopics=n_subtopics)
-    al, be = _check_alpha(alpha), check_probability(beta, "beta", "(0, 1]")
-    return _nrbp(_novelty(rows, topics.n_subtopics, al), al, be, a)
+    return _value(_nrbp, _prepare(labels, rel, n_subtopics=n_subtopics), None, alpha, beta)
 
 
 def nnrbp(
@@ -634,9 +664,7 @@ def nnrbp(
     >>> nnrbp([{"1": 1}, None, {"2": 1}])   # 1.25 / (1 + 0.5)
     0.8333333333333334
     """
-    topics, rows, _, a = _prepare(labels, rel, ideal)
-    al, be = _check_alpha(alpha), check_probability(beta, "beta", "(0, 1]")
-    return _nnrbp(_nrbp(_novelty(rows, a, al), al, be, a), topics.ideal(al), al, be, a)
+    return _value(_nnrbp, _prepare(labels, rel, ideal=ideal), None, alpha, beta)
 
 
 def precision_ia(
@@ -653,8 +681,7 @@ def precision_ia(
     >>> precision_ia([{"1": 1, "2": 1}, {"1": 1}, None], 2)   # 3 / (2 * 2)
     0.75
     """
-    _, rows, n, a = _prepare(labels, rel, n_subtopics=n_subtopics)
-    return _precision_ia(rows, _cut(k, n), a)
+    return _value(_precision_ia, _prepare(labels, rel, n_subtopics=n_subtopics), k)
 
 
 def subtopic_recall(
@@ -670,8 +697,7 @@ def subtopic_recall(
     >>> subtopic_recall([{"1": 1}, {"1": 1}, {"2": 1}], 2)
     0.5
     """
-    _, rows, n, a = _prepare(labels, rel, n_subtopics=n_subtopics)
-    return _subtopic_recall(rows, _cut(k, n), a)
+    return _value(_subtopic_recall, _prepare(labels, rel, n_subtopics=n_subtopics), k)
 
 
 def ap_ia(
@@ -690,7 +716,8 @@ def ap_ia(
     >>> ap_ia([{"1": 1}, {"2": 1}, {"1": 1}])   # ((1 + 2/3) / 2 + (1/2) / 1) / 2
     0.6666666666666666
     """
-    topics, rows, _, _ = _prepare(labels, rel)
+    ranked = _prepare(labels, rel)
+    topics = ranked.topics
     counts = list(topics.n_relevant)
     if n_relevant is not None:
         if not isinstance(n_relevant, Mapping):
@@ -714,4 +741,5 @@ def ap_ia(
         # subtopics no ranked document is relevant to: AP_s = 0, but they count in A
         covered = set(topics.ids)
         counts.extend(c for s, c in given.items() if c and s not in covered)
-    return _ap_ia(rows, counts)
+    ranked.n_relevant = counts
+    return _ap_ia(ranked, ranked.n, 0.5, 0.5)

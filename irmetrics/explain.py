@@ -48,10 +48,10 @@ from typing import (
 from ._text import one_line, quoted
 from .data import Qrels
 from .errors import InvalidArgumentError, IrmetricsError, UnknownMeasureError
-from .evaluate import _Scorer
-from .evaluation import Options, check_options
+from .evaluate import _checked, _Scorer
+from .evaluation import Options
 from .formats import html_table
-from .measures import Env, Measure, QueryData, Ranking, Row, Terms, _fmt, parse_measure
+from .measures import Env, QueryData, Ranking, Row, Terms, _fmt, parse_measure
 from .sources import open_qrels, open_run
 
 __all__ = ["explain", "Explanation"]
@@ -231,9 +231,9 @@ def explain(
     >>> e.ideal["labels"], round(e.value, 4)   # (1 + 2/log2(3)) / (2 + 1/log2(3))
     ([2, 1], 0.8597)
     """
-    m = _measure(qrels, query, measure)
-    options = check_options(relevance_level=relevance_level, complete=complete, depth=depth,
-                            judged_only=judged_only, scores=scores)
+    _check_measure(qrels, query, measure)
+    _, (m,), options = _checked([measure], relevance_level=relevance_level, complete=complete,
+                                depth=depth, judged_only=judged_only, scores=scores)
     table, qrels_duplicates = open_qrels(qrels)
     # The run is scored by evaluate()'s own scorer, on this query only; its
     # hook keeps the query's documents as scored and their data.
@@ -264,14 +264,14 @@ def explain(
     return Explanation(query, measure.strip(), m.name, value, rows, terms, _options_text(options))
 
 
-def _measure(qrels: Any, query: Any, measure: Any) -> Measure:
-    """The measure named *measure*, checked; a query and measure that seem
-    swapped are said so."""
+def _check_measure(qrels: Any, query: Any, measure: Any) -> None:
+    """That *measure* is a measure name and *query* a str; a query and
+    measure that seem swapped are said so."""
     if not isinstance(measure, str):
         raise InvalidArgumentError(
             f"'measure' must be one measure name (str) (got {type(measure).__name__})")
     try:
-        m = parse_measure(measure)
+        parse_measure(measure)
     except UnknownMeasureError as exc:
         # the command line's order (-m MEASURE ... QUERY) is not this one's
         signs = []
@@ -282,13 +282,8 @@ def _measure(qrels: Any, query: Any, measure: Any) -> Measure:
         if signs:
             raise InvalidArgumentError(f"{exc}; {' and '.join(signs)}: {_SWAPPED}") from None
         raise
-    if m.family.text:
-        raise InvalidArgumentError(
-            f"measure {quoted(measure)} is a text line of trec_eval's report, not a number; "
-            "the command line prints it")
     if not isinstance(query, str):
         raise InvalidArgumentError(f"'query' must be a query id (str) (got {quoted(query)})")
-    return m
 
 
 def _check_query(qrels: Qrels, query: str, in_run: bool, complete: bool) -> None:

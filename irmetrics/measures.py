@@ -396,9 +396,8 @@ _p = _on_ranks(_m._precision_r)
 _recall = _on_ranks(_m._recall_r)
 _ap = _on_ranks(_m._average_precision_r)
 _rr = _on_ranks(_m._reciprocal_rank_r)
-_rprec = _on_ranks(_m._r_precision_r)
+_rprec = _on_ranks(_m._r_precision_multiple_r)  # Rprec's and Rprec_mult's (None: R)
 _success = _on_ranks(_m._success_r)
-_rprec_mult = _on_ranks(_m._r_precision_multiple_r)
 _bin_g = _on_ranks(_m._binary_g)
 _11pt = _on_ranks(_m._eleven_point_average_r, "levels", _m._ELEVEN_POINTS)
 _set_f = _on_ranks(_m._f_measure_r, "weight", 1.0)
@@ -625,9 +624,9 @@ def _relstring(q: QueryData, m: Measure, env: Env) -> str:
 # --- Diversity (ndeval's measures over subtopics; formulas in irmetrics.diversity)
 
 
-def _ia(q: QueryData, m: Measure, env: Env) -> Tuple[_d.Topics, List[_d.Row]]:
-    """The query's subtopics at the measure's rel and its relevant ranked rows
-    (shared by the measures of a query).  evaluate() gives the subtopic
+def _ia(q: QueryData, m: Measure, env: Env) -> _d.Ranked:
+    """The ranking over the query's subtopics at the measure's rel (shared by
+    the measures of a query).  evaluate() gives the subtopic
     judgments (QueryData.subtopics); without them the labels are taken for
     one subtopic."""
     rel = m.rel(env)
@@ -651,66 +650,29 @@ def _ia(q: QueryData, m: Measure, env: Env) -> Tuple[_d.Topics, List[_d.Row]]:
         else:
             judgments, placed = q.subtopics
         topics = _d.Topics(judgments, rel)
-        got = q._cache[key] = (topics, topics.rows(placed))
+        got = q._cache[key] = _d.Ranked(topics, topics.rows(placed), q.n)
     return got
 
 
-def _ia_novelty(q: QueryData, m: Measure, env: Env) -> Tuple[_d.Topics, _d.Scored, float]:
-    """The subtopics, the novelty gains at the measure's alpha, once a query, and alpha."""
-    topics, rows = _ia(q, m, env)
-    alpha = float(m.option("alpha", 0.5))
-    key = ("novelty", m.rel(env), alpha)
-    return topics, q._cached(key, _d._novelty, rows, topics.n_subtopics, alpha), alpha
+def _on_subtopics(kernel: _d.Kernel) -> Compute:
+    """A diversity measure's computation from its kernel in irmetrics.diversity:
+    of the ranking, the measure's cutoff (else the documents ranked), alpha and beta."""
+    def compute(q: QueryData, m: Measure, env: Env) -> float:
+        k = q.n if m.param is None else int(m.param)
+        alpha, beta = float(m.option("alpha", 0.5)), float(m.option("beta", 0.5))
+        return kernel(_ia(q, m, env), k, alpha, beta)
+    return compute
 
 
-def _ia_k(q: QueryData, m: Measure) -> int:
-    return q.n if m.param is None else int(m.param)
-
-
-def _alpha_dcg(q: QueryData, m: Measure, env: Env) -> float:
-    topics, scored, alpha = _ia_novelty(q, m, env)
-    return _d._alpha_dcg(scored, _ia_k(q, m), alpha, topics.n_subtopics)
-
-
-def _alpha_ndcg(q: QueryData, m: Measure, env: Env) -> float:
-    topics, scored, alpha = _ia_novelty(q, m, env)
-    return _d._alpha_ndcg(scored, topics.ideal(alpha), _ia_k(q, m), alpha, topics.n_subtopics)
-
-
-def _err_ia(q: QueryData, m: Measure, env: Env) -> float:
-    topics, scored, alpha = _ia_novelty(q, m, env)
-    return _d._err_ia(scored, _ia_k(q, m), alpha, topics.n_subtopics)
-
-
-def _nerr_ia(q: QueryData, m: Measure, env: Env) -> float:
-    topics, scored, alpha = _ia_novelty(q, m, env)
-    return _d._nerr_ia(scored, topics.ideal(alpha), _ia_k(q, m), alpha, topics.n_subtopics)
-
-
-def _nrbp(q: QueryData, m: Measure, env: Env) -> float:
-    topics, scored, alpha = _ia_novelty(q, m, env)
-    return _d._nrbp(scored, alpha, float(m.option("beta", 0.5)), topics.n_subtopics)
-
-
-def _nnrbp(q: QueryData, m: Measure, env: Env) -> float:
-    topics, _ = _ia(q, m, env)
-    alpha, beta = float(m.option("alpha", 0.5)), float(m.option("beta", 0.5))
-    return _d._nnrbp(_nrbp(q, m, env), topics.ideal(alpha), alpha, beta, topics.n_subtopics)
-
-
-def _p_ia(q: QueryData, m: Measure, env: Env) -> float:
-    topics, rows = _ia(q, m, env)
-    return _d._precision_ia(rows, _ia_k(q, m), topics.n_subtopics)
-
-
-def _strec(q: QueryData, m: Measure, env: Env) -> float:
-    topics, rows = _ia(q, m, env)
-    return _d._subtopic_recall(rows, _ia_k(q, m), topics.n_subtopics)
-
-
-def _ap_ia(q: QueryData, m: Measure, env: Env) -> float:
-    topics, rows = _ia(q, m, env)
-    return _d._ap_ia(rows, topics.n_relevant)
+_alpha_dcg = _on_subtopics(_d._alpha_dcg)
+_alpha_ndcg = _on_subtopics(_d._alpha_ndcg)
+_err_ia = _on_subtopics(_d._err_ia)
+_nerr_ia = _on_subtopics(_d._nerr_ia)
+_nrbp = _on_subtopics(_d._nrbp)
+_nnrbp = _on_subtopics(_d._nnrbp)
+_p_ia = _on_subtopics(_d._precision_ia)
+_strec = _on_subtopics(_d._subtopic_recall)
+_ap_ia = _on_subtopics(_d._ap_ia)
 
 
 def _opt_int(param: Param) -> Optional[int]:
@@ -1674,7 +1636,7 @@ FAMILIES: Tuple[Family, ...] = (
     Family("gm_bpref", _bpref, "Geometric mean over queries of bpref (floor 1e-5).",
            names=Names(metric="bpref"), output=_GM, ties=_BINARY_EXTREMES,
            explain=_terms_bpref),
-    Family("Rprec_mult", _rprec_mult, "Precision at rank multiple * R.",
+    Family("Rprec_mult", _rprec, "Precision at rank multiple * R.",
            names=Names(metric="r_precision_multiple"), takes=Takes("multiple", _MULTIPLES),
            ties=_BINARY_EXTREMES, explain=_terms_rprec_mult),
     Family("utility", _utility, "Set utility: relevant retrieved minus non-relevant retrieved.",

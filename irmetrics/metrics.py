@@ -305,10 +305,6 @@ def reciprocal_rank(
                    form=_t.expected_rr)
 
 
-def _r_precision_r(ranks: Sequence[int], n: int, param: None, n_relevant: int) -> float:
-    return _hits(ranks, n_relevant) / n_relevant if n_relevant else 0.0
-
-
 def r_precision(
     labels: Iterable[Any],
     *,
@@ -329,7 +325,7 @@ def r_precision(
     >>> r_precision([1, 0, 1, 0], n_relevant=4)
     0.5
     """
-    return _binary(labels, _r_precision_r, None, rel, "Rprec", n_relevant=n_relevant,
+    return _binary(labels, _r_precision_multiple_r, None, rel, "Rprec", n_relevant=n_relevant,
                    scores=scores, ties=ties, form=_t.expected_r_precision)
 
 
@@ -903,12 +899,13 @@ def eleven_point_average(
 
 
 def _r_precision_multiple_r(
-    ranks: Sequence[int], n: int, multiple: float, n_relevant: int
+    ranks: Sequence[int], n: int, multiple: Optional[float], n_relevant: int
 ) -> float:
     # m_Rprec_mult.c: relevant in the top cut over cut, the cut computed as
     # (int)(multiple * R + 0.9) (the retrieved documents beyond the ranking
-    # count as non-relevant); R = 0 gives cut 0
-    cut = int(multiple * n_relevant + 0.9)
+    # count as non-relevant); R = 0 gives cut 0.  Rprec is multiple None:
+    # the cut is R itself, as int(1.0 * R + 0.9) is
+    cut = n_relevant if multiple is None else int(multiple * n_relevant + 0.9)
     if cut <= 0:
         return 0.0
     return _hits(ranks, cut) / cut

@@ -14,9 +14,8 @@ from typing import Any, Dict, List, NamedTuple, Optional
 from ._text import one_line, quoted
 from .data import Run
 from .errors import InvalidArgumentError
-from .evaluate import _as_qrels, _evaluate
-from .evaluation import check_options
-from .measures import check_measure, parse_measure, supports
+from .evaluate import _as_qrels, _checked, _evaluate
+from .measures import supports
 from .sources import is_file_source as _is_source
 
 __all__ = ["tie_report", "TieReport", "TieRow"]
@@ -94,10 +93,9 @@ def tie_report(
     if not isinstance(measure, str):
         raise InvalidArgumentError(
             f"'measure' must be one measure name (got {quoted(measure)})")
-    m = parse_measure(measure)
-    check_measure(measure, m, "best")
-    options = check_options(relevance_level=relevance_level, depth=depth,
-                            judged_only=judged_only)
+    # checked as evaluate() checks them, with "best" defined for the measure
+    _, (m,), options = _checked([measure], relevance_level=relevance_level, depth=depth,
+                                judged_only=judged_only, ties="best")
     qrels = _as_qrels(qrels)  # read once, evaluated up to four times
     if _is_source(run):
         run = Run.from_trec(run)
