@@ -27,7 +27,7 @@ from .data import Qrels, Run
 from .diversity import NDEVAL_MEASURES
 from .errors import InvalidArgumentError, IrmetricsError, IrmetricsWarning, UnknownMeasureError
 from .evaluate import _evaluate
-from .evaluation import Evaluation, check_options
+from .evaluation import TREC_EVAL_VERSIONS, Evaluation, check_options
 from .explain import explain
 from .measures import FAMILIES, Measure, check_measure, expand_trec_argument_named, parse_measure
 from .stats import CORRECTIONS, _check_alpha
@@ -179,6 +179,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--ties", default="trec_eval", metavar="MODE",
                    help="order of tied scores: trec_eval (default: by document id), "
                         "expected, best or worst (see 'irmetrics ties --help')")
+    p.add_argument("--trec-eval", dest="trec_eval", choices=TREC_EVAL_VERSIONS,
+                   default=TREC_EVAL_VERSIONS[0], metavar="VERSION",
+                   help="the trec_eval whose semantics and output to reproduce: "
+                   f"{' or '.join(TREC_EVAL_VERSIONS)} (default {TREC_EVAL_VERSIONS[0]})")
     p.add_argument("-v", "--version", action="version", version=f"irmetrics {__version__}")
     return p
 
@@ -337,7 +341,7 @@ def _evaluate_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) 
     options = check_options(
         relevance_level=args.level, complete=args.complete, depth=args.depth,
         judged_only=args.judged_only, ties=args.ties, detect_ties=args.ties == "trec_eval",
-        scores="float32" if args.float32_scores else "float64")
+        scores="float32" if args.float32_scores else "float64", trec_eval=args.trec_eval)
     for name, m in pairs:
         check_measure(name, m, options.ties)
     # read by evaluate(), which looks at duplicates as trec_eval does;

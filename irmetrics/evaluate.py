@@ -197,6 +197,7 @@ def evaluate(
     workers: Optional[int] = None,
     scores: str = "float64",
     ties: str = "trec_eval",
+    trec_eval: str = "9.0.8",
 ) -> Evaluation:
     """Score *run* against *qrels* with trec_eval's semantics.
 
@@ -245,6 +246,9 @@ def evaluate(
         ``"expected"`` (the exact mean over every order of the tied
         documents), ``"best"`` or ``"worst"`` (the maximum or minimum over
         them).  A measure a mode is not defined for is an error.
+    trec_eval:
+        The version of trec_eval whose semantics irmetrics follows:
+        ``"9.0.8"`` (the default) or ``"10.0"`` (see docs/trec_eval.md).
 
     Run queries that have no judgments are skipped, with an
     :class:`~irmetrics.errors.IrmetricsWarning` naming them.
@@ -259,7 +263,7 @@ def evaluate(
     """
     names, parsed, options = _checked(
         measures, relevance_level=relevance_level, complete=complete, depth=depth,
-        judged_only=judged_only, scores=scores, ties=ties)
+        judged_only=judged_only, scores=scores, ties=ties, trec_eval=trec_eval)
     return _evaluate(qrels, run, names, parsed, options, workers=workers)
 
 

@@ -42,21 +42,25 @@ from .errors import InvalidArgumentError
 from .measures import MIN_GEO_MEAN, Measure, parse_measures
 from .metrics import _left_to_right
 
-__all__ = ["Options", "check_options", "Queries", "Evaluation", "aggregate"]
+__all__ = ["TREC_EVAL_VERSIONS", "Options", "check_options", "Queries", "Evaluation", "aggregate"]
 
 Value = Union[int, float]
 Rows = Dict[str, Sequence[Value]]
 
 # === Options ===================================================================
 
+#: The versions of trec_eval whose semantics and output irmetrics reproduces
+#: (``evaluate(trec_eval=...)``, ``--trec-eval``); the first is the default.
+TREC_EVAL_VERSIONS = ("9.0.8", "10.0")
+
 
 class Options(NamedTuple):
     """The options of an evaluation, checked (see :func:`check_options`);
     immutable (``options._replace(ties="best")`` makes another).
 
-    The first six are :func:`~irmetrics.evaluate`'s keywords;
-    ``detect_ties``: note the queries whose values move with the order of
-    tied scores (the command line's note).
+    The first six and ``trec_eval`` are :func:`~irmetrics.evaluate`'s
+    keywords; ``detect_ties``: note the queries whose values move with the
+    order of tied scores (the command line's note).
     """
 
     relevance_level: int = 1
@@ -66,6 +70,7 @@ class Options(NamedTuple):
     scores: str = "float64"
     ties: str = "trec_eval"
     detect_ties: bool = False
+    trec_eval: str = "9.0.8"
 
     @property
     def float32(self) -> bool:
@@ -87,6 +92,7 @@ def check_options(
     scores: Any = "float64",
     ties: Any = "trec_eval",
     detect_ties: bool = False,
+    trec_eval: Any = "9.0.8",
 ) -> Options:
     """:class:`Options` from the keywords of :func:`~irmetrics.evaluate`, each
     checked (an :class:`~irmetrics.errors.InvalidArgumentError` naming it).
@@ -102,7 +108,12 @@ def check_options(
     for name, flag in (("complete", complete), ("judged_only", judged_only)):
         if not isinstance(flag, bool):
             raise InvalidArgumentError(f"{name!r} must be a bool (got {flag!r})")
-    return Options(level, complete, depth, judged_only, scores, check_ties(ties), detect_ties)
+    if trec_eval not in TREC_EVAL_VERSIONS:
+        raise InvalidArgumentError(
+            f"'trec_eval' must be one of {', '.join(map(repr, TREC_EVAL_VERSIONS))} "
+            f"(got {trec_eval!r})")
+    return Options(level, complete, depth, judged_only, scores, check_ties(ties), detect_ties,
+                   trec_eval)
 
 
 # === Evaluation ================================================================
@@ -221,7 +232,7 @@ class Evaluation:
         >>> from irmetrics import evaluate
         >>> evaluate({"q1": {"d1": 1}}, {"q1": {"d1": 1.0}}, "map", depth=100).options
         {'relevance_level': 1, 'complete': False, 'depth': 100, 'judged_only': False, \
-'scores': 'float64', 'ties': 'trec_eval'}
+'scores': 'float64', 'ties': 'trec_eval', 'trec_eval': '9.0.8'}
         """
         return self._options.public()
 
