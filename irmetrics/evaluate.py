@@ -198,6 +198,7 @@ def evaluate(
     scores: str = "float64",
     ties: str = "trec_eval",
     trec_eval: str = "9.0.8",
+    costs: Optional[Mapping[str, Mapping[str, float]]] = None,
 ) -> Evaluation:
     """Score *run* against *qrels* with trec_eval's semantics.
 
@@ -249,6 +250,10 @@ def evaluate(
     trec_eval:
         The version of trec_eval whose semantics irmetrics follows:
         ``"9.0.8"`` (the default) or ``"10.0"`` (see docs/trec_eval.md).
+    costs:
+        Each document's cost, ``{query: {document: cost}}``, for the C/W/L
+        measures (:mod:`irmetrics.cwl`), as cwl-eval's cost file gives them;
+        a document without one costs 1.
 
     Run queries that have no judgments are skipped, with an
     :class:`~irmetrics.errors.IrmetricsWarning` naming them.
@@ -263,7 +268,7 @@ def evaluate(
     """
     names, parsed, options = _checked(
         measures, relevance_level=relevance_level, complete=complete, depth=depth,
-        judged_only=judged_only, scores=scores, ties=ties, trec_eval=trec_eval)
+        judged_only=judged_only, scores=scores, ties=ties, trec_eval=trec_eval, costs=costs)
     return _evaluate(qrels, run, names, parsed, options, workers=workers)
 
 
@@ -543,6 +548,8 @@ class _Scorer:
         data = self._rank(judged, place)
         if self._subtopics:
             data.subtopics = self._subtopic_data(qid, place)
+        if self.options.costs is not None:
+            data.costs = self._cost_data(self.options.costs.get(qid, {}), qid, place)
         self._score(qid, data)
         if self.on_query is not None:
             self.on_query(qid, docids, scores, data)
@@ -575,6 +582,20 @@ class _Scorer:
         got = data._placed if data._placed is not None else enumerate(data.labels)
         placed = [(i, docs[x]) for i, x in got if x is not None and x >= 0]
         return self.qrels._topics(qid), placed
+
+    def _cost_data(self, given: Mapping[str, float], qid: str,
+                   place: Tuple[Any, Any, Any, bool]) -> List[float]:
+        """Each ranked document's cost (1 where *given* has none), placed as
+        :meth:`_subtopic_data` places the judged documents."""
+        docs = list(self.qrels._data[qid] if self.options.judged_only else given)
+        flat = self.qrels._data[qid]
+        numbered = {d: (-1 if self.options.judged_only and flat[d] < 0 else i)
+                    for i, d in enumerate(docs)}
+        data = self._rank(numbered, place)
+        costs = [1.0] * data.n
+        for i, x in data.placed():
+            costs[i] = given.get(docs[x], 1.0)
+        return costs
 
     def _score(self, qid: str, data: QueryData) -> None:
         """The query's values: trec_eval's order's, or under a ``ties`` mode,
@@ -634,8 +655,8 @@ def _as_float32(scores: List[float]) -> List[float]:
 def _max_label(qrels: Qrels, measures: Sequence[Measure]) -> int:
     """The largest label of *qrels* if a measure reads it (a ``max_label``
     option left unset), else 0."""
-    if not any("max_label" in m.family.options and m.option("max_label") is None
-               for m in measures):
+    if not any(key in m.family.options and m.option(key) is None
+               for m in measures for key in ("max_label", "max_rel")):
         return 0
     top = 0
     for judged in qrels.values():

@@ -36,7 +36,7 @@ from typing import (
 )
 
 from . import formats, frames
-from ._checks import check_int
+from ._checks import as_number, check_int
 from ._tie_blocks import check_ties
 from .errors import InvalidArgumentError
 from .measures import MIN_GEO_MEAN, Measure, parse_measures
@@ -71,6 +71,8 @@ class Options(NamedTuple):
     ties: str = "trec_eval"
     detect_ties: bool = False
     trec_eval: str = "9.0.8"
+    #: each document's cost, for the C/W/L measures: {query: {document: cost}}
+    costs: Optional[Mapping[str, Mapping[str, float]]] = None
 
     @property
     def float32(self) -> bool:
@@ -80,6 +82,8 @@ class Options(NamedTuple):
         """What :attr:`Evaluation.options` shows (``detect_ties`` aside)."""
         shown = self._asdict()
         del shown["detect_ties"]
+        if self.costs is None:
+            del shown["costs"]
         return shown
 
 
@@ -93,6 +97,7 @@ def check_options(
     ties: Any = "trec_eval",
     detect_ties: bool = False,
     trec_eval: Any = "9.0.8",
+    costs: Any = None,
 ) -> Options:
     """:class:`Options` from the keywords of :func:`~irmetrics.evaluate`, each
     checked (an :class:`~irmetrics.errors.InvalidArgumentError` naming it).
@@ -113,7 +118,24 @@ def check_options(
             f"'trec_eval' must be one of {', '.join(map(repr, TREC_EVAL_VERSIONS))} "
             f"(got {trec_eval!r})")
     return Options(level, complete, depth, judged_only, scores, check_ties(ties), detect_ties,
-                   trec_eval)
+                   trec_eval, None if costs is None else _checked_costs(costs))
+
+
+def _checked_costs(costs: Any) -> Dict[str, Dict[str, float]]:
+    """*costs*, ``{query: {document: cost}}`` with finite costs >= 0, as plain dicts."""
+    out: Dict[str, Dict[str, float]] = {}
+    for qid, docs in (costs.items() if isinstance(costs, Mapping) else [("", None)]):
+        if not isinstance(docs, Mapping):
+            raise InvalidArgumentError("'costs' must map query ids to {document id: cost} "
+                                       f"(got {type(costs).__name__} {costs!r:.60})")
+        out[qid] = {}
+        for doc, cost in docs.items():
+            value = as_number(cost)
+            if not 0.0 <= value < math.inf:
+                raise InvalidArgumentError(f"'costs' of query {qid!r}, document {doc!r} must be "
+                                           f"a finite number >= 0 (got {cost!r})")
+            out[qid][doc] = value
+    return out
 
 
 # === Evaluation ================================================================

@@ -38,6 +38,7 @@ from typing import (
 )
 
 from . import _tie_blocks as _t
+from . import cwl as _cwl
 from . import diversity as _d
 from . import metrics as _m
 from .errors import InvalidArgumentError, UnknownMeasureError
@@ -92,7 +93,8 @@ class QueryData:
     made only if a measure asks for it.
     """
 
-    __slots__ = ("_labels", "levels", "n", "_placed", "_cache", "_relevant", "subtopics")
+    __slots__ = ("_labels", "levels", "n", "_placed", "_cache", "_relevant", "subtopics",
+                 "costs")
     _labels: Optional[Sequence[Label]]  # made when asked for, for sparse data
 
     def __init__(self, labels: Sequence[Label], levels: Dict[int, int]) -> None:
@@ -123,6 +125,9 @@ class QueryData:
         # when one is asked for: (the query's {subtopic: {doc id: label}},
         # [(rank index, doc id)] of its judged ranked documents)
         self.subtopics: Optional[Subtopics] = None
+        # each ranked document's cost, for the C/W/L measures (irmetrics.cwl),
+        # set by the scorer when evaluate() is given costs; None: 1 each
+        self.costs: Optional[List[float]] = None
 
     @property
     def labels(self) -> Sequence[Label]:
@@ -490,6 +495,8 @@ def _err(q: QueryData, m: Measure, env: Env) -> float:
 
 
 def _rbp(q: QueryData, m: Measure, env: Env) -> float:
+    if m.option("quantity") is not None:  # its C/W/L quantities and residuals
+        return _cwl_measure(q, m, env)
     return _m._rbp(q.labels, float(m.option("p", 0.8)), _opt_int(m.param), m.rel(env))
 
 
@@ -673,6 +680,60 @@ _nnrbp = _on_subtopics(_d._nnrbp)
 _p_ia = _on_subtopics(_d._precision_ia)
 _strec = _on_subtopics(_d._subtopic_recall)
 _ap_ia = _on_subtopics(_d._ap_ia)
+
+
+# --- The C/W/L measures (irmetrics.cwl): one computation; a family is its model
+
+
+def _cwl_gains(q: QueryData, m: Measure, env: Env) -> List[Optional[float]]:
+    """The gains the C/W/L measure *m* reads (None: unjudged): RBP's binary,
+    the others' labels scaled by min_rel and max_rel (by default the
+    evaluation's highest label, as ERR's max_label)."""
+    if m.family.key == "RBP":
+        if m.param is not None:
+            raise InvalidArgumentError(f"measure {m.name!r}: RBP's quantities are C/W/L's, "
+                                       "over 1000 ranks; give no cutoff")
+        rel = m.rel(env)
+        return [None if x is None or x < 0 else float(x >= rel) for x in q.labels]
+    low, top = m.option("min_rel", 0), m.option("max_rel")
+    if top is not None and top <= low:
+        raise InvalidArgumentError(f"measure {m.name!r}: max_rel must be above min_rel")
+    return _cwl.scaled(q.labels, low, env.max_label if top is None else top)
+
+
+def _cwl_all(q: QueryData, m: Measure, env: Env) -> List[float]:
+    """The ten quantities of C/W/L measure *m* on one query, made once for
+    every quantity asked of it (irmetrics.cwl.quantities)."""
+    key = ("cwl", m.family.key, m.param, tuple(o for o in m.options if o[0] != "quantity"),
+           m.rel(env))
+    got: Optional[List[float]] = q._cache.get(key)
+    if got is None:
+        name = _cwl.MODELS[m.family.key][1]
+        got = q._cache[key] = _cwl.quantities(
+            m.family.key, _cwl_gains(q, m, env), param=float(m.option(name, 0.0)),
+            k=_cwl.DEPTH if m.param is None else int(m.param), costs=q.costs)
+    return got
+
+
+def _cwl_measure(q: QueryData, m: Measure, env: Env) -> float:
+    return _cwl_all(q, m, env)[_cwl.QUANTITIES.index(m.option("quantity", "EU"))]
+
+
+def _cwl_family(key: str) -> Compute:
+    """The computation of C/W/L family *key*: its own function, as the scorer
+    tells computations apart by function, parameter and options."""
+    def compute(q: QueryData, m: Measure, env: Env) -> float:
+        return _cwl_measure(q, m, env)
+    compute.__name__ = f"_cwl_{key}"
+    return compute
+
+
+def _compat(q: QueryData, m: Measure, env: Env) -> float:
+    ranked = [(i, x) for i, x in q.placed() if x > 0]
+    return _m._compat(ranked, q.levels, q.n, m.option("p", 0.95), m.option("normalize", True))
+
+
+_accuracy = _on_ranks(_m._accuracy_r)
 
 
 def _opt_int(param: Param) -> Optional[int]:
@@ -1494,6 +1555,35 @@ def _terms_judged(c: Ranking) -> Terms:
                  [_divide(judged, len(top), "nothing ranked: 0")], *_top(c.k))
 
 
+def _terms_cwl(c: Ranking) -> Terms:
+    # every C/W/L family's: the worst case's continuation and weight at each
+    # rank, the five quantities and the residuals (the value is compute's)
+    m, q = c.m, c.q
+    gains = _cwl_gains(q, m, c.env)
+    cont, weights = _cwl.vectors(
+        m.family.key, gains, param=float(m.option(_cwl.MODELS[m.family.key][1], 0.0)),
+        k=_cwl.DEPTH if m.param is None else int(m.param), costs=q.costs)
+    for r, g, x, w in zip(c.rows, gains, cont, weights):
+        r.update(gain=g, continuation=x, weight=w, contribution=w * g if g else None)
+    terms, _ = _summed(c.rows)
+    v = dict(zip(_cwl.QUANTITIES, _cwl_all(q, m, c.env)))
+    rest = math.fsum(weights[len(c.rows):])
+
+    def listed(names: Sequence[str]) -> str:
+        return ", ".join(f"{n} = {_fmt(v[n])}" for n in names)
+
+    return Terms(["gain", "continuation", "weight", "contribution"],
+                 f"{m.family.summary} EU = sum of W_i g_i over {_cwl.DEPTH} ranks, W_i = "
+                 "C_1 ... C_(i-1) / sum_j C_1 ... C_(j-1)", [
+                     "gain: unjudged documents, and the ranks past the ranking's end, gain 0",
+                     f"EU = {_eq(terms, v['EU'])}",
+                     f"{listed(_cwl.QUANTITIES[1:5])} (ED = 1 / W_1)",
+                     f"the ranks past the ranking's end, to {_cwl.DEPTH}, weigh {_fmt(rest)}",
+                     "residuals (unjudged and past-the-end ranks at gain 1, minus at gain 0): "
+                     + listed(_cwl.QUANTITIES[5:]),
+                 ])
+
+
 # === Option parsers ==========================================================
 
 
@@ -1521,6 +1611,19 @@ _opt_max_label = _ranged("max_label", int, lambda v: v >= 1, "a positive int")
 _opt_beta = _ranged("beta", float, lambda v: 0.0 < v < math.inf, "a positive number")
 _opt_alpha = _ranged("alpha", float, lambda v: 0.0 <= v <= 1.0, "a number in [0, 1]")
 _opt_nrbp_beta = _ranged("beta", float, lambda v: 0.0 < v <= 1.0, "a number in (0, 1]")
+
+
+_opt_positive = {name: _ranged(name, float, lambda v: 0.0 < v < math.inf, "a positive number")
+                 for name in ("T", "H", "L")}
+_opt_min_rel = _ranged("min_rel", int, lambda v: v >= 0, "an int >= 0")
+_opt_max_rel = _ranged("max_rel", int, lambda v: v >= 1, "a positive int")
+_opt_quantity = _ranged("quantity", str, lambda v: v in _cwl.QUANTITIES,
+                        "one of " + ", ".join(_cwl.QUANTITIES))
+
+
+def _boolean(name: str) -> Callable[[str], Any]:
+    return _ranged(name, lambda v: {"true": True, "false": False}[v.lower()],
+                   lambda v: True, "True or False")
 
 
 def _opt_gain(value: str) -> Any:
@@ -1573,6 +1676,9 @@ def _opt_length(value: str) -> int:
 
 
 _REL: Dict[str, Callable[[str], Any]] = {"rel": _opt_rel}
+_CWL: Dict[str, Callable[[str], Any]] = {
+    "min_rel": _opt_min_rel, "max_rel": _opt_max_rel, "quantity": _opt_quantity}
+_CWL_T = Takes(options={**_CWL, "T": _opt_positive["T"]})
 _GAIN: Dict[str, Callable[[str], Any]] = {"gain": _opt_gain}
 _CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _RECALL_LEVELS = tuple(i / 10 for i in range(11))
@@ -1675,11 +1781,12 @@ FAMILIES: Tuple[Family, ...] = (
     Family("set_P", _set_p, "Precision of the whole retrieved set.", names=Names("SetP"),
            explain=_set_terms("set_P = (relevant retrieved) / retrieved", _set_p_steps)),
     Family("set_relative_P", _set_relative_p, "Relevant retrieved over min(retrieved, R).",
+           names=Names("SetRelP"),
            explain=_set_terms(
                "set_relative_P = (relevant retrieved) / min(retrieved, R)", _set_relative_p_steps)),
     Family("set_recall", _recall, "Recall of the whole retrieved set.", names=Names("SetR"),
            explain=_set_terms("set_recall = (relevant retrieved) / R", _set_recall_steps)),
-    Family("set_map", _set_map, "Set precision times set recall.",
+    Family("set_map", _set_map, "Set precision times set recall.", names=Names("SetAP"),
            explain=_set_terms(
                "set_map = set_P * set_recall = (relevant retrieved)^2 / (retrieved * R)",
                _set_map_steps)),
@@ -1702,11 +1809,51 @@ FAMILIES: Tuple[Family, ...] = (
            explain=_terms_err),
     Family("RBP", _rbp, "Rank-biased precision (binary, no residual).",
            names=Names("RBP", False, metric="rbp"),
-           takes=Takes("optional-cutoff", options={"p": _opt_p, "rel": _opt_rel}),
+           takes=Takes("optional-cutoff",
+                       options={"p": _opt_p, "rel": _opt_rel, "quantity": _opt_quantity}),
            explain=_terms_rbp),
     Family("Judged", _judged, "Fraction of the top k documents that are judged.",
            names=Names("Judged", False, metric="judged_at_k"),
            takes=Takes("optional-cutoff", options={}), explain=_terms_judged),
+    # The C/W/L measures (irmetrics.cwl): ir_measures' names, cwl-eval's user
+    # models; one computation, a family is its continuation (cwl.MODELS[key])
+    Family("INST", _cwl_family("INST"), "INST: C_i = ((i + T + T_i - 1) / (i + T + T_i))^2, "
+           "T_i = T - G_i.", names=Names("INST", False, metric="inst"), takes=_CWL_T,
+           explain=_terms_cwl),
+    Family("INSQ", _cwl_family("INSQ"), "INSQ: C_i = ((i + 2T - 1) / (i + 2T))^2.",
+           names=Names("INSQ", False, metric="insq"), takes=_CWL_T, explain=_terms_cwl),
+    Family("BPM", _cwl_family("BPM"), "Static BPM: C_i = 1 while G_i < T and K_i < k, then 0.",
+           names=Names("BPM", False, metric="bpm"), takes=_CWL_T._replace(param="cutoff"),
+           explain=_terms_cwl),
+    Family("NERR8", _cwl_family("NERR8"), "NERR (eq. 8): C_i = 1 - g_i for i < k, then 0.",
+           names=Names("NERR8", False, metric="nerr8"), takes=Takes("cutoff", options=_CWL),
+           explain=_terms_cwl),
+    Family("NERR9", _cwl_family("NERR9"),
+           "NERR (eq. 9): C_i = i / (i + 1) (1 - g_i) for i < k, then 0.",
+           names=Names("NERR9", False, metric="nerr9"), takes=Takes("cutoff", options=_CWL),
+           explain=_terms_cwl),
+    Family("NERR10", _cwl_family("NERR10"), "NERR (eq. 10): C_i = p (1 - g_i).",
+           names=Names("NERR10", False, metric="nerr10"),
+           takes=Takes(options={**_CWL, "p": _opt_p}), explain=_terms_cwl),
+    Family("NERR11", _cwl_family("NERR11"),
+           "NERR (eq. 11): C_i = ((i + 2T - 1) / (i + 2T))^2 (1 - g_i).",
+           names=Names("NERR11", False, metric="nerr11"), takes=_CWL_T, explain=_terms_cwl),
+    Family("SDCG", _cwl_family("SDCG"), "Scaled DCG@k: C_i = log2(i + 1) / log2(i + 2) for i < k.",
+           names=Names("SDCG", False, metric="sdcg"), takes=Takes("cutoff", options=_CWL),
+           explain=_terms_cwl),
+    Family("TBG", _cwl_family("TBG"), "Time-biased gain: W_i proportional to 2^(-K_(i-1) / H).",
+           names=Names("TBG", False, metric="tbg"),
+           takes=Takes(options={**_CWL, "H": _opt_positive["H"]}), explain=_terms_cwl),
+    Family("UMeasure", _cwl_family("UMeasure"),
+           "U-measure: W_i proportional to max(0, 1 - K_(i-1) / L).",
+           names=Names("UMeasure", False, metric="u_measure"),
+           takes=Takes(options={**_CWL, "L": _opt_positive["L"]}), explain=_terms_cwl),
+    Family("Compat", _compat, "Compatibility: rank-biased overlap with the ideal ranking.",
+           names=Names("Compat", False, metric="compat"),
+           takes=Takes(options={"p": _opt_p, "normalize": _boolean("normalize")})),
+    Family("Accuracy", _accuracy, "Accuracy: 1 - mean share of the top k's non-relevant "
+           "documents above each relevant one.", names=Names("Accuracy", False, metric="accuracy"),
+           takes=Takes("optional-cutoff")),
     # ndeval's diversity measures over subtopics (irmetrics.diversity); the
     # ir_measures name is the canonical one, ndeval's an alias.
     Family("alpha-DCG", _alpha_dcg,
@@ -1763,10 +1910,15 @@ OFFICIAL = (
 )
 
 # Options that are always present (so that RBP and RBP(p=0.8) are one measure).
-_IMPLICIT_OPTIONS: Dict[str, Options] = {"RBP": (("p", 0.8),)}
+_IMPLICIT_OPTIONS: Dict[str, Options] = {
+    "RBP": (("p", 0.8),), "INST": (("T", 1.0),), "INSQ": (("T", 1.0),), "BPM": (("T", 1.0),),
+    "NERR10": (("p", 0.9),), "NERR11": (("T", 1.0),), "TBG": (("H", 224.0),),
+    "UMeasure": (("L", 1000.0),), "Compat": (("p", 0.95),),
+}
 _DEFAULT_OPTION_VALUES: Dict[str, Any] = {
     "gain": "linear", "discount": "log2", "weight": 1.0, "coefficients": _UTILITY,
     "levels": _m._ELEVEN_POINTS, "length": 10, "alpha": 0.5, "beta": 0.5,
+    "min_rel": 0, "quantity": "EU", "normalize": True,
 }
 
 
@@ -1988,6 +2140,8 @@ def parse_measure(text: str) -> Measure:
     if base == "NumRet" and opts_raw and opts_raw.replace(" ", "").startswith("rel="):
         # ir_measures writes NumRelRet as NumRet(rel=1)
         base = "NumRelRet"
+    if base == "SetP" and opts_raw and "relative" in opts_raw:
+        base, opts_raw = _set_p_relative(opts_raw, text)
     pair = _BY_IR.get(base)
     fam = _BY_TREC.get(base) if pair is None else pair[param_raw is not None]
     if fam is None:
@@ -2006,6 +2160,21 @@ def parse_measure(text: str) -> Measure:
     if param_raw is None:
         return Measure(fam, None, options)
     return Measure(fam, _parse_param(fam, param_raw, text), options)
+
+
+def _set_p_relative(opts_raw: str, text: str) -> Tuple[str, str]:
+    """ir_measures' SetP(relative=True) is SetRelP (trec_eval's set_relative_P)."""
+    kept, relative = [], False
+    for part in opts_raw.split(","):
+        key, _, value = part.partition("=")
+        if key.strip() == "relative":
+            try:
+                relative = _boolean("relative")(value.strip())
+            except InvalidArgumentError as exc:
+                raise InvalidArgumentError(f"measure {text!r}: {exc}") from None
+        else:
+            kept.append(part)
+    return "SetRelP" if relative else "SetP", ",".join(kept)
 
 
 def _parse_trec(s: str, text: str) -> Optional[Measure]:

@@ -20,6 +20,9 @@ Graded:
 
 * :func:`dcg`, :func:`ndcg`, :func:`err`
 
+ir_measures' others: :func:`compat` (Clarke, Vtyurina, Smucker), :func:`accuracy`.
+The C/W/L measures (INST, INSQ, BPM, NERR, SDCG, TBG, U) are in :mod:`irmetrics.cwl`.
+
 Each public function validates its arguments once and hands them to a private
 kernel (``_name``); :mod:`irmetrics.measures` calls the kernels directly with
 inputs it has already validated, so a function and evaluate() give the same
@@ -44,7 +47,19 @@ from functools import reduce as _reduce
 from itertools import accumulate as _accumulate
 from itertools import compress as _compress
 from operator import add as _add
-from typing import Any, Callable, Iterable, List, Mapping, Optional, Sequence, Tuple, Union, cast
+from typing import (
+    Any,
+    Callable,
+    Dict,
+    Iterable,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Tuple,
+    Union,
+    cast,
+)
 
 from . import _tie_blocks as _t
 from ._checks import (
@@ -77,6 +92,8 @@ __all__ = [
     "eleven_point_average",
     "r_precision_multiple",
     "f_measure",
+    "compat",
+    "accuracy",
 ]
 
 Number = Union[int, float]
@@ -1114,3 +1131,101 @@ def _rndcg_sparse(
         total += (dcg[-1] if dcg else 0.0) / prefix[m - 1]
         points += 1
     return total / points
+
+
+# === ir_measures' others =====================================================
+
+
+def _compat(ranked: Sequence[Tuple[int, int]], levels: Mapping[int, int], n: int, p: float,
+            normalize: bool) -> float:
+    """Compatibility of a ranking with its ideal, from *ranked*, the ``(0-based
+    rank, label)`` of its documents with a label > 0 by rank, the judged
+    documents per label (*levels*) and the *n* documents ranked.
+
+    The ideal ranks the relevant documents by label, ties in the ranking's
+    order, those not ranked last.  A relevant document ranked at r and placed
+    at s in the ideal is in both prefixes from depth max(r, s) on, so the
+    overlaps come from counting where each enters.
+    """
+    start: Dict[int, int] = {}  # each label's next place in the ideal
+    size = 0
+    for lvl in sorted((x for x in levels if x > 0), reverse=True):
+        start[lvl] = size
+        size += levels[lvl]
+    if not size:
+        return 0.0
+    depth = max(n, size)
+    enters = [0] * depth
+    for r, lvl in ranked:
+        enters[max(r, start[lvl])] += 1
+        start[lvl] += 1
+    score = _rbo(list(_accumulate(enters)), p)
+    if normalize:
+        best = _rbo([min(i, size) for i in range(1, depth + 1)], p)
+        if best > 0.0:
+            score /= best
+    return score
+
+
+def _rbo(overlaps: Sequence[int], p: float) -> float:
+    """RBO of two prefixes' *overlaps* at depth 1, 2, ...: sum p^(i-1) overlap_i / i
+    over sum p^(i-1)."""
+    weights = list(_accumulate([1.0] + [p] * (len(overlaps) - 1), lambda a, b: a * b))
+    return math.fsum(w * o / i for i, (w, o) in enumerate(zip(weights, overlaps), 1)) / \
+        math.fsum(weights)
+
+
+def compat(labels: Iterable[Any], *, p: float = 0.95, normalize: bool = True,
+           ideal: Optional[Iterable[Any]] = None) -> float:
+    """Compatibility (Clarke, Vtyurina, Smucker, TOIS 2021): rank-biased overlap
+    of the ranking with the ideal ranking of the relevant (label > 0) documents.
+
+    ``RBO(a, b) = sum_{i<=d} p^(i-1) |a[:i] & b[:i]| / i / sum_{i<=d} p^(i-1)``,
+    ``d = max(len(ranking), len(ideal))``; with *normalize*, divided by
+    ``RBO(ideal, ideal)``.  The ideal sorts the relevant documents by label,
+    ties in the ranking's order, the unranked last; *ideal* holds every
+    judged label of the query (by default *labels*).  No relevant document: 0.
+
+    >>> round(compat([1, 0, 2]), 4)   # (.95/2 + .95**2 * 2/3) / (1 + .95 + .95**2 * 2/3)
+    0.4219
+    """
+    ls = check_labels(labels)
+    pp = check_probability(p)
+    if not isinstance(normalize, bool):
+        raise InvalidArgumentError(f"'normalize' must be a bool (got {normalize!r})")
+    il = ls if ideal is None else check_labels(ideal, "ideal")
+    levels = Counter(x for x in il if x is not None and x > 0)
+    ranked = [(i, x) for i, x in enumerate(ls) if x is not None and x > 0]
+    # labels may be floats here: _compat's labels are only compared and counted
+    for _, x in ranked:
+        if levels[x] == 0:
+            raise InvalidArgumentError(f"'ideal' must hold every relevant label of the "
+                                       f"ranking (it lacks {x!r})")
+    return _compat(ranked, levels, len(ls), pp, normalize)  # type: ignore[arg-type]
+
+
+def _accuracy_r(ranks: Sequence[int], n: int, k: Optional[int], n_relevant: int) -> float:
+    # ir_measures' accuracy: leaves a top k without a relevant document out,
+    # and divides by zero on one without a non-relevant one; 0 and 1 here
+    top = n if k is None else min(k, n)
+    hits = _hits(ranks, top)
+    if not hits:
+        return 0.0
+    nonrelevant = top - hits
+    if not nonrelevant:
+        return 1.0
+    above = sum(rank - 1 - i for i, rank in enumerate(ranks[:hits]))
+    return 1.0 - above / (nonrelevant * hits)
+
+
+def accuracy(labels: Iterable[Any], k: Optional[int] = None, *, rel: Number = 1) -> float:
+    """Accuracy (ir_measures'): in the top *k*, 1 minus the mean over the relevant
+    documents of the fraction of the non-relevant ones ranked above it.
+
+    ``1 - sum_{d relevant} nonrel_above(d) / (nonrel_k * rel_k)``; a top k
+    without a relevant document scores 0, one without a non-relevant 1.
+
+    >>> accuracy([0, 1, 1, 0])   # 1 non-relevant above each of 2, of 2
+    0.5
+    """
+    return _binary(labels, _accuracy_r, check_k(k), rel, "Accuracy")
