@@ -19,7 +19,13 @@ Metrics over relevance labels in rank order (rank 1 first):
 :func:`inferred_ap`         inferred average precision
 :func:`interpolated_precision`, :func:`eleven_point_average`,
 :func:`r_precision_multiple`, :func:`f_measure`   trec_eval's others
+:func:`compat`, :func:`accuracy`      ir_measures' others
 ==========================  =================================================
+
+The C/W/L family, equal to cwl-eval (:mod:`irmetrics.cwl`): :func:`inst`,
+:func:`insq`, :func:`bpm`, :func:`nerr8`, :func:`nerr9`, :func:`nerr10`,
+:func:`nerr11`, :func:`sdcg`, :func:`tbg`, :func:`u_measure`, :func:`rbp_cwl`,
+each with its five quantities (EU, ETU, EC, ETC, ED) and their residuals.
 
 Diversity over subtopics, identical to ndeval: :func:`alpha_dcg`,
 :func:`alpha_ndcg`, :func:`err_ia`, :func:`nerr_ia`, :func:`nrbp`,
@@ -52,9 +58,10 @@ from __future__ import annotations
 # The modules whose every public name is public here too (stats' but its
 # CORRECTIONS): their own __all__ is the one list (a new list function goes in
 # its module's __all__ only).
-from . import correlation, diversity, errors, metrics, stats
+from . import correlation, cwl, diversity, errors, metrics, stats
 from .compare import Comparison, compare
 from .correlation import *  # noqa: F403
+from .cwl import *  # noqa: F403
 from .data import Qrels, Run
 from .diversity import *  # noqa: F403
 from .errors import *  # noqa: F403
@@ -68,6 +75,7 @@ __version__ = "0.1.0.dev0"
 
 __all__ = ["__version__"]
 __all__ += metrics.__all__
+__all__ += cwl.__all__
 __all__ += diversity.__all__
 __all__ += correlation.__all__
 __all__ += [

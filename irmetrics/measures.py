@@ -1622,8 +1622,8 @@ _opt_quantity = _ranged("quantity", str, lambda v: v in _cwl.QUANTITIES,
 
 
 def _boolean(name: str) -> Callable[[str], Any]:
-    return _ranged(name, lambda v: {"true": True, "false": False}[v.lower()],
-                   lambda v: True, "True or False")
+    text = _ranged(name, str.lower, lambda v: v in ("true", "false"), "True or False")
+    return lambda value: text(value) == "true"
 
 
 def _opt_gain(value: str) -> Any:
@@ -1807,7 +1807,7 @@ FAMILIES: Tuple[Family, ...] = (
     Family("ERR", _err, "Expected reciprocal rank.", names=Names("ERR", False, metric="err"),
            takes=Takes("optional-cutoff", options={"max_label": _opt_max_label}),
            explain=_terms_err),
-    Family("RBP", _rbp, "Rank-biased precision (binary, no residual).",
+    Family("RBP", _rbp, "Rank-biased precision (binary); quantity=: its C/W/L quantities.",
            names=Names("RBP", False, metric="rbp"),
            takes=Takes("optional-cutoff",
                        options={"p": _opt_p, "rel": _opt_rel, "quantity": _opt_quantity}),

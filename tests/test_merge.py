@@ -48,7 +48,9 @@ NAMES = registry_names()
 
 def needs_max_label(name):
     m = M.parse_measure(name)
-    return "max_label" in m.family.options and m.option("max_label") is None
+    # ERR's max_label, and the C/W/L measures' max_rel, default to the qrels' largest label
+    return any(key in m.family.options and m.option(key) is None
+               for key in ("max_label", "max_rel"))
 
 
 def quiet_evaluate(qrels, run, names=NAMES, **options):

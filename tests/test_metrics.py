@@ -19,8 +19,10 @@ from hypothesis import strategies as st
 from irmetrics import metrics
 from irmetrics.errors import InvalidArgumentError, InvalidLabelError, IrmetricsError
 from irmetrics.metrics import (
+    accuracy,
     average_precision,
     bpref,
+    compat,
     dcg,
     eleven_point_average,
     err,
@@ -512,6 +514,8 @@ CONTRACT_TABLE = [
     (eleven_point_average, {}),
     (r_precision_multiple, {"multiple": 1.0}),
     (f_measure, {}),
+    (compat, {}),
+    (accuracy, {}),
 ]
 CONTRACT_IDS = [f.__name__ for f, _ in CONTRACT_TABLE]
 NORMALISED = [(f, kw) for f, kw in CONTRACT_TABLE if f is not dcg]
@@ -596,8 +600,8 @@ NREL_FUNCS = [(f, kw) for f, kw in CONTRACT_TABLE if _accepts(f, "n_relevant")]
 def test_bad_input_tables_are_complete():
     assert {f.__name__ for f, _ in K_FUNCS} == {
         "precision_at_k", "recall_at_k", "average_precision", "reciprocal_rank",
-        "success_at_k", "judged_at_k", "dcg", "ndcg", "err", "rbp"}
-    assert len(REL_FUNCS) == 13
+        "success_at_k", "judged_at_k", "dcg", "ndcg", "err", "rbp", "accuracy"}
+    assert len(REL_FUNCS) == 14
     assert len(NREL_FUNCS) == 9
 
 
