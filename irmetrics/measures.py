@@ -1581,6 +1581,7 @@ def _terms_cwl(c: Ranking) -> Terms:
                      f"the ranks past the ranking's end, to {_cwl.DEPTH}, weigh {_fmt(rest)}",
                      "residuals (unjudged and past-the-end ranks at gain 1, minus at gain 0): "
                      + listed(_cwl.QUANTITIES[5:]),
+                     f"the value is {listed([m.option('quantity', 'EU')])}",
                  ])
 
 

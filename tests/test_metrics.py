@@ -969,6 +969,9 @@ EXACT_VALUES = {
     "eleven_point_average": 28 / 33,   # 6 levels <= 0.5 at 1, 5 levels at 2/3: (6 + 10/3)/11
     "r_precision_multiple": 0.5,       # multiple 1: P@2
     "f_measure": 2 / 3,                # P = 2/4, R = 1: 2PR/(P + R)
+    # overlaps with the ideal (the 2, then the 1) at depth 1..4: 0, 1, 2, 2; the ideal's 1, 2, 2, 2
+    "compat": (0.95 / 2 + 0.95**2 * 2 / 3 + 0.95**3 / 2) / (1 + 0.95 + 0.95**2 * 2 / 3 + 0.95**3 / 2),
+    "accuracy": 0.75,                  # non-relevant above the relevant: 0, 1; of 2: 1 - 1/(2*2)
 }
 
 
