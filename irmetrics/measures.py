@@ -1555,6 +1555,38 @@ def _terms_judged(c: Ranking) -> Terms:
                  [_divide(judged, len(top), "nothing ranked: 0")], *_top(c.k))
 
 
+def _terms_accuracy(c: Ranking) -> Terms:
+    c.relevant_ranks()
+    top = c.rows[:c.k]
+    for r in c.rows:
+        inside = r["relevant"] and r["rank"] <= len(top)
+        r["nonrel_above"] = r["rank"] - r["hits"] if inside else None
+    above = [r["nonrel_above"] for r in top if r["nonrel_above"] is not None]
+    nonrel = len(top) - len(above)
+    value = c.m.compute(c.q, c.env)
+    last = (f"1 - ({_sum_text(above)}) / ({nonrel} * {len(above)}) = {_fmt(value)}"
+            if above and nonrel else f"no {'non-' if above else ''}relevant document: {value:g}")
+    return Terms(["relevant", "nonrel_above"], "Accuracy@k = 1 - (sum over the relevant in the "
+                 "top k of the non-relevant above) / (non-relevant * relevant in the top k)", [
+                     f"in the top {len(top)}: {len(above)} relevant, {nonrel} non-relevant "
+                     "(unjudged included)", last], *_top(c.k))
+
+
+def _terms_compat(c: Ranking) -> Terms:
+    ranked = [(i, x) for i, x in c.q.placed() if x > 0]
+    overlaps, size = _m._compat_overlaps(ranked, c.q.levels, c.q.n)
+    for r, overlap in zip(c.rows, overlaps):
+        r["overlap"] = overlap
+    p = c.m.option("p", 0.95)
+    ideal = sorted((x for x in c.q.levels for _ in range(c.q.levels[x]) if x > 0), reverse=True)
+    return Terms(["overlap"], "Compat = RBO(ranking, ideal) / RBO(ideal, ideal), RBO = "
+                 "sum p^(i-1) overlap_i / i / sum p^(i-1) to depth max(n, ideal's length)", [
+                     f"ideal (labels; the ranked first, in rank order): {_list(ideal) or 'none'}",
+                     f"p = {p:g}; depth {len(overlaps)}; RBO(ranking, ideal) = "
+                     f"{_fmt(_m._rbo(overlaps, p) if size else 0.0)}",
+                     f"Compat = {_fmt(c.m.compute(c.q, c.env))}"])
+
+
 def _terms_cwl(c: Ranking) -> Terms:
     # every C/W/L family's: the worst case's continuation and weight at each
     # rank, the five quantities and the residuals (the value is compute's)
@@ -1851,10 +1883,11 @@ FAMILIES: Tuple[Family, ...] = (
            takes=Takes(options={**_CWL, "L": _opt_positive["L"]}), explain=_terms_cwl),
     Family("Compat", _compat, "Compatibility: rank-biased overlap with the ideal ranking.",
            names=Names("Compat", False, metric="compat"),
-           takes=Takes(options={"p": _opt_p, "normalize": _boolean("normalize")})),
+           takes=Takes(options={"p": _opt_p, "normalize": _boolean("normalize")}),
+           explain=_terms_compat),
     Family("Accuracy", _accuracy, "Accuracy: 1 - mean share of the top k's non-relevant "
            "documents above each relevant one.", names=Names("Accuracy", False, metric="accuracy"),
-           takes=Takes("optional-cutoff")),
+           takes=Takes("optional-cutoff"), explain=_terms_accuracy),
     # ndeval's diversity measures over subtopics (irmetrics.diversity); the
     # ir_measures name is the canonical one, ndeval's an alias.
     Family("alpha-DCG", _alpha_dcg,

@@ -1147,24 +1147,31 @@ def _compat(ranked: Sequence[Tuple[int, int]], levels: Mapping[int, int], n: int
     at s in the ideal is in both prefixes from depth max(r, s) on, so the
     overlaps come from counting where each enters.
     """
+    overlaps, size = _compat_overlaps(ranked, levels, n)
+    if not size:
+        return 0.0
+    score = _rbo(overlaps, p)
+    if normalize:
+        best = _rbo([min(i, size) for i in range(1, len(overlaps) + 1)], p)
+        if best > 0.0:
+            score /= best
+    return score
+
+
+def _compat_overlaps(ranked: Sequence[Tuple[int, int]], levels: Mapping[int, int],
+                     n: int) -> Tuple[List[int], int]:
+    """The overlaps of the ranking with its ideal at depth 1 .. max(n, ideal's
+    length), and the ideal's length (see :func:`_compat`)."""
     start: Dict[int, int] = {}  # each label's next place in the ideal
     size = 0
     for lvl in sorted((x for x in levels if x > 0), reverse=True):
         start[lvl] = size
         size += levels[lvl]
-    if not size:
-        return 0.0
-    depth = max(n, size)
-    enters = [0] * depth
+    enters = [0] * max(n, size)
     for r, lvl in ranked:
         enters[max(r, start[lvl])] += 1
         start[lvl] += 1
-    score = _rbo(list(_accumulate(enters)), p)
-    if normalize:
-        best = _rbo([min(i, size) for i in range(1, depth + 1)], p)
-        if best > 0.0:
-            score /= best
-    return score
+    return list(_accumulate(enters)), size
 
 
 def _rbo(overlaps: Sequence[int], p: float) -> float:

@@ -235,3 +235,14 @@ def test_list_function_errors():
         cwl.sdcg([1], 0, max_rel=1)
     with pytest.raises(InvalidArgumentError, match="'ideal' must hold every relevant label"):
         irmetrics.compat([2], ideal=[1])
+
+
+def test_explain_accuracy_and_compat_terms():
+    qrels, run = {"q": {"a": 1, "b": 0, "c": 2}}, {"q": {"b": 3.0, "a": 2.0, "x": 1.5, "c": 1.0}}
+    e = irmetrics.explain(qrels, run, "q", "Accuracy")
+    assert [r["nonrel_above"] for r in e.rows] == [None, 1, None, 2]
+    assert e.value == 1 - 3 / (2 * 2) == irmetrics.accuracy([0, 1, None, 2])
+    e = irmetrics.explain(qrels, run, "q", "Compat")
+    # the ideal: c (2), then a (1); a enters both prefixes at depth 2, c at depth 4
+    assert [r["overlap"] for r in e.rows] == [0, 1, 1, 2]
+    assert e.value == irmetrics.compat([0, 1, None, 2])
