@@ -29,7 +29,14 @@ from .errors import InvalidArgumentError, IrmetricsError, IrmetricsWarning, Unkn
 from .evaluate import _evaluate
 from .evaluation import TREC_EVAL_VERSIONS, Evaluation, check_options
 from .explain import explain
-from .measures import FAMILIES, Measure, check_measure, expand_trec_argument_named, parse_measure
+from .measures import (
+    FAMILIES,
+    Measure,
+    check_measure,
+    check_version,
+    expand_trec_argument_named,
+    parse_measure,
+)
 from .stats import CORRECTIONS, _check_alpha
 from .tie_report import tie_report
 from .trec import _read_run_ranks
@@ -187,7 +194,7 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _measures(args: Sequence[str]) -> List[Tuple[str, Measure]]:
+def _measures(args: Sequence[str], version: str = "9.0.8") -> List[Tuple[str, Measure]]:
     """Resolve -m arguments into (printed name, measure), in trec_eval's order.
 
     Measures given in trec_eval's forms print under the names trec_eval
@@ -204,7 +211,7 @@ def _measures(args: Sequence[str]) -> List[Tuple[str, Measure]]:
             found = [(None, parse_measure(arg))]
         else:
             try:
-                found = list(expand_trec_argument_named(arg))
+                found = list(expand_trec_argument_named(arg, version))
             except UnknownMeasureError:
                 found = [(None, parse_measure(arg))]
         for printed, m in found:
@@ -337,13 +344,14 @@ def _evaluate_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) 
     if args.ndeval:
         pairs = [(name, parse_measure(name)) for name in NDEVAL_MEASURES]
     else:
-        pairs = _measures(args.measure)
+        pairs = _measures(args.measure, args.trec_eval)
     options = check_options(
         relevance_level=args.level, complete=args.complete, depth=args.depth,
         judged_only=args.judged_only, ties=args.ties, detect_ties=args.ties == "trec_eval",
         scores="float32" if args.float32_scores else "float64", trec_eval=args.trec_eval)
     for name, m in pairs:
         check_measure(name, m, options.ties)
+        check_version(name, m, options.trec_eval)
     # read by evaluate(), which looks at duplicates as trec_eval does;
     # --ndeval's report also lists the qrels' queries
     qrels: Any = Qrels.from_trec(args.qrels) if args.ndeval else args.qrels

@@ -251,7 +251,7 @@ def explain(
         scorer.add_empty(query)  # as evaluate(complete=True) scores it
     docids, run_scores, data = kept[-1]
     value = scorer.values[query][0]  # evaluate()'s value for the query
-    env = Env(options.relevance_level, scorer.max_label, scorer.run_name)
+    env = Env(options.relevance_level, scorer.max_label, scorer.run_name, options.version)
     judgments: Mapping[Any, int] = table[query]
     if source.encoded:
         judgments = {d.encode("utf-8"): v for d, v in judgments.items()}

@@ -40,7 +40,6 @@ from trec_eval_more import (
     run_like,
 )
 
-pytest.skip("issue 44: trec_eval 10.0 mode not built yet", allow_module_level=True)
 
 RANDOM10 = Path(__file__).parent / "data" / "trec_eval10" / "random" / "pairs.json.gz"
 RANDOM908 = Path(__file__).parent / "data" / "trec_eval" / "random" / "pairs.json.gz"
