@@ -46,7 +46,8 @@ __all__ = ["main", "format_trec", "EXIT_CODES"]
 _ORDER = {f.key: i for i, f in enumerate(FAMILIES)}
 
 _DESCRIPTION = """\
-Evaluate a TREC run against qrels, printing what trec_eval 9.0.8 prints.
+Evaluate a TREC run against qrels, printing what trec_eval 9.0.8 prints
+(or trec_eval 10.0, with --trec-eval 10.0).
 
 Measures (-m) take trec_eval's forms (map, P.5,10, ndcg_cut.10, official,
 all_trec) and ir_measures-style names (nDCG@10, AP, P(rel=2)@5, RBP(p=0.8)).
@@ -123,6 +124,10 @@ def _evaluation_options(p: argparse.ArgumentParser, complete_help: Optional[str]
     p.add_argument("-J", "--judged-only", "--Judged_docs_only", "--judged_docs_only",
                    dest="judged_only", action="store_true",
                    help="drop unjudged documents before evaluating")
+    p.add_argument("--trec-eval", dest="trec_eval", choices=TREC_EVAL_VERSIONS,
+                   default=TREC_EVAL_VERSIONS[0], metavar="VERSION",
+                   help="the trec_eval whose semantics and output to reproduce: "
+                   f"{' or '.join(TREC_EVAL_VERSIONS)} (default {TREC_EVAL_VERSIONS[0]})")
 
 
 def _check_evaluation_options(args: argparse.Namespace) -> None:
@@ -186,10 +191,6 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--ties", default="trec_eval", metavar="MODE",
                    help="order of tied scores: trec_eval (default: by document id), "
                         "expected, best or worst (see 'irmetrics ties --help')")
-    p.add_argument("--trec-eval", dest="trec_eval", choices=TREC_EVAL_VERSIONS,
-                   default=TREC_EVAL_VERSIONS[0], metavar="VERSION",
-                   help="the trec_eval whose semantics and output to reproduce: "
-                   f"{' or '.join(TREC_EVAL_VERSIONS)} (default {TREC_EVAL_VERSIONS[0]})")
     p.add_argument("-v", "--version", action="version", version=f"irmetrics {__version__}")
     return p
 
@@ -448,7 +449,7 @@ def _compare_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -
             baseline=args.baseline, test=args.test, alpha=args.alpha,
             correction=args.correction, n_resamples=args.resamples, seed=args.seed,
             relevance_level=args.level, complete=args.complete, depth=args.depth,
-            judged_only=args.judged_only,
+            judged_only=args.judged_only, trec_eval=args.trec_eval,
         )
     stdout.write(report.FORMATS[args.format](result))
 
@@ -475,6 +476,7 @@ def _explain_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -
             args.qrels, _run_source(args.run), args.query, args.measure,
             relevance_level=args.level, complete=args.complete, depth=args.depth,
             judged_only=args.judged_only, scores="float32" if args.float32_scores else "float64",
+            trec_eval=args.trec_eval,
         )
     if args.format == "json":
         stdout.write(strict_json(result.to_dict(), indent=2) + "\n")
@@ -500,7 +502,8 @@ def _ties_parser() -> argparse.ArgumentParser:
 
 def _ties_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> None:
     ties = tie_report(Qrels.from_trec(args.qrels), _run_source(args.run), args.measure,
-                      relevance_level=args.level, depth=args.depth, judged_only=args.judged_only)
+                      relevance_level=args.level, depth=args.depth, judged_only=args.judged_only,
+                      trec_eval=args.trec_eval)
     stdout.write(str(ties))
 
 

@@ -538,7 +538,7 @@ def _rbp_p_and_gains(m: Measure) -> Tuple[float, Dict[Any, float]]:
     return gains.pop("p", 0.9), gains
 
 
-def _rbp_gain_of(q: QueryData, given: Dict[Any, float]) -> Callable[[Label], float]:
+def _rbp_gain_of(q: QueryData, given: Dict[Any, float]) -> Callable[[Any], float]:
     """m_rbp.c's gains: each level from 0 to the query's top has its own value
     as gain unless *given*; when a gain lies outside [0, 1], every gain g
     becomes (g - min) / (max - min)."""
@@ -1666,7 +1666,8 @@ _opt_discount = _ranged("discount", str, lambda v: v in ("log2", "jk"), "log2 or
 def _rbp_params(value: str, gains: bool) -> Tuple[Tuple[Any, float], ...]:
     """trec_eval's rbp parameters, ``name=value`` pairs: ``p`` and, with
     *gains*, ``level=gain`` (``1=0.5,2=1,p=0.95``); the gains by level, then p."""
-    levels, p = [], ()
+    levels: List[str] = []
+    p: Tuple[Tuple[str, float], ...] = ()
     for part in value.split(","):
         key, sep, number = part.partition("=")
         if key.strip() == "p" and not p:
