@@ -25,9 +25,13 @@ input without the defect's trigger.
 import gzip
 import json
 import math
+import warnings
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies_runs import qrels_and_runs
 from trec_eval_more import (
     MORE,
     REPRO,
@@ -456,3 +460,31 @@ def test_only_the_tie_note_is_strict():
     # the helper the tests above rely on accepts the note and nothing else
     assert only_the_tie_note("")
     assert not only_the_tie_note("irmetrics: error: x\n")
+
+
+# === The list functions give evaluate()'s bits =================================
+
+
+@settings(max_examples=150)
+@given(data=qrels_and_runs(), p=st.sampled_from((0.5, 0.8, 0.9, 0.95)), k=st.integers(1, 30))
+def test_list_functions_equal_evaluate_in_10(data, p, k):
+    from irmetrics import evaluate, rbp, rbp_residual, unjudged_at_k
+    from irmetrics.trec import trec_ranking
+
+    qrels, run = data
+    names = ["rbp", f"rbp_p={p}", "rbp_resid", f"rbp_resid_p={p}", f"unj_{k}"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = evaluate(qrels, run, names, trec_eval="10.0")
+    for qid, got in result.per_query.items():
+        judged = qrels[qid]
+        ranked = trec_ranking(run[qid])
+        # a negative label (pooled, not judged) is unjudged: None for the list functions
+        labels = [None if judged.get(d, -1) < 0 else judged[d] for d in ranked]
+        top = max([x for x in judged.values() if x >= 0] + [1])
+        assert got["rbp"] == rbp(labels, p=0.9, max_label=top), qid
+        assert got[f"rbp_p={p}"] == rbp(labels, p=p, max_label=top), qid
+        unjudged = None in labels  # else trec_eval 10.0 leaves rbp_resid at 0
+        assert got["rbp_resid"] == (rbp_residual(labels, p=0.9) if unjudged else 0.0), qid
+        assert got[f"rbp_resid_p={p}"] == (rbp_residual(labels, p=p) if unjudged else 0.0)
+        assert got[f"unj_{k}"] == unjudged_at_k(labels, k), qid
