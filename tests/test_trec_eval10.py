@@ -488,3 +488,54 @@ def test_list_functions_equal_evaluate_in_10(data, p, k):
         assert got["rbp_resid"] == (rbp_residual(labels, p=0.9) if unjudged else 0.0), qid
         assert got[f"rbp_resid_p={p}"] == (rbp_residual(labels, p=p) if unjudged else 0.0)
         assert got[f"unj_{k}"] == unjudged_at_k(labels, k), qid
+
+
+# === The version reaches everything that evaluates =============================
+
+
+def test_explain_tie_report_and_compare_take_the_version():
+    from irmetrics import compare, evaluate, explain, tie_report
+
+    qrels, run = REPRO / "qrels.iprec", REPRO / "run.iprec"
+    # iprec_at_recall_0.70: 9.0.8 0.6667, 10.0 1.0 (test_cutoffs)
+    e = explain(qrels, run, "q1", "iprec_at_recall_0.70", trec_eval="10.0")
+    assert e.value == 1.0
+    assert any("lround(0.70 * 2), 1) = 1 " in step for step in e.steps), e.steps
+    assert "trec_eval 10.0" in str(e).splitlines()[0]
+    assert explain(qrels, run, "q1", "iprec_at_recall_0.70").value == pytest.approx(2 / 3)
+    with pytest.raises(ValueError, match="--trec-eval 10.0"):
+        explain(qrels, run, "q1", "rbp")
+    # a and x tied: in 10.0 one relevant document reaches recall 0.7, so the order of the
+    # tie moves the value (a first: 1, x first: 1/2 then 2/3); in 9.0.8 both are needed (2/3)
+    tied = {"q1": {"a": 1.0, "x": 1.0, "b": 0.5}}
+    report = tie_report(qrels, tied, "iprec_at_recall_0.70", trec_eval="10.0")
+    assert [(r.query, r.worst, r.best) for r in report.rows] == [("q1", 2 / 3, 1.0)]
+    assert tie_report(qrels, tied, "iprec_at_recall_0.70").rows == []
+    graded, runs = REPRO / "qrels.graded", {"a": REPRO / "run.graded", "b": tied}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        c = compare(graded, runs, ["rbp", "unj_5"], trec_eval="10.0", complete=True)
+        want = evaluate(graded, REPRO / "run.graded", ["rbp", "unj_5"], trec_eval="10.0",
+                        complete=True).per_query
+    assert c.per_query["a"] == want
+    with pytest.raises(ValueError, match="--trec-eval 10.0"):
+        compare(graded, runs, ["rbp"], complete=True)
+
+
+@pytest.mark.parametrize("command", ["explain", "ties", "compare"])
+def test_every_command_takes_the_switch(command, tmp_path):
+    other = tmp_path / "other.run"
+    other.write_text("q1 Q0 a 1 1 r\nq1 Q0 x 2 1 r\nq1 Q0 b 3 0.5 r\n", encoding="ascii")
+    argv = {"explain": ["explain", "-m", "iprec_at_recall_0.70", "qrels.iprec", "run.iprec", "q1"],
+            "ties": ["ties", "-m", "iprec_at_recall_0.70", "qrels.iprec", other],
+            "compare": ["compare", "-c", "-m", "rbp", "qrels.graded", "run.graded", other]}[command]
+    code, out, err = run_cli([*argv, "--trec-eval", "10.0"], REPRO)
+    assert code == 0, err
+    if command == "explain":
+        assert out.splitlines()[-1] == "iprec_at_recall_0.70 = 1.0000"
+    if command == "ties":  # (test_explain_tie_report_and_compare_take_the_version)
+        assert out.startswith("iprec_at_recall_0.70: 1 of 1 query depend"), out
+        assert run_cli(argv, REPRO)[1].startswith("iprec_at_recall_0.70: 0 of 1 "), out
+    if command == "compare":  # rbp is 10.0's: refused without the switch
+        code, out, err = run_cli(argv, REPRO)
+        assert code == 2 and "--trec-eval 10.0" in err, err
