@@ -556,7 +556,7 @@ def _rbp_trec(q: QueryData, m: Measure, env: Env) -> float:
 
 
 def _rbp_resid(q: QueryData, m: Measure, env: Env) -> float:
-    p, _ = _rbp_p_and_gains(m)
+    p, _ = _rbp_p_and_gains(m)  # (the residual does not read the gains)
     residual = _m._rbp_and_residual(q.labels, p, None, _m._binary_gain(1))[1]
     # m_rbp_resid.c sets its value only when some document is unjudged (else 0)
     judged = sum(1 for _, x in q.placed() if x >= 0)

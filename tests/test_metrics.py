@@ -848,6 +848,16 @@ def test_rbp_residual_matches_brute_force(ls, p, k):
     assert rbp_residual(ls, p=p, k=k) == fclose(bf_rbp_residual(ls, p, k))
 
 
+@given(ls=s.labels(), p=s.persistences(), horizon=st.integers(0, 40))
+def test_rbp_kernel_with_a_finite_horizon(ls, p, horizon):
+    # The kernel's other variant (cwl-eval's residual counts the ranks past the end only down
+    # to its depth): the tail is the weight of ranks n+1..horizon, p^n - p^horizon.
+    value, resid = metrics._rbp_and_residual(ls, p, None, metrics._binary_gain(1), horizon)
+    tail = p ** len(ls) - p ** horizon if horizon > len(ls) else 0.0
+    assert value == rbp(ls, p=p)
+    assert resid == fclose(bf_rbp_residual(ls, p) - p ** len(ls) + tail)
+
+
 @given(ls=s.labels(), p=s.persistences(), k=s.optional_ks())
 def test_rbp_lies_between_its_value_and_value_plus_residual(ls, p, k):
     # Filling every unjudged rank and every rank past the end with the top gain gives RBP
