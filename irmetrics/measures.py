@@ -214,14 +214,15 @@ class TrecEval(NamedTuple):
     #: a recall level times R as a number of relevant documents (iprec_at_recall,
     #: 11pt_avg): ``(long)(x + 0.9)`` in 9.0.8, ``lround(x)`` in 10.0
     recall_cutoff: _m.RecallCutoff
+    recall_cutoff_text: str  # the same, as explain() writes it, of "x"
     #: whether ``-c -q`` prints the rows of the judged queries the run lacks
     prints_missing: bool
 
 
 #: The versions of trec_eval irmetrics reproduces, oldest first; the first is the default.
 TREC_EVAL: Dict[str, TrecEval] = {
-    "9.0.8": TrecEval("9.0.8", _m._cutoff_908, False),
-    "10.0": TrecEval("10.0", _m._lround, True),
+    "9.0.8": TrecEval("9.0.8", _m._cutoff_908, "int(x + 0.9)", False),
+    "10.0": TrecEval("10.0", _m._lround, "lround(x)", True),
 }
 TREC_EVAL_VERSIONS = tuple(TREC_EVAL)
 
@@ -1368,8 +1369,7 @@ def _terms_iprec(c: Ranking) -> Terms:
             eligible.append(r["precision"])
     steps = [c.r_text()]
     if c.big_r:
-        rounded = (f"lround({level:.2f} * {c.big_r})" if version.name == "10.0"
-                   else f"int({level:.2f} * {c.big_r} + 0.9)")
+        rounded = version.recall_cutoff_text.replace("x", f"{level:.2f} * {c.big_r}")
         steps.append(f"recall {level:.2f} needs max({rounded}, 1) = {need} relevant documents "
                      f"(trec_eval {version.name}'s rounding)")
         steps.append(f"the highest precision at a relevant rank with at least {need} found: "
