@@ -12,9 +12,10 @@ Metrics over relevance labels in rank order (rank 1 first):
 :func:`r_precision`         precision at rank R
 :func:`success_at_k`        1 if a relevant label is in the top k
 :func:`judged_at_k`         fraction of the top k that is judged
+:func:`unjudged_at_k`       fraction of the top k that is unjudged (over k)
 :func:`dcg`, :func:`ndcg`   (normalised) discounted cumulative gain
 :func:`err`                 expected reciprocal rank
-:func:`rbp`                 rank-biased precision
+:func:`rbp`, :func:`rbp_residual`   rank-biased precision, its residual
 :func:`bpref`               binary preference
 :func:`inferred_ap`         inferred average precision
 :func:`interpolated_precision`, :func:`eleven_point_average`,

@@ -29,7 +29,14 @@ from .errors import InvalidArgumentError, IrmetricsError, IrmetricsWarning, Unkn
 from .evaluate import _evaluate
 from .evaluation import TREC_EVAL_VERSIONS, Evaluation, check_options
 from .explain import explain
-from .measures import FAMILIES, Measure, check_measure, expand_trec_argument_named, parse_measure
+from .measures import (
+    FAMILIES,
+    Measure,
+    check_measure,
+    check_version,
+    expand_trec_argument_named,
+    parse_measure,
+)
 from .stats import CORRECTIONS, _check_alpha
 from .tie_report import tie_report
 from .trec import _read_run_ranks
@@ -39,7 +46,8 @@ __all__ = ["main", "format_trec", "EXIT_CODES"]
 _ORDER = {f.key: i for i, f in enumerate(FAMILIES)}
 
 _DESCRIPTION = """\
-Evaluate a TREC run against qrels, printing what trec_eval 9.0.8 prints.
+Evaluate a TREC run against qrels, printing what trec_eval 9.0.8 prints
+(or trec_eval 10.0, with --trec-eval 10.0).
 
 Measures (-m) take trec_eval's forms (map, P.5,10, ndcg_cut.10, official,
 all_trec) and ir_measures-style names (nDCG@10, AP, P(rel=2)@5, RBP(p=0.8)).
@@ -116,6 +124,10 @@ def _evaluation_options(p: argparse.ArgumentParser, complete_help: Optional[str]
     p.add_argument("-J", "--judged-only", "--Judged_docs_only", "--judged_docs_only",
                    dest="judged_only", action="store_true",
                    help="drop unjudged documents before evaluating")
+    p.add_argument("--trec-eval", dest="trec_eval", choices=TREC_EVAL_VERSIONS,
+                   default=TREC_EVAL_VERSIONS[0], metavar="VERSION",
+                   help="the trec_eval whose semantics and output to reproduce: "
+                   f"{' or '.join(TREC_EVAL_VERSIONS)} (default {TREC_EVAL_VERSIONS[0]})")
 
 
 def _check_evaluation_options(args: argparse.Namespace) -> None:
@@ -179,15 +191,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--ties", default="trec_eval", metavar="MODE",
                    help="order of tied scores: trec_eval (default: by document id), "
                         "expected, best or worst (see 'irmetrics ties --help')")
-    p.add_argument("--trec-eval", dest="trec_eval", choices=TREC_EVAL_VERSIONS,
-                   default=TREC_EVAL_VERSIONS[0], metavar="VERSION",
-                   help="the trec_eval whose semantics and output to reproduce: "
-                   f"{' or '.join(TREC_EVAL_VERSIONS)} (default {TREC_EVAL_VERSIONS[0]})")
     p.add_argument("-v", "--version", action="version", version=f"irmetrics {__version__}")
     return p
 
 
-def _measures(args: Sequence[str]) -> List[Tuple[str, Measure]]:
+def _measures(args: Sequence[str], version: str = "9.0.8") -> List[Tuple[str, Measure]]:
     """Resolve -m arguments into (printed name, measure), in trec_eval's order.
 
     Measures given in trec_eval's forms print under the names trec_eval
@@ -204,7 +212,7 @@ def _measures(args: Sequence[str]) -> List[Tuple[str, Measure]]:
             found = [(None, parse_measure(arg))]
         else:
             try:
-                found = list(expand_trec_argument_named(arg))
+                found = list(expand_trec_argument_named(arg, version))
             except UnknownMeasureError:
                 found = [(None, parse_measure(arg))]
         for printed, m in found:
@@ -337,13 +345,14 @@ def _evaluate_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) 
     if args.ndeval:
         pairs = [(name, parse_measure(name)) for name in NDEVAL_MEASURES]
     else:
-        pairs = _measures(args.measure)
+        pairs = _measures(args.measure, args.trec_eval)
     options = check_options(
         relevance_level=args.level, complete=args.complete, depth=args.depth,
         judged_only=args.judged_only, ties=args.ties, detect_ties=args.ties == "trec_eval",
         scores="float32" if args.float32_scores else "float64", trec_eval=args.trec_eval)
     for name, m in pairs:
         check_measure(name, m, options.ties)
+        check_version(name, m, options.trec_eval)
     # read by evaluate(), which looks at duplicates as trec_eval does;
     # --ndeval's report also lists the qrels' queries
     qrels: Any = Qrels.from_trec(args.qrels) if args.ndeval else args.qrels
@@ -440,7 +449,7 @@ def _compare_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -
             baseline=args.baseline, test=args.test, alpha=args.alpha,
             correction=args.correction, n_resamples=args.resamples, seed=args.seed,
             relevance_level=args.level, complete=args.complete, depth=args.depth,
-            judged_only=args.judged_only,
+            judged_only=args.judged_only, trec_eval=args.trec_eval,
         )
     stdout.write(report.FORMATS[args.format](result))
 
@@ -467,6 +476,7 @@ def _explain_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -
             args.qrels, _run_source(args.run), args.query, args.measure,
             relevance_level=args.level, complete=args.complete, depth=args.depth,
             judged_only=args.judged_only, scores="float32" if args.float32_scores else "float64",
+            trec_eval=args.trec_eval,
         )
     if args.format == "json":
         stdout.write(strict_json(result.to_dict(), indent=2) + "\n")
@@ -492,7 +502,8 @@ def _ties_parser() -> argparse.ArgumentParser:
 
 def _ties_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> None:
     ties = tie_report(Qrels.from_trec(args.qrels), _run_source(args.run), args.measure,
-                      relevance_level=args.level, depth=args.depth, judged_only=args.judged_only)
+                      relevance_level=args.level, depth=args.depth, judged_only=args.judged_only,
+                      trec_eval=args.trec_eval)
     stdout.write(str(ties))
 
 

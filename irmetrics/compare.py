@@ -196,6 +196,7 @@ def compare(
     complete: bool = False,
     depth: Optional[int] = None,
     judged_only: bool = False,
+    trec_eval: str = "9.0.8",
 ) -> Comparison:
     """Compare runs with a baseline, measure by measure, query by query.
 
@@ -224,7 +225,7 @@ def compare(
     n_resamples, seed:
         For the sampled tests and the bootstrap interval
         (``random.Random(seed)``; the same seed gives the same report).
-    relevance_level, complete, depth, judged_only:
+    relevance_level, complete, depth, judged_only, trec_eval:
         Passed to :func:`~irmetrics.evaluate`.
 
     Queries are paired by id.  Only queries scored for every run are compared
@@ -252,7 +253,8 @@ def compare(
     ordered = _ordered_runs(runs, baseline)
     measure_names = list(dict.fromkeys(m.strip() for m in _measure_list(measures)))
     tables = _score(qrels, runs, ordered, measure_names, relevance_level=relevance_level,
-                    complete=complete, depth=depth, judged_only=judged_only)
+                    complete=complete, depth=depth, judged_only=judged_only,
+                    trec_eval=trec_eval)
     common, left_out, notes = _pair(tables, scored=qrels is None)
     rows: List[Row] = []
     for measure in measure_names:

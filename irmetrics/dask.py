@@ -60,6 +60,7 @@ def evaluate(
     depth: Optional[int] = None,
     judged_only: bool = False,
     columns: Optional[Mapping[str, str]] = None,
+    trec_eval: str = "9.0.8",
 ) -> Evaluation:
     """Score a Dask DataFrame *run* against *qrels*, as :func:`irmetrics.evaluate` does.
 
@@ -79,7 +80,7 @@ def evaluate(
         with subtopics for the diversity measures, a dict of dicts, a TREC
         file).  The qrels are gathered on the client and sent to each worker
         once.
-    measures, relevance_level, complete, depth, judged_only:
+    measures, relevance_level, complete, depth, judged_only, trec_eval:
         As for :func:`irmetrics.evaluate`.
     columns:
         Column names for frames that use others, by role:
@@ -103,7 +104,7 @@ def evaluate(
         result = irmetrics.dask.evaluate("qrels.txt", run, ["map", "nDCG@10"])
     """
     options = dict(relevance_level=relevance_level, complete=complete, depth=depth,
-                   judged_only=judged_only)
+                   judged_only=judged_only, trec_eval=trec_eval)
     dask, road, (query, doc, score) = _engines.prepare(DASK, qrels, run, measures, columns, options)
     # One copy of the road (the qrels with their subtopics, the measures) in
     # the graph, named so that Dask does not hash it, and not searched for

@@ -46,6 +46,7 @@ from .measures import (
     Measure,
     QueryData,
     check_measure,
+    check_version,
     measure_names,
     parse_measures,
     prepared_row,
@@ -281,6 +282,7 @@ def _checked(measures: Any, **options: Any) -> Tuple[List[str], List[Measure], O
     checked = check_options(**options)
     for name, m in zip(names, parsed):
         check_measure(name, m, checked.ties)
+        check_version(name, m, checked.trec_eval)
         if m.family.text:
             raise InvalidArgumentError(
                 f"measure {name!r} is a text line of trec_eval's report, not a number; "
@@ -603,7 +605,8 @@ class _Scorer:
         whether they move with the order of tied scores (the tie note)."""
         options, env, row = self.options, self._env, self._row
         if env is None or row is None or env.run_name != self.run_name:
-            env = self._env = Env(options.relevance_level, self.max_label, self.run_name)
+            env = self._env = Env(options.relevance_level, self.max_label, self.run_name,
+                                  options.version)
             row = self._row = prepared_row(self.measures, env)
             self._tie_note = None
         self.values[qid] = row(data)

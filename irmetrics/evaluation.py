@@ -39,7 +39,7 @@ from . import formats, frames
 from ._checks import as_number, check_int
 from ._tie_blocks import check_ties
 from .errors import InvalidArgumentError
-from .measures import MIN_GEO_MEAN, Measure, parse_measures
+from .measures import MIN_GEO_MEAN, TREC_EVAL, TREC_EVAL_VERSIONS, Measure, TrecEval, parse_measures
 from .metrics import _left_to_right
 
 __all__ = ["TREC_EVAL_VERSIONS", "Options", "check_options", "Queries", "Evaluation", "aggregate"]
@@ -48,10 +48,6 @@ Value = Union[int, float]
 Rows = Dict[str, Sequence[Value]]
 
 # === Options ===================================================================
-
-#: The versions of trec_eval whose semantics and output irmetrics reproduces
-#: (``evaluate(trec_eval=...)``, ``--trec-eval``); the first is the default.
-TREC_EVAL_VERSIONS = ("9.0.8", "10.0")
 
 
 class Options(NamedTuple):
@@ -77,6 +73,11 @@ class Options(NamedTuple):
     @property
     def float32(self) -> bool:
         return self.scores == "float32"
+
+    @property
+    def version(self) -> TrecEval:
+        """What the trec_eval version followed does its own way (measures.TREC_EVAL)."""
+        return TREC_EVAL[self.trec_eval]
 
     def public(self) -> Dict[str, Any]:
         """What :attr:`Evaluation.options` shows (``detect_ties`` aside)."""

@@ -211,6 +211,7 @@ def explain(
     depth: Optional[int] = None,
     judged_only: bool = False,
     scores: str = "float64",
+    trec_eval: str = "9.0.8",
 ) -> Explanation:
     """Explain the value of *measure* for one *query*: the ranking and the arithmetic.
 
@@ -233,7 +234,8 @@ def explain(
     """
     _check_measure(qrels, query, measure)
     _, (m,), options = _checked([measure], relevance_level=relevance_level, complete=complete,
-                                depth=depth, judged_only=judged_only, scores=scores)
+                                depth=depth, judged_only=judged_only, scores=scores,
+                                trec_eval=trec_eval)
     table, qrels_duplicates = open_qrels(qrels)
     # The run is scored by evaluate()'s own scorer, on this query only; its
     # hook keeps the query's documents as scored and their data.
@@ -251,7 +253,7 @@ def explain(
         scorer.add_empty(query)  # as evaluate(complete=True) scores it
     docids, run_scores, data = kept[-1]
     value = scorer.values[query][0]  # evaluate()'s value for the query
-    env = Env(options.relevance_level, scorer.max_label, scorer.run_name)
+    env = Env(options.relevance_level, scorer.max_label, scorer.run_name, options.version)
     judgments: Mapping[Any, int] = table[query]
     if source.encoded:
         judgments = {d.encode("utf-8"): v for d, v in judgments.items()}
@@ -314,6 +316,8 @@ def _options_text(options: Options) -> str:
         shown.append("judged_only")
     if options.float32:
         shown.append("float32 scores")
+    if options.trec_eval != "9.0.8":
+        shown.append(f"trec_eval {options.trec_eval}")
     return f" ({', '.join(shown)})" if shown else ""
 
 

@@ -71,10 +71,11 @@ def trec_blocks(result: Evaluation, *, per_query: bool = False,
         # one template for a query's lines, given (qid, value, qid, value, ...)
         template = "".join(_trec_template(name, m) for name, m in shown)
         columns = [result._keys.index(name) for name, _ in shown]
-        missing = set(result.missing)
+        # under -c, trec_eval 9.0.8 prints no rows for the queries the run lacks; 10.0 does
+        missing = set() if result._options.version.prints_missing else set(result.missing)
         for qid, row in result._rows.items():
             if qid in missing:
-                continue  # trec_eval 9.0.8 prints no rows for them under -c
+                continue
             yield template % tuple([x for c in columns for x in (qid, row[c])])
     if summary:
         agg = result._aggregate

@@ -54,6 +54,9 @@ __all__ = [
     "trec_measure_names",
     "expand_trec_argument",
     "expand_trec_argument_named",
+    "check_version",
+    "TREC_EVAL",
+    "TREC_EVAL_VERSIONS",
     "MIN_GEO_MEAN",
 ]
 
@@ -205,12 +208,37 @@ class QueryData:
         return [x for _, x in self._placed]
 
 
+# === trec_eval's versions =====================================================
+
+
+class TrecEval(NamedTuple):
+    """What a version of trec_eval computes and prints its own way (the measures
+    it has are in the families' entries, ``Names.since`` and ``Names.all_trec``)."""
+
+    name: str
+    #: a recall level times R as a number of relevant documents (iprec_at_recall,
+    #: 11pt_avg): ``(long)(x + 0.9)`` in 9.0.8, ``lround(x)`` in 10.0
+    recall_cutoff: _m.RecallCutoff
+    recall_cutoff_text: str  # the same, as explain() writes it, of "x"
+    #: whether ``-c -q`` prints the rows of the judged queries the run lacks
+    prints_missing: bool
+
+
+#: The versions of trec_eval irmetrics reproduces, oldest first; the first is the default.
+TREC_EVAL: Dict[str, TrecEval] = {
+    "9.0.8": TrecEval("9.0.8", _m._cutoff_908, "int(x + 0.9)", False),
+    "10.0": TrecEval("10.0", _m._lround, "lround(x)", True),
+}
+TREC_EVAL_VERSIONS = tuple(TREC_EVAL)
+
+
 class Env(NamedTuple):
     """Evaluation-wide settings a measure may read."""
 
     relevance_level: int = 1
     max_label: int = 0
     run_name: str = ""
+    trec_eval: TrecEval = TREC_EVAL["9.0.8"]
 
 
 # === Measures ================================================================
@@ -260,6 +288,8 @@ class Names(NamedTuple):
     trec: bool = True  # whether trec_eval has it (then it prints it by its key)
     aliases: Tuple[str, ...] = ()  # more names, e.g. ndeval's for the diversity measures
     metric: Optional[str] = None  # its public function, in irmetrics.metrics or .diversity
+    since: str = "9.0.8"  # the first trec_eval version that has it (TREC_EVAL)
+    all_trec: bool = True  # in trec_eval's group all_trec (of the versions that have it)
 
 
 class Takes(NamedTuple):
@@ -313,7 +343,7 @@ class Family:
         self.compute = compute
         self.summary = summary
         # the records' fields, in their order
-        self.ir, trec, self.aliases, self.metric = names
+        self.ir, trec, self.aliases, self.metric, self.since, self.all_trec = names
         self.trec = key if trec else None
         self.param, self.defaults, options, self.trec_params = takes
         self.options = dict(_REL if options is None else options)
@@ -404,7 +434,6 @@ _rr = _on_ranks(_m._reciprocal_rank_r)
 _rprec = _on_ranks(_m._r_precision_multiple_r)  # Rprec's and Rprec_mult's (None: R)
 _success = _on_ranks(_m._success_r)
 _bin_g = _on_ranks(_m._binary_g)
-_11pt = _on_ranks(_m._eleven_point_average_r, "levels", _m._ELEVEN_POINTS)
 _set_f = _on_ranks(_m._f_measure_r, "weight", 1.0)
 
 
@@ -424,13 +453,20 @@ def _infap(q: QueryData, m: Measure, env: Env) -> float:
 
 
 def _iprec(q: QueryData, m: Measure, env: Env) -> float:
-    return _iprec_at(q, m.rel(env), float(m.param if m.param is not None else 0.0))
+    level = float(m.param if m.param is not None else 0.0)
+    return _iprec_at(q, m.rel(env), level, env.trec_eval)
 
 
-def _iprec_at(q: QueryData, rel: Union[int, float], level: float) -> float:
+def _11pt(q: QueryData, m: Measure, env: Env) -> float:
+    ranks, big_r = q.relevant(m.rel(env))
+    levels = m.option("levels", _m._ELEVEN_POINTS)
+    return _m._eleven_point_average_r(ranks, q.n, levels, big_r, env.trec_eval.recall_cutoff)
+
+
+def _iprec_at(q: QueryData, rel: Union[int, float], level: float, version: TrecEval) -> float:
     # m_iprec_at_recall.c: the level as a number of relevant documents
     ranks, big_r = q.relevant(rel)
-    cut = int(level * big_r + 0.9)
+    cut = version.recall_cutoff(level * big_r)
     maxima = q._cached(("iprec", rel), _m._interpolated_maxima, ranks, q.n)
     return maxima[cut] if cut < len(maxima) else 0.0
 
@@ -497,7 +533,66 @@ def _err(q: QueryData, m: Measure, env: Env) -> float:
 def _rbp(q: QueryData, m: Measure, env: Env) -> float:
     if m.option("quantity") is not None:  # its C/W/L quantities and residuals
         return _cwl_measure(q, m, env)
-    return _m._rbp(q.labels, float(m.option("p", 0.8)), _opt_int(m.param), m.rel(env))
+    gain_of = _m._binary_gain(m.rel(env))
+    return _m._rbp_and_residual(q.labels, float(m.option("p", 0.8)), _opt_int(m.param), gain_of)[0]
+
+
+# --- trec_eval 10.0's measures (Names.since): rbp, rbp_resid, unj, dcg, ideal_dcg
+
+
+def _rbp_p_and_gains(m: Measure) -> Tuple[float, Dict[Any, float]]:
+    """p (default 0.9) and the gain map of trec_eval's rbp parameters."""
+    gains = dict(m.option("params", ()))
+    return gains.pop("p", 0.9), gains
+
+
+def _rbp_gain_of(q: QueryData, given: Dict[Any, float]) -> Callable[[Any], float]:
+    """m_rbp.c's gains: each level from 0 to the query's top has its own value
+    as gain unless *given*; when a gain lies outside [0, 1], every gain g
+    becomes (g - min) / (max - min)."""
+    table = {lvl: float(lvl) for lvl in range(max(q.levels, default=-1) + 1)}
+    table.update(given)
+    lo, hi = min(table.values(), default=0.0), max(table.values(), default=0.0)
+    if lo < 0 or hi > 1:
+        table = {lvl: (g - lo) / (hi - lo) for lvl, g in table.items()}
+    return lambda x: table.get(x, 0.0)
+
+
+def _rbp_trec(q: QueryData, m: Measure, env: Env) -> float:
+    p, gains = _rbp_p_and_gains(m)
+    return _m._rbp_and_residual(q.labels, p, None, _rbp_gain_of(q, gains))[0]
+
+
+def _rbp_resid(q: QueryData, m: Measure, env: Env) -> float:
+    p, _ = _rbp_p_and_gains(m)  # (the residual does not read the gains)
+    residual = _m._rbp_and_residual(q.labels, p, None, _m._binary_gain(1))[1]
+    # m_rbp_resid.c sets its value only when some document is unjudged (else 0)
+    judged = sum(1 for _, x in q.placed() if x >= 0)
+    return residual if judged < q.n else 0.0
+
+
+def _unj(q: QueryData, m: Measure, env: Env) -> float:
+    return _m._unjudged(q.labels, _opt_int(m.param))
+
+
+def _dcg(q: QueryData, m: Measure, env: Env) -> float:
+    # m_ndcg.c's results_dcg (nDCG's numerator): the same additions as ndcg's
+    dcg = _dcg_of(q, m, _nonzero_and_ideal(q, m)[0])
+    return dcg[-1] if dcg else 0.0
+
+
+def _ideal_dcg(q: QueryData, m: Measure, env: Env) -> float:
+    ideal_dcg = _nonzero_and_ideal(q, m)[2]  # m_ndcg.c's ideal_dcg (nDCG's denominator)
+    return ideal_dcg[-1] if ideal_dcg else 0.0
+
+
+def check_version(name: str, m: Measure, version: str) -> None:
+    """An InvalidArgumentError if trec_eval *version* lacks measure *m* (named *name*)."""
+    if TREC_EVAL_VERSIONS.index(m.family.since) > TREC_EVAL_VERSIONS.index(version):
+        raise InvalidArgumentError(
+            f"measure {name!r} is trec_eval {m.family.since}'s, not {version}'s: ask for "
+            f"--trec-eval {m.family.since} on the command line "
+            f"(evaluate(..., trec_eval={m.family.since!r}))")
 
 
 def _num_ret(q: QueryData, m: Measure, env: Env) -> float:
@@ -1326,7 +1421,8 @@ def _terms_infap(c: Ranking) -> Terms:
 def _terms_iprec(c: Ranking) -> Terms:
     ranks = c.relevant_ranks(precision=True)
     level = float(c.m.param if c.m.param is not None else 0.0)
-    need = max(int(level * c.big_r + 0.9), 1)
+    version = c.env.trec_eval
+    need = max(version.recall_cutoff(level * c.big_r), 1)
     eligible = []
     for r in c.rows:
         r["counts"] = bool(r["relevant"] and r["hits"] >= need)
@@ -1334,8 +1430,9 @@ def _terms_iprec(c: Ranking) -> Terms:
             eligible.append(r["precision"])
     steps = [c.r_text()]
     if c.big_r:
-        steps.append(f"recall {level:.2f} needs max(int({level:.2f} * {c.big_r} + 0.9), 1) = "
-                     f"{need} relevant documents (trec_eval 9.0.8's rounding)")
+        rounded = version.recall_cutoff_text.replace("x", f"{level:.2f} * {c.big_r}")
+        steps.append(f"recall {level:.2f} needs max({rounded}, 1) = {need} relevant documents "
+                     f"(trec_eval {version.name}'s rounding)")
         steps.append(f"the highest precision at a relevant rank with at least {need} found: "
                      + (f"max({_sum_text(eligible).replace(' + ', ', ')})" if eligible
                         else "none: 0"))
@@ -1356,7 +1453,7 @@ def _terms_11pt(c: Ranking) -> Terms:
     if not c.big_r:
         steps.append("R = 0: the value is 0")
     elif list(levels) == sorted(levels):
-        points = [_iprec_at(c.q, c.rel, lvl) for lvl in levels]
+        points = [_iprec_at(c.q, c.rel, lvl, c.env.trec_eval) for lvl in levels]
         steps.append(f"interpolated precision at recall {at}: " + _list(points))
         mean = math.fsum(points) / len(points)
         steps.append(f"({_sum_text(points)}) / {len(points)} = {_fmt(mean)}")
@@ -1702,6 +1799,24 @@ _opt_levels = _ranged("levels", _floats, lambda v: all(0.0 <= x <= 1.0 for x in 
 _opt_discount = _ranged("discount", str, lambda v: v in ("log2", "jk"), "log2 or jk")
 
 
+def _rbp_params(value: str, gains: bool) -> Tuple[Tuple[Any, float], ...]:
+    """trec_eval's rbp parameters, ``name=value`` pairs: ``p`` and, with
+    *gains*, ``level=gain`` (``1=0.5,2=1,p=0.95``); the gains by level, then p."""
+    levels: List[str] = []
+    p: Tuple[Tuple[str, float], ...] = ()
+    for part in value.split(","):
+        key, sep, number = part.partition("=")
+        if key.strip() == "p" and not p:
+            p = (("p", _opt_p(number.strip())),)
+        elif not (gains and sep and key.strip() != "p"):
+            raise InvalidArgumentError(
+                f"the parameters must be p=P{', level=gain' if gains else ''} "
+                f"(p once, in (0, 1); got {value!r})")
+        else:
+            levels.append(part)
+    return cast(Tuple[Tuple[Any, float], ...], _opt_gain(",".join(levels)) if levels else ()) + p
+
+
 def _opt_length(value: str) -> int:
     if not value.isdigit():
         raise InvalidArgumentError(f"'length' must be an int >= 0 (got {value!r})")
@@ -1790,6 +1905,12 @@ FAMILIES: Tuple[Family, ...] = (
     Family("binG", _bin_g, "Binary G (trec_eval's experimental measure).", explain=_terms_bin_g),
     Family("G", _g, "G (trec_eval's experimental gain measure).",
            takes=Takes(options=_GAIN, trec_params="gain"), explain=_terms_g),
+    Family("dcg", _dcg, "DCG of the whole ranking (nDCG's numerator; trec_eval 10.0).",
+           names=Names(metric="dcg", since="10.0", all_trec=False),
+           takes=Takes(options=_GAIN, trec_params="gain")),
+    Family("ideal_dcg", _ideal_dcg, "DCG of the ideal ranking (nDCG's denominator; "
+           "trec_eval 10.0).", names=Names(since="10.0", all_trec=False),
+           takes=Takes(options=_GAIN, trec_params="gain")),
     Family("ndcg", _ndcg, "nDCG of the whole ranking; the ideal is every judged document.",
            names=Names("nDCG", metric="ndcg"),
            takes=Takes(options={"gain": _opt_gain, "discount": _opt_discount},
@@ -1833,6 +1954,17 @@ FAMILIES: Tuple[Family, ...] = (
     Family("num_nonrel_judged_ret", _num_nonrel_judged_ret,
            "Number of judged non-relevant documents retrieved.", output=_SUM,
            explain=_terms_num_nonrel),
+    Family("rbp", _rbp_trec, "Rank-biased precision, gains scaled to [0, 1] (trec_eval 10.0).",
+           names=Names(metric="rbp", since="10.0"),
+           takes=Takes(options={"params": lambda v: _rbp_params(v, True)}, trec_params="params")),
+    Family("rbp_resid", _rbp_resid, "What unjudged documents and the ranks past the end could "
+           "add to rbp; 0 if none is unjudged (trec_eval 10.0).",
+           names=Names(metric="rbp_residual", since="10.0"),
+           takes=Takes(options={"params": lambda v: _rbp_params(v, False)},
+                       trec_params="params")),
+    Family("unj", _unj, "Unjudged documents in the top k, over k (trec_eval 10.0).",
+           names=Names(metric="unjudged_at_k", since="10.0"),
+           takes=Takes("cutoff", (5, 10, 20), options={})),
     # Measures trec_eval 9.0.8 does not have: irmetrics' own names.
     Family("RR_cut", _rr, "Reciprocal rank within the top k.",
            names=Names("RR", trec=False, metric="reciprocal_rank"),
@@ -1967,6 +2099,13 @@ def known_names() -> List[str]:
 def trec_measure_names() -> List[str]:
     """trec_eval's measure names irmetrics implements, in trec_eval's order."""
     return [f.key for f in FAMILIES if f.trec]
+
+
+def _all_trec(version: str) -> List[str]:
+    """The measures of trec_eval *version*'s group all_trec, in its order."""
+    last = TREC_EVAL_VERSIONS.index(version)
+    return [f.key for f in FAMILIES
+            if f.trec and f.all_trec and TREC_EVAL_VERSIONS.index(f.since) <= last]
 
 
 # Other tools' names for irmetrics' measures (lower case): ir_measures'
@@ -2298,21 +2437,21 @@ def parse_measures(names: Union[str, Iterable[str]]) -> List[Measure]:
     return [parse_measure(n) for n in measure_names(names)]
 
 
-def expand_trec_argument(arg: str) -> List[Measure]:
+def expand_trec_argument(arg: str, version: str = "9.0.8") -> List[Measure]:
     """Expand one trec_eval ``-m`` argument: ``P.5,10``, ``ndcg_cut``, ``official``.
 
     A family given without parameters gets trec_eval's default parameters;
-    ``all_trec`` is every trec_eval measure irmetrics implements.
+    ``all_trec`` is trec_eval *version*'s group of that name.
 
     >>> [m.name for m in expand_trec_argument("P.10,5")]
     ['P_5', 'P_10']
     >>> len(expand_trec_argument("official"))   # 10 + 11 recall levels + 9 cutoffs
     30
     """
-    return [m for _, m in expand_trec_argument_named(arg)]
+    return [m for _, m in expand_trec_argument_named(arg, version)]
 
 
-def expand_trec_argument_named(arg: str) -> List[Tuple[str, Measure]]:
+def expand_trec_argument_named(arg: str, version: str = "9.0.8") -> List[Tuple[str, Measure]]:
     """:func:`expand_trec_argument` with the name trec_eval prints for each.
 
     Cutoffs are sorted and must be distinct (trec_eval stops on ``P.5,5``:
@@ -2326,7 +2465,7 @@ def expand_trec_argument_named(arg: str) -> List[Tuple[str, Measure]]:
     'set_F_0.50'
     """
     if arg in ("official", "all_trec"):
-        keys = OFFICIAL if arg == "official" else tuple(trec_measure_names())
+        keys = OFFICIAL if arg == "official" else tuple(_all_trec(version))
         out: List[Tuple[str, Measure]] = []
         for key in keys:
             out.extend(expand_trec_argument_named(key))

@@ -11,7 +11,7 @@ Binary (a label is relevant when it is ``>= rel``):
 
 * :func:`precision_at_k`, :func:`recall_at_k`, :func:`r_precision`,
   :func:`success_at_k`, :func:`reciprocal_rank`, :func:`average_precision`,
-  :func:`rbp`, :func:`judged_at_k`
+  :func:`rbp`, :func:`rbp_residual`, :func:`judged_at_k`, :func:`unjudged_at_k`
 * trec_eval's others: :func:`bpref`, :func:`inferred_ap`,
   :func:`interpolated_precision`, :func:`eleven_point_average`,
   :func:`r_precision_multiple`, :func:`f_measure`
@@ -86,6 +86,8 @@ __all__ = [
     "ndcg",
     "err",
     "rbp",
+    "rbp_residual",
+    "unjudged_at_k",
     "bpref",
     "inferred_ap",
     "interpolated_precision",
@@ -679,34 +681,136 @@ def err(
     return _err(ls, kk, max_label)
 
 
-def _rbp(labels: Sequence[Label], p: float, k: Optional[int], rel: Number) -> float:
-    terms = []
+def _rbp_and_residual(
+    labels: Sequence[Label], p: float, k: Optional[int], gain_of: Callable[[Label], float],
+    horizon: Optional[int] = None,
+) -> Tuple[float, float]:
+    """Rank-biased precision and its residual: ``(value, residual)``.
+
+    Over the first m = min(k, n) ranks (k None: all n), with weights
+    ``w_i = p**(i - 1)`` made by repeated products and sums added left to
+    right, as trec_eval 10.0's m_rbp.c and m_rbp_resid.c make them:
+
+    * value: ``(1 - p) * sum(gain_of(label_i) * w_i)`` over the judged ranks
+      (gains in [0, 1]; *gain_of* is the variant's gain scaling: binary for
+      ``RBP``, the levels scaled to [0, 1] for trec_eval 10.0's ``rbp``);
+    * residual: what the value could still gain if every unknown rank had
+      gain 1, the best case minus the value: ``(1 - p) * sum(w_i)`` over the
+      unjudged ranks (None or a negative label), plus the weight of the
+      ranks past m up to *horizon*: ``p**m`` for an unbounded horizon
+      (None: trec_eval 10.0's), ``p**m - p**horizon`` for a finite one.
+    """
+    total = unjudged = 0.0
     w = 1.0
     for x in _cut(labels, k):
-        if x is not None and x >= rel:
-            terms.append(w)
+        if x is None or x < 0:
+            unjudged += w
+        else:
+            g = gain_of(x)
+            if g != 0:
+                total += g * w
         w *= p
-    return (1.0 - p) * math.fsum(terms)
+    tail = w
+    if horizon is not None:
+        for _ in range(len(_cut(labels, k)), horizon):
+            w *= p
+        tail -= w
+    return (1.0 - p) * total, tail + (1.0 - p) * unjudged
+
+
+def _binary_gain(rel: Number) -> Callable[[Label], float]:
+    """Gain 1 for a label >= *rel*, else 0."""
+    return lambda x: 1.0 if x is not None and x >= rel else 0.0
+
+
+def _scaled_gain(max_label: Number) -> Callable[[Label], float]:
+    """Gain ``label / max(max_label, 1)``: trec_eval 10.0's rbp gains (m_rbp.c
+    maps gains outside [0, 1] by ``(g - min) / (max - min)``, and min is
+    level 0's gain, 0)."""
+    top = float(max_label) if max_label > 1 else 1.0
+    return lambda x: 0.0 if x is None or x <= 0 else x / top
+
+
+def _rbp_gain(labels: Sequence[Label], rel: Number, max_label: Optional[Number]) -> Any:
+    if max_label is None:
+        return _binary_gain(rel)
+    m = check_positive_real(max_label, "max_label")
+    top = max((x for x in labels if x is not None), default=0)
+    if top > m:
+        raise InvalidArgumentError(
+            f"'max_label' must be at least the largest label given, {top!r} (got {max_label!r})")
+    return _scaled_gain(m)
 
 
 def rbp(
-    labels: Iterable[Any], *, p: float = 0.8, k: Optional[int] = None, rel: Number = 1
+    labels: Iterable[Any], *, p: float = 0.8, k: Optional[int] = None, rel: Number = 1,
+    max_label: Optional[Number] = None,
 ) -> float:
-    """Rank-biased precision (Moffat and Zobel 2008), binary relevance.
+    """Rank-biased precision (Moffat and Zobel 2008).
 
-    ``RBP = (1 - p) * sum(p**(i - 1) for i <= k if label_i >= rel)``
+    ``RBP = (1 - p) * sum(gain_i * p**(i - 1) for i <= k)``
 
-    *p* is the user's persistence, in (0, 1).  The residual (the weight of
-    unjudged and unranked documents) is not added.
+    *p* is the user's persistence, in (0, 1).  The gain is binary (1 for a
+    label ``>= rel``) unless *max_label* is given: then it is graded, ``label
+    / max(max_label, 1)``, as trec_eval 10.0's ``rbp`` scales a query's
+    levels (give it the query's largest judged label for the same bits as
+    ``evaluate(..., ["rbp"], trec_eval="10.0")``).  Unjudged documents (None)
+    gain nothing; :func:`rbp_residual` says how much they could add.
 
     >>> rbp([1, 0, 1], p=0.5)    # 0.5 * (1 + 0.25)
     0.625
+    >>> rbp([3, 0, 1], p=0.5, max_label=3)    # 0.5 * (1 + 0.25 / 3)
+    0.5416666666666666
     """
     ls = check_labels(labels)
     pp = check_probability(p)
     kk = check_k(k)
     r = check_rel(rel)
-    return _rbp(ls, pp, kk, r)
+    return _rbp_and_residual(ls, pp, kk, _rbp_gain(ls, r, max_label))[0]
+
+
+def rbp_residual(labels: Iterable[Any], *, p: float = 0.8, k: Optional[int] = None) -> float:
+    """The residual of :func:`rbp`: how much it could still rise.
+
+    ``(1 - p) * sum(p**(i - 1) for unjudged i <= m) + p**m``, m = min(k, n):
+    the weight of the unjudged documents (None) and of every rank past the
+    top m, as if all had the top gain (trec_eval 10.0's ``rbp_resid``, which
+    prints 0 instead for a ranking with no unjudged document).
+
+    >>> rbp_residual([1, None, 0], p=0.5)    # 0.5 * 0.5 + 0.125
+    0.375
+    """
+    ls = check_labels(labels)
+    pp = check_probability(p)
+    kk = check_k(k)
+    return _rbp_and_residual(ls, pp, kk, _binary_gain(1))[1]
+
+
+def _unjudged(labels: Sequence[Label], k: Optional[int]) -> float:
+    """Unjudged (None or a negative label) in the top k over k (None: n)."""
+    top = _cut(labels, k)
+    d = len(top) if k is None else k
+    return sum(1 for x in top if x is None or x < 0) / d if d else 0.0
+
+
+def unjudged_at_k(labels: Iterable[Any], k: Optional[int] = None) -> float:
+    """Unjudged at *k* (trec_eval 10.0's ``unj``): the fraction of the top
+    *k* documents that carry no label.
+
+    ``unj@k = |{i <= min(k, n) : label_i is None}| / k``
+
+    Unlike :func:`judged_at_k`, the divisor is *k* itself: ranks past the
+    end of a shorter ranking count as judged, as trec_eval counts them.
+    ``k=None`` divides by the length of the list (an empty list: 0.0).
+
+    >>> unjudged_at_k([1, None, 0, None], 2)
+    0.5
+    >>> unjudged_at_k([1, None], 10)
+    0.1
+    """
+    ls = check_labels(labels)
+    kk = check_k(k)
+    return _unjudged(ls, kk)
 
 
 # === trec_eval's other measures ==============================================
@@ -838,15 +942,32 @@ def _interpolated_maxima(ranks: Sequence[int], n_ret: int) -> List[float]:
     return maxima
 
 
+def _cutoff_908(x: float) -> int:
+    """trec_eval 9.0.8's number of relevant documents for recall level times R
+    *x*: ``(long)(x + 0.9)``."""
+    return int(x + 0.9)
+
+
+def _lround(x: float) -> int:
+    """trec_eval 10.0's: C's ``lround(x)``, halves away from zero (x >= 0);
+    ``x - int(x)`` is exact, where ``floor(x + 0.5)`` can round up."""
+    whole = int(x)
+    return whole + 1 if x - whole >= 0.5 else whole
+
+
+RecallCutoff = Callable[[float], int]
+
+
 def _interpolated_sum(
-    ranks: Sequence[int], n_ret: int, levels: Sequence[float], n_relevant: int
+    ranks: Sequence[int], n_ret: int, levels: Sequence[float], n_relevant: int,
+    cutoff: RecallCutoff = _cutoff_908,
 ) -> float:
     """The sum of the interpolated precisions at *levels* (recall levels),
     added as m_11pt_avg.c adds them.
 
     trec_eval 9.0.8 (m_iprec_at_recall.c, m_11pt_avg.c): each level becomes a
-    number of relevant documents, ``(long)(level * R + 0.9)`` (later versions
-    use lround); the levels are taken from the last, as the walk from the
+    number of relevant documents, ``(long)(level * R + 0.9)`` (*cutoff*;
+    10.0 uses lround, :func:`_lround`); the levels are taken from the last, as the walk from the
     end of the ranking reaches their numbers (:func:`_interpolated_maxima`);
     the last levels, never reached (more relevant documents than were
     retrieved), add nothing; a level the walk has passed (levels out of
@@ -855,7 +976,7 @@ def _interpolated_sum(
     nan); the sum is 0.0 here.
     """
     maxima = _interpolated_maxima(ranks, n_ret)
-    cutoffs = [int(level * n_relevant + 0.9) for level in levels]
+    cutoffs = [cutoff(level * n_relevant) for level in levels]
     last = len(cutoffs)
     while last and cutoffs[last - 1] > len(ranks):
         last -= 1
@@ -895,10 +1016,11 @@ _ELEVEN_POINTS = tuple(i / 10 for i in range(11))
 
 
 def _eleven_point_average_r(
-    ranks: Sequence[int], n_ret: int, levels: Sequence[float], n_relevant: int
+    ranks: Sequence[int], n_ret: int, levels: Sequence[float], n_relevant: int,
+    cutoff: RecallCutoff = _cutoff_908,
 ) -> float:
     # m_11pt_avg.c: the sum over the levels, divided by the number of levels
-    return _interpolated_sum(ranks, n_ret, levels, n_relevant) / len(levels)
+    return _interpolated_sum(ranks, n_ret, levels, n_relevant, cutoff) / len(levels)
 
 
 def eleven_point_average(

@@ -78,6 +78,7 @@ def evaluate(
     depth: Optional[int] = None,
     judged_only: bool = False,
     columns: Optional[Mapping[str, str]] = None,
+    trec_eval: str = "9.0.8",
 ) -> Evaluation:
     """Score a Spark DataFrame *run* against *qrels*, as :func:`irmetrics.evaluate` does.
 
@@ -94,7 +95,7 @@ def evaluate(
         anything :func:`irmetrics.evaluate` takes (a :class:`~irmetrics.Qrels`,
         with subtopics for the diversity measures).  The qrels are collected
         on the driver and broadcast to the executors once.
-    measures, relevance_level, complete, depth, judged_only:
+    measures, relevance_level, complete, depth, judged_only, trec_eval:
         As for :func:`irmetrics.evaluate`.
     columns:
         Column names for frames that use others, by role (``query_id``,
@@ -114,7 +115,7 @@ def evaluate(
         result = irmetrics.spark.evaluate("qrels.txt", run, ["map", "nDCG@10"])
     """
     options = dict(relevance_level=relevance_level, complete=complete, depth=depth,
-                   judged_only=judged_only)
+                   judged_only=judged_only, trec_eval=trec_eval)
     _, road, (query, doc, score) = _engines.prepare(SPARK, qrels, run, measures, columns, options)
     shared = run.sparkSession.sparkContext.broadcast(road)
     try:

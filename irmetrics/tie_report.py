@@ -74,6 +74,7 @@ def tie_report(
     relevance_level: int = 1,
     depth: Optional[int] = None,
     judged_only: bool = False,
+    trec_eval: str = "9.0.8",
 ) -> TieReport:
     """The queries of *run* whose *measure* depends on the order of tied scores.
 
@@ -95,7 +96,7 @@ def tie_report(
             f"'measure' must be one measure name (got {quoted(measure)})")
     # checked as evaluate() checks them, with "best" defined for the measure
     _, (m,), options = _checked([measure], relevance_level=relevance_level, depth=depth,
-                                judged_only=judged_only, ties="best")
+                                judged_only=judged_only, ties="best", trec_eval=trec_eval)
     qrels = _as_qrels(qrels)  # read once, evaluated up to four times
     if _is_source(run):
         run = Run.from_trec(run)

@@ -295,3 +295,16 @@ def test_missing_dask_names_the_extra(monkeypatch):
     with pytest.raises(ImportError) as info:
         irmetrics.dask.evaluate(QRELS, RUN, "map")
     assert str(info.value) == "irmetrics.dask needs Dask with its DataFrame: pip install 'irmetrics-eval[dask]'"
+
+
+def test_the_trec_eval_version_reaches_the_workers():
+    # trec_eval 10.0's measures and rounding (issue 44), on the threaded scheduler as above
+    import dask
+
+    names = ["rbp", "rbp_resid", "unj_5", "iprec_at_recall_0.10", "11pt_avg"]
+    with ThreadPoolExecutor(2) as pool:
+        config = {"scheduler": "threads", "pool": pool, "dataframe.shuffle.method": "tasks"}
+        with dask.config.set(config), pytest.warns(IrmetricsWarning):
+            got = irmetrics.dask.evaluate(QRELS, run_frame(3), names, trec_eval="10.0")
+    assert got.options["trec_eval"] == "10.0"
+    assert_same_evaluation(got, whole(False, names, trec_eval="10.0"))

@@ -374,9 +374,16 @@ def test_expand_official():
 
 def test_expand_all_trec():
     expanded = expand_trec_argument("all_trec")
-    assert {m.family.key for m in expanded} == set(trec_measure_names())
+    old = {f.key for f in FAMILIES if f.trec and f.since == "9.0.8"}
+    assert {m.family.key for m in expanded} == old
     assert all(m.is_trec for m in expanded)
     assert len({m.name for m in expanded}) == len(expanded)
+    # trec_eval 10.0's all_trec (its measures.c) adds rbp, rbp_resid and unj, not dcg, ideal_dcg
+    new = expand_trec_argument("all_trec", "10.0")
+    assert {m.family.key for m in new} - old == {"rbp", "rbp_resid", "unj"}
+    assert set(trec_measure_names()) - old == {"rbp", "rbp_resid", "unj", "dcg", "ideal_dcg"}
+    assert [m.name for m in new if m.family.since == "10.0"] == [
+        "rbp", "rbp_resid", "unj_5", "unj_10", "unj_20"]
 
 
 def test_expand_with_parameters():
@@ -528,6 +535,10 @@ def test_empty_ranking_exact_value(measure, levels):
     env = Env(relevance_level=1, max_label=max(levels, default=0), run_name="r")
     value = measure.compute(QueryData([], dict(levels)), env)
     expected = {"num_q": 1, "num_rel": sum(c for lvl, c in levels.items() if lvl >= 1)}
+    # ideal_dcg is the DCG of the qrels' ideal ranking, ranked or not: graded 2 + 1/log2(3),
+    # binary 1 + 1/log2(3)
+    ideal = sorted((lvl for lvl, c in levels.items() for _ in range(c) if lvl > 0), reverse=True)
+    expected["ideal_dcg"] = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
     assert value == expected.get(measure.family.key, 0.0)
 
 

@@ -35,9 +35,11 @@ from irmetrics.metrics import (
     r_precision,
     r_precision_multiple,
     rbp,
+    rbp_residual,
     recall_at_k,
     reciprocal_rank,
     success_at_k,
+    unjudged_at_k,
 )
 
 np = pytest.importorskip("numpy")
@@ -508,6 +510,8 @@ CONTRACT_TABLE = [
     (ndcg, {}),
     (err, {}),
     (rbp, {}),
+    (rbp_residual, {}),
+    (unjudged_at_k, {}),
     (bpref, {}),
     (inferred_ap, {}),
     (interpolated_precision, {"recall": 0.5}),
@@ -540,7 +544,8 @@ def test_contract_table_covers_all_exactly():
 def test_empty_labels_give_zero(fn, kw):
     result = fn([], **kw)
     assert type(result) is float
-    assert result == 0.0
+    # the residual of nothing ranked is the whole weight, p**0
+    assert result == (1.0 if fn is rbp_residual else 0.0)
 
 
 @pytest.mark.parametrize("fn, kw", CONTRACT_TABLE, ids=CONTRACT_IDS)
@@ -577,7 +582,7 @@ def test_none_is_never_relevant(fn, kw):
     # None by 0 changes only the measures that tell judged from unjudged.
     with_none = fn([None, 1, None], **kw)
     assert type(with_none) is float
-    if fn not in (judged_at_k, bpref, inferred_ap):
+    if fn not in (judged_at_k, unjudged_at_k, rbp_residual, bpref, inferred_ap):
         assert with_none == fn([0, 1, 0], **kw)
 
 
@@ -600,7 +605,8 @@ NREL_FUNCS = [(f, kw) for f, kw in CONTRACT_TABLE if _accepts(f, "n_relevant")]
 def test_bad_input_tables_are_complete():
     assert {f.__name__ for f, _ in K_FUNCS} == {
         "precision_at_k", "recall_at_k", "average_precision", "reciprocal_rank",
-        "success_at_k", "judged_at_k", "dcg", "ndcg", "err", "rbp", "accuracy"}
+        "success_at_k", "judged_at_k", "dcg", "ndcg", "err", "rbp", "rbp_residual",
+        "unjudged_at_k", "accuracy"}
     assert len(REL_FUNCS) == 14
     assert len(NREL_FUNCS) == 9
 
@@ -833,6 +839,67 @@ def test_rbp_matches_brute_force(ls, p, rel):
     assert rbp(ls, p=p, rel=rel) == fclose(bf_rbp(ls, p, rel))
 
 
+# --- rbp's residual and graded gains, unjudged_at_k (trec_eval 10.0's rbp_resid, rbp, unj)
+
+
+def bf_rbp_residual(ls, p, k=None):
+    top = ls if k is None else ls[:k]
+    return (1 - p) * sum(p ** i for i, x in enumerate(top) if x is None) + p ** len(top)
+
+
+@given(ls=s.labels(), p=s.persistences(), k=s.optional_ks())
+def test_rbp_residual_matches_brute_force(ls, p, k):
+    assert rbp_residual(ls, p=p, k=k) == fclose(bf_rbp_residual(ls, p, k))
+
+
+@given(ls=s.labels(), p=s.persistences(), horizon=st.integers(0, 40))
+def test_rbp_kernel_with_a_finite_horizon(ls, p, horizon):
+    # The kernel's other variant (cwl-eval's residual counts the ranks past the end only down
+    # to its depth): the tail is the weight of ranks n+1..horizon, p^n - p^horizon.
+    value, resid = metrics._rbp_and_residual(ls, p, None, metrics._binary_gain(1), horizon)
+    tail = p ** len(ls) - p ** horizon if horizon > len(ls) else 0.0
+    assert value == rbp(ls, p=p)
+    assert resid == fclose(bf_rbp_residual(ls, p) - p ** len(ls) + tail)
+
+
+@given(ls=s.labels(), p=s.persistences(), k=s.optional_ks())
+def test_rbp_lies_between_its_value_and_value_plus_residual(ls, p, k):
+    # Filling every unjudged rank and every rank past the end with the top gain gives RBP
+    # plus the residual; any filling lies in between.
+    top = max([x for x in ls if x is not None] + [1])
+    low, resid = rbp(ls, p=p, k=k, max_label=top), rbp_residual(ls, p=p, k=k)
+    assert 0.0 <= low and 0.0 < resid <= 1.0 and low + resid <= 1.0 + 1e-12
+    m = len(ls) if k is None else min(k, len(ls))
+    filled = [top if x is None else x for x in ls[:m]] + [top] * 60
+    best = rbp(filled, p=p, max_label=top)
+    assert best <= low + resid + 1e-12
+    assert best == pytest.approx(low + resid - p ** (m + 60), abs=1e-12)
+
+
+@given(ls=s.graded_labels(), p=s.persistences(), extra=st.integers(0, 3))
+def test_rbp_graded_matches_brute_force(ls, p, extra):
+    top = max(ls + [1]) + extra
+    expected = (1 - p) * sum(x / top * p ** i for i, x in enumerate(ls))
+    assert rbp(ls, p=p, max_label=top) == fclose(expected)
+    # binary labels: the graded gain (over max_label 1) is the binary one
+    binary = [1 if x >= 1 else 0 for x in ls]
+    assert rbp(binary, p=p, max_label=1) == rbp(binary, p=p)
+
+
+def test_rbp_refuses_a_label_above_max_label():
+    with pytest.raises(InvalidArgumentError, match="'max_label' must be at least"):
+        rbp([3, 1], max_label=2)
+
+
+@given(ls=s.labels(), k=s.ks())
+def test_unjudged_at_k_matches_brute_force(ls, k):
+    unjudged = sum(1 for x in ls[:k] if x is None)
+    assert unjudged_at_k(ls, k) == unjudged / k
+    if k <= len(ls):  # then the two fractions share a divisor
+        assert unjudged_at_k(ls, k) == pytest.approx(1.0 - judged_at_k(ls, k), abs=1e-15)
+    assert unjudged_at_k(ls) == (sum(1 for x in ls if x is None) / len(ls) if ls else 0.0)
+
+
 @given(ls=s.graded_labels(), ideal_extra=s.graded_labels(max_size=5), k=s.optional_ks())
 def test_ndcg_with_ideal_matches_brute_force(ls, ideal_extra, k):
     ideal = ls + ideal_extra
@@ -898,7 +965,9 @@ def test_moving_a_better_label_up_never_hurts(data, ls, k, rel):
     assert dcg(swapped) > dcg(ls)  # strictly: (g_j - g_i)(d_i - d_j) > 0
 
 
-OPTIONAL_K = [f for f, _ in K_FUNCS if inspect.signature(f).parameters["k"].default is None]
+# (unjudged_at_k divides by k itself: past the list, a larger k lowers it)
+OPTIONAL_K = [f for f, _ in K_FUNCS if inspect.signature(f).parameters["k"].default is None
+              and f is not unjudged_at_k]
 
 
 @pytest.mark.parametrize("fn", OPTIONAL_K, ids=[f.__name__ for f in OPTIONAL_K])
@@ -963,6 +1032,8 @@ EXACT_VALUES = {
     "ndcg": 2 / (2 + 1 / log2(3)),     # DCG 1/1 + 2/log2(4) = 2; ideal 2/1 + 1/log2(3)
     "err": 0.4375,                     # R = (2^l - 1)/2^2: 1/4 + (1/3)(3/4)(3/4) = 1/4 + 3/16
     "rbp": 0.2 * (1 + 0.8**2),         # (1 - p) (p^0 + p^2), p = 0.8
+    "rbp_residual": 0.8**4,            # nothing unjudged: the ranks past 4, p^4
+    "unjudged_at_k": 0.0,              # nothing is None
     "bpref": 0.75,                     # (1 + (1 - 1/min(R, N=2))) / 2
     "inferred_ap": 5 / 6,              # all judged: AP
     "interpolated_precision": 1.0,     # recall 0.5 reached at rank 1 with P = 1
@@ -982,8 +1053,10 @@ def test_normalised_measures_exact_values(fn, kw):
     # The ends of the unit interval, exactly: nothing relevant scores 0 (but
     # every label is judged), a perfect ranking 1 (inferred_ap is trec_eval's
     # estimate, which stays just under 1).
-    assert fn([0, 0, 0], **kw) == (1.0 if fn is judged_at_k else 0.0)
-    if fn not in (inferred_ap, f_measure, rbp, err, precision_at_k):
+    tail = 0.8**3  # the residual: the weight past rank 3
+    assert fn([0, 0, 0], **kw) == {judged_at_k: 1.0, rbp_residual: tail}.get(fn, 0.0)
+    if fn not in (inferred_ap, f_measure, rbp, err, precision_at_k, rbp_residual,
+                  unjudged_at_k):
         assert fn([2, 1, 0], **kw) == 1.0
 
 
