@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from strategies import labels, persistences
 
 import irmetrics
-from irmetrics import cwl
+from irmetrics import cwl, metrics
 from irmetrics.errors import InvalidArgumentError
 
 # (measure name over max_rel=3, the list function with its arguments)
@@ -246,3 +246,17 @@ def test_explain_accuracy_and_compat_terms():
     # the ideal: c (2), then a (1); a enters both prefixes at depth 2, c at depth 4
     assert [r["overlap"] for r in e.rows] == [0, 1, 1, 2]
     assert e.value == irmetrics.compat([0, 1, None, 2])
+
+
+@settings(max_examples=200, deadline=None)
+@given(ls=labels(), p=persistences())
+def test_rbp_residual_is_one_concept_with_two_horizons(ls, p):
+    # The residual of RBP is one quantity in two variants: trec_eval 10.0's
+    # rbp_resid (metrics._rbp_and_residual, the tail unbounded) and cwl-eval's
+    # ResEU (cwl.quantities over its 1000 ranks, whose weights it normalises to
+    # sum to 1).  With the kernel's horizon at 1000, the C/W/L residual is the
+    # kernel's divided by the weights' sum over 1000 ranks, 1 - p**1000.
+    if p >= 1 or len(ls) > 1000:
+        return
+    kernel = metrics._rbp_and_residual(ls, p, None, metrics._binary_gain(1), 1000)[1]
+    assert cwl.rbp_cwl(ls, p=p) == pytest.approx(kernel / (1 - p ** 1000), rel=1e-12, abs=1e-15)
