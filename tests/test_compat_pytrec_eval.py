@@ -93,8 +93,6 @@ from oracles import require
 
 oracle = require("pytrec_eval")
 
-# issue 45: remove this line when irmetrics.compat.pytrec_eval lands.
-pytest.skip("issue 45: irmetrics.compat.pytrec_eval not built yet", allow_module_level=True)
 
 from irmetrics.compat import pytrec_eval as drop  # noqa: E402
 
@@ -207,7 +205,7 @@ MEASURE_SETS: Dict[str, Any] = {
     "Rprec_mult.0.5,3": {"Rprec_mult.0.5,3"},
     "relative_P.3": {"relative_P.3"},
     "set_F.0.5": {"set_F.0.5"},
-    "utility.2,1,0,0": {"utility.2,1,0,0"},
+    "utility.0,1,2,3": {"utility.0,1,2,3"},
     "gain measures": {"G", "binG", "ndcg_rel", "Rndcg", "ndcg", "infAP", "bpref", "gm_bpref"},
     "BEIR": BEIR_MEASURES,
     "MTEB": MTEB_MEASURES,
@@ -579,6 +577,11 @@ DIVERGENT: Dict[str, Tuple[str, str]] = {
                            "{'q': {'a': float('nan'), 'b': 1.0}})"),
     **{f"misparsed name {name}": ("wrong", f"m.RelevanceEvaluator(Q, {{{name!r}}}).evaluate(R)")
        for name in _MISPARSED},
+    # pytrec_eval sorts and deduplicates the parameters as text: trec_eval
+    # gets utility.0,1,2 (three coefficients), prints an error and leaves 0.0
+    "utility's coefficients reordered": ("wrong", "m.RelevanceEvaluator(Q, {'utility.2,1,0,0'})"
+                                                  ".evaluate(R)"),
+    "set_F given twice": ("wrong", "m.RelevanceEvaluator(Q, {'set_F.1', 'set_F.4'}).evaluate(R)"),
 }
 
 _PRELUDE = "Q = {'q': {'a': 1, 'b': 0}}\nR = {'q': {'a': 1.0, 'b': 2.0}}\n"
@@ -607,6 +610,11 @@ def test_the_silently_wrong_cases_are_wrong_in_the_oracle() -> None:
     # text after the parameters is dropped: the answer to another measure
     for name, read_as in _MISPARSED.items():
         assert ask(_Q, {name}) == ask(_Q, {read_as}), name
+    # utility 2,1,0,0 of one relevant and one non-relevant document retrieved
+    # is 2 * 1 + 1 * 1 = 3; pytrec_eval gives 0.0
+    assert ask(_Q, {"utility.2,1,0,0"})["q"]["utility"] == 0.0
+    # set_F.1 and set_F.4 give one set_F, x = 1 only: F1 of P = 1/2, R = 1 is 2/3
+    assert ask(_Q, {"set_F.1", "set_F.4"}) == ask(_Q, {"set_F.1"}) == {"q": {"set_F": 2 / 3}}
 
 
 @pytest.mark.slow

@@ -54,8 +54,6 @@ from oracles import require
 ir_measures = require("ir_measures")
 require("pytrec_eval")
 
-# issue 45: remove this line when irmetrics.ir_measures lands.
-pytest.skip("issue 45: irmetrics.ir_measures not built yet", allow_module_level=True)
 
 import irmetrics.ir_measures  # noqa: E402,F401  (registers the provider)
 from ir_measures import providers  # noqa: E402
