@@ -68,8 +68,8 @@ raise a ``ValueError`` subclass instead, and the lead documents each):
   (0.0, or uninitialised memory such as 4.6e-310: ``TEXT_KEYS``).
 * NaN: ``iprec_at_recall_0.00`` and ``11pt_avg`` when nothing (judged) is
   retrieved: trec_eval's 0/0 (see test_differential._nan_on_empty).  The
-  drop-in may return NaN there (bit for bit) or irmetrics' 0.0:
-  ``NAN_MAY_BE_ZERO`` below; the lead decides and tightens it.
+  drop-in returns NaN there too, bit for bit (``NAN_MAY_BE_ZERO`` is False;
+  irmetrics' own evaluate() gives 0.0).
 
 Until issue 45's module lands this file is skipped (the one line marked
 below); the lead removes that line, after which the drop-in's absence fails.
@@ -96,8 +96,8 @@ oracle = require("pytrec_eval")
 
 from irmetrics.compat import pytrec_eval as drop  # noqa: E402
 
-#: trec_eval's 0/0 cells: the drop-in may give NaN (as the oracle) or 0.0.
-NAN_MAY_BE_ZERO = True
+#: trec_eval's 0/0 cells: the drop-in gives NaN, as the oracle (False: 0.0 fails).
+NAN_MAY_BE_ZERO = False
 
 #: trec_eval's text lines: pytrec_eval returns a float it never sets, often
 #: 0.0 but also uninitialised memory (4.6461958102967e-310 for ``runid``

@@ -55,14 +55,15 @@ ir_measures = require("ir_measures")
 require("pytrec_eval")
 
 
-import irmetrics.ir_measures  # noqa: E402,F401  (registers the provider)
 from ir_measures import providers  # noqa: E402
 from ir_measures.providers.base import NOT_PROVIDED  # noqa: E402
+
+import irmetrics.ir_measures  # noqa: E402,F401  (registers the provider)
 
 ORACLE = providers.registry["pytrec_eval"]
 
 #: trec_eval's 0/0 cells (test_compat_pytrec_eval.NAN_MAY_BE_ZERO).
-NAN_MAY_BE_ZERO = True
+NAN_MAY_BE_ZERO = False
 
 GRID: Dict[str, Tuple[Any, ...]] = {
     "cutoff": (NOT_PROVIDED, 1, 3, 10, 100),

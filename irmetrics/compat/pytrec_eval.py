@@ -188,6 +188,7 @@ def _judgments(query_relevance: Mapping[Any, Any]) -> Dict[str, Dict[str, int]]:
 
 _BPREF = ("bpref", "gm_bpref")
 _NO_RANKING = ("runid", "num_q")  # the families trec_eval computes without ranking
+_COUNTS = ("num_ret", "num_rel")
 
 
 class RelevanceEvaluator:
@@ -232,6 +233,13 @@ class RelevanceEvaluator:
         # follows another measure that ranks the documents
         self._undefined = any(a in _BPREF and any(b not in _NO_RANKING for b in asked[:i])
                               for i, a in enumerate(asked))
+        # trec_eval's interpolated precision starts from num_rel_ret / num_ret,
+        # 0/0 with nothing (judged) retrieved: NaN at the levels whose rank
+        # cutoff, (long) (level * R + 0.9), is 0 (level 0.0, which 11pt_avg's
+        # default levels hold, or any level when R = 0); irmetrics gives 0.0
+        self._nan_levels = {k: (m.param,) if m.param is not None else m.option("levels", (0.0,))
+                            for k, m in self._keys.items()
+                            if m.family.key in ("iprec_at_recall", "11pt_avg")}
 
     def evaluate(self, scores: Mapping[str, Mapping[str, float]]) -> Dict[str, Dict[str, float]]:
         """``{query id: {key: value}}`` for the queries of *scores* that have
@@ -256,13 +264,22 @@ class RelevanceEvaluator:
         if not common:
             return {}
         numbers = {k: m for k, m in self._keys.items() if not m.family.text}
+        if self._nan_levels:
+            numbers.update({f" {k}": Measure(_BY_TREC[k], None, ()) for k in _COUNTS})
         per_query: Dict[str, Dict[str, Any]] = {q: {} for q in common}
         if numbers:
             run = Run._trusted(common, "")
             per_query = _evaluate(self._qrels, run, list(numbers), list(numbers.values()),
                                   self._options).per_query
-        return {q: {k: _value(m, per_query[q].get(k)) for k, m in self._keys.items()}
-                for q in common}
+        out = {q: {k: _value(m, per_query[q].get(k)) for k, m in self._keys.items()}
+               for q in common}
+        for q, values in out.items():
+            if self._nan_levels and per_query[q][" num_ret"] == 0:
+                big_r = per_query[q][" num_rel"]
+                for key, levels in self._nan_levels.items():
+                    if any(int(level * big_r + 0.9) == 0 for level in levels):
+                        values[key] = math.nan
+        return out
 
 
 def _value(m: Measure, value: Any) -> float:
