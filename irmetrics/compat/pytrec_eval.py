@@ -29,7 +29,7 @@ import collections
 import math
 import re
 import sys
-from typing import Any, Dict, Iterable, List, Mapping, Set, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Set, Tuple
 
 from ..data import Qrels, Run
 from ..errors import InvalidArgumentError
@@ -144,10 +144,13 @@ def _checked_int(value: Any, name: str, low: int) -> int:
 # === Dicts in ================================================================
 
 
-def _check_table(data: Mapping[Any, Any], what: str, kinds: Tuple[type, ...]) -> None:
-    """*data* checked as pytrec_eval checks it: str query ids, each mapped to
-    a dict of str doc ids to values of *kinds* (``int`` takes bools, as
-    pytrec_eval does); a :class:`PytrecEvalTypeError` otherwise."""
+def _checked(
+    data: Mapping[Any, Any], what: str, kinds: Tuple[type, ...]
+) -> Iterator[Tuple[str, Dict[str, Any], Set[type]]]:
+    """``(query id, documents, the types of their values)`` of *data*, checked
+    as pytrec_eval checks it: str query ids, each mapped to a dict of str doc
+    ids to values of *kinds* (``int`` takes bools, as pytrec_eval does); a
+    :class:`PytrecEvalTypeError` otherwise."""
     for qid, docs in data.items():
         if not isinstance(qid, str) or not isinstance(docs, dict):
             raise PytrecEvalTypeError(
@@ -158,29 +161,32 @@ def _check_table(data: Mapping[Any, Any], what: str, kinds: Tuple[type, ...]) ->
                 if not isinstance(docid, str):
                     raise PytrecEvalTypeError(
                         f"{what}[{qid!r}] has a doc id that is not a str ({docid!r})")
-        if not set(map(type, docs.values())) <= set(kinds):
+        types = set(map(type, docs.values()))
+        if not types <= set(kinds):
             for docid, value in docs.items():
                 if not isinstance(value, kinds):
                     raise PytrecEvalTypeError(
                         f"{what}[{qid!r}][{docid!r}] must be "
                         f"{' or '.join(k.__name__ for k in kinds)} (got {type(value).__name__} "
                         f"{value!r})")
+        yield qid, docs, types
 
 
 def _judgments(query_relevance: Mapping[Any, Any]) -> Dict[str, Dict[str, int]]:
-    """pytrec_eval's qrels as a plain table: queries without judgments
+    """pytrec_eval's qrels as a table of their own: queries without judgments
     dropped, labels checked (trec_eval counts levels up to the largest label
     plus one in a C int: larger labels hang or corrupt pytrec_eval)."""
     qrels = {qid: docs for qid, docs in query_relevance.items() if len(docs) > 0}
-    _check_table(qrels, "query_relevance", (int,))
     table = {}
-    for qid, docs in qrels.items():
-        labels = list(map(int, docs.values()))  # (bools as ints)
+    for qid, docs, types in _checked(qrels, "query_relevance", (int,)):
+        labels = docs.values()
         if not (_INT_MIN <= min(labels) and max(labels) < _INT_MAX):
             raise InvalidArgumentError(
                 f"query_relevance[{qid!r}] holds a label outside {_INT_MIN}..{_INT_MAX - 1}, "
                 f"which pytrec_eval cannot count (got {max(labels, key=abs)})")
-        table[str(qid)] = dict(zip(map(str, docs), labels))
+        # a copy, as pytrec_eval's; bools as ints, ids as plain str
+        table[str(qid)] = dict(docs) if types == {int} else {str(d): int(v)
+                                                             for d, v in docs.items()}
     return table
 
 
@@ -248,19 +254,21 @@ class RelevanceEvaluator:
             return {}
         if not isinstance(scores, dict):
             raise PytrecEvalTypeError(f"'scores' must be a dict (got {type(scores).__name__})")
-        _check_table(scores, "scores", (float, int))
         judged = self._qrels._data
-        common = {str(q): docs for q, docs in scores.items() if q in judged}
-        for qid, docs in common.items():
-            if any(map(math.isnan, docs.values())):
-                raise InvalidArgumentError(f"scores[{qid!r}] holds a NaN score, which has no "
-                                           "place in a ranking")
+        common = {}
+        for qid, docs, types in _checked(scores, "scores", (float, int)):
+            if qid not in judged:
+                continue
+            common[str(qid)] = docs
             if self._undefined and (not docs or max(judged[qid].values()) < 0):
                 what = "only negative labels" if docs else "an empty ranking"
                 raise InvalidArgumentError(
                     f"query {qid!r} has {what}: with bpref or gm_bpref after another measure, "
                     "pytrec_eval reads memory it never set there (and often crashes); ask for "
                     "bpref alone")
+            if any(issubclass(t, float) for t in types) and any(map(math.isnan, docs.values())):
+                raise InvalidArgumentError(f"scores[{qid!r}] holds a NaN score, which has no "
+                                           "place in a ranking")
         if not common:
             return {}
         numbers = {k: m for k, m in self._keys.items() if not m.family.text}
