@@ -225,3 +225,38 @@ def test_ir_measures_records_and_parsed_measures(provider: Any) -> None:
                  "SetF(beta=0.5)", "IPrec@0.3", "NumRet(rel=1)", "infAP")]
     _assert_same(_by_key(provider.iter_calc(measures, qrel_records, run_records)),
                  _by_key(ORACLE.iter_calc(measures, qrel_records, run_records)), "records")
+
+
+INSTALLED_CHILD = '''
+import json, sys
+from irmetrics.compat import pytrec_eval as drop
+drop.install()
+import ir_measures
+qrels, run = json.loads(sys.stdin.read())
+measures = [ir_measures.parse_measure(n) for n in sys.argv[1:]]
+values = {str(m): v for m, v in ir_measures.calc_aggregate(measures, qrels, run).items()}
+assert ir_measures.pytrec_eval.pytrec_eval is drop
+print(json.dumps(values))
+'''
+
+
+@pytest.mark.slow
+def test_install_routes_the_default_pipeline_through_the_drop_in() -> None:
+    # Code that calls ir_measures' module-level functions (DefaultPipeline)
+    # gets irmetrics through ir_measures' own pytrec_eval provider once
+    # install() ran before its first evaluation, with the same values.
+    import json
+    import os
+    import subprocess
+    import sys
+    qrels, run = _many_queries(4)
+    names = ["nDCG@10", "AP", "P(rel=2)@5", "R@100", "RR", "Bpref", "IPrec@0.0",
+             "nDCG(judged_only=True)@10"]
+    measures = [ir_measures.parse_measure(n) for n in names]
+    theirs = {str(m): v for m, v in ir_measures.calc_aggregate(measures, qrels, run).items()}
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    done = subprocess.run([sys.executable, "-c", INSTALLED_CHILD, *names], env=env,
+                          input=json.dumps([qrels, run]), capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    _assert_same(json.loads(done.stdout), theirs, "installed")
