@@ -47,7 +47,7 @@ from ..measures import (
 
 __version__ = "0.5.11"  # the pytrec-eval-terrier release whose API and results this follows
 __all__ = ["parse_run", "parse_qrel", "supported_measures", "supported_nicknames",
-           "RelevanceEvaluator", "compute_aggregated_measure", "install"]
+           "RelevanceEvaluator", "compute_aggregated_measure", "install", "PytrecEvalTypeError"]
 
 #: trec_eval's measure names (pytrec_eval's ``supported_measures``).
 supported_measures: Set[str] = set(trec_measure_names())
@@ -122,8 +122,9 @@ def _family_measures(fam: str, lists: List[str]) -> List[Tuple[str, Measure]]:
     if family.param == "none" and not family.trec_params:
         given = ""  # trec_eval ignores parameters of a measure that takes none
     elif family.trec_params and lists and lists != [given]:
-        # pytrec_eval would sort, deduplicate or merge them (utility.2,1,0,0
-        # reaches trec_eval as utility.0,1,2, set_F.1 and set_F.2 as set_F.1,2)
+        # parameters that are not cutoffs, which pytrec_eval would sort,
+        # deduplicate or merge (utility.2,1,0,0 reaches trec_eval as
+        # utility.0,1,2; set_F.1 and set_F.2 as set_F.1,2, read as set_F.1)
         raise InvalidArgumentError(
             f"measure {fam!r} with parameters {' and '.join(map(repr, lists))}: pytrec_eval "
             f"would pass {fam}.{given} to trec_eval, another measure; give one list, "
