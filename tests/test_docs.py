@@ -432,11 +432,6 @@ SHELL_EXEMPT = {
         "creates a virtual environment and installs into it (.ci/run does it on CI)",
     ".venv/bin/python -m pytest": "runs this test suite",
     "pip install irmetrics-eval": "installs from the package index",
-    "pip install --no-deps mteb": "installs from the package index",
-    "python -c \"from importlib.metadata import requires; print('\\n'.join(r for r in "
-    "requires('mteb') if 'extra ==' not in r and not r.lower().startswith(('pytrec-eval', "
-    "'pytrec_eval'))))\" > requirements-mteb.txt": "reads the metadata of mteb, installed above",
-    "pip install -r requirements-mteb.txt irmetrics-eval": "installs from the package index",
     ".venv/bin/pip install -e '.[bench]' && .venv/bin/python benchmarks/run.py > benchmarks.md":
         "installs the peers and runs the benchmarks for ten minutes",
     "irmetrics -m map -m ndcg_cut.10 qrels.dev.txt big.run > big.eval":
