@@ -9,13 +9,14 @@ label}}``, ``{qid: {docid: score}}``), outside the timing. Then, in the same
 process and taking turns, each round times ``irmetrics.evaluate(qrels, run,
 measures)`` (per-query values touched) and
 ``pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)`` (the
-evaluator built each time, as a script builds it once per run). The default
+evaluator built each time, as a script builds it once per run), and the same
+call on ``irmetrics.compat.pytrec_eval``, the drop-in, as BEIR makes it. The default
 shape is ``robust04`` of ``generate.py`` (100 queries, about 1,400 graded
 judgments each, 1,000 ranked documents). Each ``--tree`` is measured in a
 process of its own, with its own pytrec_eval column, so that every ratio
 compares two figures of one process. Nothing asserts; the script prints a
-Markdown table: the median wall-clock seconds of each and their ratio, with
-the ratio's spread over the rounds (lowest and highest).
+Markdown table: the median wall-clock seconds of each and their ratios to
+pytrec_eval's, with each ratio's spread over the rounds (lowest and highest).
 """
 
 import argparse
@@ -39,6 +40,7 @@ CHILD = r"""
 import json, statistics, sys, time
 import pytrec_eval
 from irmetrics import evaluate
+from irmetrics.compat import pytrec_eval as drop_in
 qrels_path, run_path, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
 measures, pytrec_measures = json.loads(sys.argv[4]), set(json.loads(sys.argv[5]))
 qrels, run = {}, {}
@@ -50,7 +52,7 @@ with open(run_path) as f:
     for line in f:
         q, _, d, _, s, _ = line.split()[:6]
         run.setdefault(q, {})[d] = float(s)
-ours, theirs = [], []
+ours, drop, theirs = [], [], []
 for i in range(rounds + 1):
     start = time.perf_counter()
     result = evaluate(qrels, run, measures)
@@ -59,12 +61,18 @@ for i in range(rounds + 1):
     values = pytrec_eval.RelevanceEvaluator(qrels, pytrec_measures).evaluate(run)
     assert len(values) == len(run)
     end = time.perf_counter()
+    mine = drop_in.RelevanceEvaluator(qrels, pytrec_measures).evaluate(run)
+    assert mine == values
+    last = time.perf_counter()
     if i:  # the first round warms caches
         ours.append(middle - start)
         theirs.append(end - middle)
-ratios = [a / b for a, b in zip(ours, theirs)]
-print(json.dumps([statistics.median(ours), statistics.median(theirs),
-                  statistics.median(ratios), min(ratios), max(ratios)]))
+        drop.append(last - end)
+out = [statistics.median(ours), statistics.median(drop), statistics.median(theirs)]
+for mine in (ours, drop):
+    ratios = [a / b for a, b in zip(mine, theirs)]
+    out += [statistics.median(ratios), min(ratios), max(ratios)]
+print(json.dumps(out))
 """
 
 
@@ -93,12 +101,14 @@ def main() -> None:
         subprocess.run([sys.executable, "-m", "compileall", "-q",
                         os.path.join(os.path.abspath(tree), "irmetrics")], check=True)
     print(f"{args.shape} x{args.scale:g}, {args.rounds} rounds, medians\n")
-    print("| tree | irmetrics s | pytrec_eval s | irmetrics / pytrec_eval (lowest-highest) |")
-    print("|---|---|---|---|")
+    print("| tree | evaluate() s | drop-in s | pytrec_eval s | evaluate() / pytrec_eval "
+          "(lowest-highest) | drop-in / pytrec_eval (lowest-highest) |")
+    print("|---|---|---|---|---|---|")
     for tree in trees:
-        ours, theirs, ratio, low, high = measure(tree, qrels, run, args.rounds)
-        print(f"| {os.path.basename(os.path.abspath(tree))} | {ours:.3f} | {theirs:.3f} | "
-              f"{ratio:.2f} ({low:.2f}-{high:.2f}) |")
+        ours, drop, theirs, *spreads = measure(tree, qrels, run, args.rounds)
+        ratios = [f"{r:.2f} ({lo:.2f}-{hi:.2f})" for r, lo, hi in zip(*[iter(spreads)] * 3)]
+        print(f"| {os.path.basename(os.path.abspath(tree))} | {ours:.3f} | {drop:.3f} | "
+              f"{theirs:.3f} | {' | '.join(ratios)} |")
 
 
 if __name__ == "__main__":
