@@ -2096,9 +2096,10 @@ def known_names() -> List[str]:
     return sorted(set(_BY_TREC) | set(_BY_IR) | {_F_BETA}, key=lambda n: (n.lower(), n))
 
 
-def trec_measure_names() -> List[str]:
-    """trec_eval's measure names irmetrics implements, in trec_eval's order."""
-    return [f.key for f in FAMILIES if f.trec]
+def trec_measure_names(version: str = TREC_EVAL_VERSIONS[0]) -> List[str]:
+    """trec_eval *version*'s measure names irmetrics implements, in trec_eval's order."""
+    last = TREC_EVAL_VERSIONS.index(version)
+    return [f.key for f in FAMILIES if f.trec and TREC_EVAL_VERSIONS.index(f.since) <= last]
 
 
 def _all_trec(version: str) -> List[str]:
