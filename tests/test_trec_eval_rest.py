@@ -14,7 +14,8 @@ import re
 import pytest
 from trec_eval_more import MORE, VERSIONS, Expected, assert_prints, run_cli, run_like
 
-from irmetrics import evaluate
+from irmetrics import Qrels, evaluate
+from irmetrics.errors import InvalidArgumentError
 from irmetrics.measures import trec_measure_names
 
 
@@ -217,3 +218,44 @@ def test_every_rel_format_is_accepted(version, fmt):
                               *measure, qrels, run], MORE)
     assert code == 0, err
     assert out.count("\tall\t") == 1
+
+
+# === More cases (tests/data/trec_eval_more/rest) ====================================
+
+MORE_REST = MORE / "rest"
+SMALL = ["small", "small.M2", "prefs.M20", "qrels_prefs.rel_level", "qrels_jg.J",
+         "qrels_jg.params", "yaap.l2", "Z.small", "qrels_jg.c"]
+
+
+@pytest.mark.parametrize("version, name", _both(SMALL))
+def test_more_cases_print_what_trec_eval_printed(version, name):
+    if name == "qrels_jg.c":  # 10.0 prints the rows of the query missing from the run
+        _needs_ten(version, "official")
+    e = Expected(MORE_REST, version, name)
+    assert e.status == 0
+    assert_prints(run_like(e, version), e.stdout)
+
+
+@pytest.mark.parametrize("name, line", [
+    ("small.c", "prefs_num_prefs_poss  \tall\t28"),
+    ("N.utility.c", "utility_1,-1,1,1      \tall\t-238.0000"),
+])
+def test_a_query_missing_from_the_run_under_c_in_9_0_8(name, line):
+    # Documented difference (docs/trec_eval.md): 9.0.8 adds nothing for it; irmetrics
+    # scores it as an empty ranking, whose values are 0 but for these. small.c: q3's x > y
+    # is possible (1): 7 + 20 + 1; N.utility.c: 302's utility is R - R + (100 - R) = 100
+    # (R = 2 judged relevant): (-758 + 100 - 56) / 3 = -238.
+    e = Expected(MORE_REST, "9.0.8", name)
+    code, out, _ = run_like(e, "9.0.8")
+    assert code == 0
+    differ = [(a, b) for a, b in zip(out.splitlines(), e.stdout.splitlines()) if a != b]
+    assert [a for a, _ in differ] == [line]
+
+
+def test_inconsistent_preferences_are_an_error():
+    # trec_eval: "doc 'i' has both 0 and non-0 rel_level assigned", exit 4
+    qrels = Qrels.from_prefs({"q": [("u", "s1", "i", 0.0), ("u", "s1", "c", 1.0),
+                                    ("u", "s2", "i", 2.0), ("u", "s2", "a", 1.0)]})
+    with pytest.raises(InvalidArgumentError, match="query 'q', judgment group 'u': a document "
+                                                   "has both level 0 and another"):
+        evaluate(qrels, {"q": {"a": 1.0}}, "prefs_simp")
