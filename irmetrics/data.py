@@ -30,6 +30,7 @@ reader of tables (``irmetrics/_tabular.py``); TREC files by
 
 from __future__ import annotations
 
+import math
 from types import MappingProxyType
 from typing import (
     TYPE_CHECKING,
@@ -57,7 +58,9 @@ from ._tabular import (
     subtopics_from_dict,
     subtopics_from_records,
 )
+from ._text import quoted
 from ._trec_more import read_prefs
+from .errors import InvalidArgumentError
 from .trec import (
     _check_name,
     _read_qrels_tables,
@@ -211,7 +214,7 @@ class Qrels(_Table[int]):
         mappingproxy({'a': 1, 'b': 0})
         """
         if isinstance(source, Mapping):
-            prefs = {str(q): [(str(g), str(s), str(d), float(v)) for g, s, d, v in lines]
+            prefs = {str(q): [_preference(q, line) for line in lines]
                      for q, lines in source.items()}
         else:
             prefs = read_prefs(source)
@@ -383,6 +386,20 @@ class Qrels(_Table[int]):
         extra = ", with subtopics" if self._subtopics else ""
         extra += ", with preferences" if self._prefs else ""
         return f"Qrels({queries}, {_plural(self._n, 'judgment')}{extra})"
+
+
+def _preference(qid: Any, line: Any) -> Tuple[str, str, str, float]:
+    """One ``(judgment group, sub-group, doc id, level)`` of query *qid*, checked."""
+    try:
+        group, sub, doc, level = line
+        value = float(level)
+    except (TypeError, ValueError):
+        value = math.nan
+    if not -math.inf < value < math.inf:
+        raise InvalidArgumentError(
+            f"the preferences of query {quoted(str(qid))} must be (judgment group, sub-group, "
+            f"doc id, level) tuples with a finite level (got {line!r})")
+    return str(group), str(sub), str(doc), value
 
 
 class Run(_Table[float]):

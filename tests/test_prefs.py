@@ -127,3 +127,10 @@ def test_zscores():
     assert z.aggregate == {"P_1": (2.0 + MISSING_ZSCORE) / 2, "num_ret": MISSING_ZSCORE,
                            "num_q": 2.0}
     assert result.per_query["q1"]["P_1"] == 1.0  # not changed
+
+
+@pytest.mark.parametrize("line", [("u", "s", "d"), ("u", "s", "d", "high"), ("u", "s", "d", math.nan)])
+def test_qrels_from_prefs_checks_the_tuples(line):
+    with pytest.raises(InvalidArgumentError, match=r"^the preferences of query 'q' must be "
+                                                    r"\(judgment group, sub-group, doc id, level\)"):
+        Qrels.from_prefs({"q": [line]})
