@@ -259,3 +259,38 @@ def test_inconsistent_preferences_are_an_error():
     with pytest.raises(InvalidArgumentError, match="query 'q', judgment group 'u': a document "
                                                    "has both level 0 and another"):
         evaluate(qrels, {"q": {"a": 1.0}}, "prefs_simp")
+
+
+# === Every option of the help text is accepted ======================================
+
+# An argument for each option that takes one (trec_eval's help writes -M's long name with
+# one dash, "-Max_retrieved_per_topic"; its getopt table has "--Max_retrieved_per_topic").
+_OPTION_VALUES = {"m": "map", "l": "1", "D": "0", "N": "10", "M": "100", "R": "qrels",
+                  "T": "trec_results", "Z": "zscores_file.9.0.8"}
+
+
+def help_options(version):
+    """(short, long) option names of trec_eval's help text, in its order."""
+    text = Expected(MORE, version, "help").stdout
+    pairs = re.findall(r"(?m)^ -?(-[A-Za-z_]+)\b.*:\n -([A-Za-z])\b", text)
+    return [(short, long.lstrip("-")) for long, short in pairs]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_every_option_of_the_help_is_accepted(version):
+    options = help_options(version)
+    assert [s for s, _ in options] == list("hvqmclnDNMJRTZ")
+    for short, long in options:
+        value = _OPTION_VALUES.get(short)
+        for form in ([f"-{short}"], [f"--{long}"]):
+            argv = [*form, value] if value else form
+            if short in "hv":  # help and version (argparse's, printed on sys.stdout), no files
+                code, out, err = run_cli(["--trec-eval", version, *argv], MORE)
+                assert code == 0 and (out.startswith("trec_eval [-h]") or short == "v"), form
+                continue
+            code, out, err = run_cli(["--trec-eval", version, *argv, "-m", "map", "qrels.test",
+                                      "results.test"], MORE)
+            assert code == 0, (form, err)
+            assert out.count("\tall\t") == (0 if short == "n" else 1), form
+    # -o, trec_eval's obsolete option, is not in its help; accepted too
+    assert run_cli(["-o", "-m", "map", "qrels.test", "results.test"], MORE)[0] == 0
