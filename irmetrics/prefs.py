@@ -29,7 +29,10 @@ from typing import Dict, Iterable, List, NamedTuple, Sequence, Tuple
 
 from .errors import InvalidArgumentError
 
-__all__ = ["count_prefs", "Prefs", "JudgmentGroup"]
+__all__ = ["count_prefs", "Prefs", "JudgmentGroup", "prefs_num_prefs_poss", "prefs_num_prefs_ful",
+           "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair", "prefs_avgjg",
+           "prefs_avgjg_rnonrel", "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret",
+           "prefs_avgjg_rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp"]
 
 Preference = Tuple[str, str, str, float]  # (judgment group, sub-group, doc id, level)
 
