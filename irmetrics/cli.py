@@ -22,6 +22,8 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Text
 from . import __version__, formats, report
 from ._parallel import WorkerError
 from ._text import one_line, quoted, strict_json
+from ._trec_help import trec_eval_help
+from ._trec_more import read_zscores
 from .compare import TESTS, compare
 from .data import Qrels, Run
 from .diversity import NDEVAL_MEASURES
@@ -40,6 +42,7 @@ from .measures import (
 from .stats import CORRECTIONS, _check_alpha
 from .tie_report import tie_report
 from .trec import _read_run_ranks
+from .zscores import zscored
 
 __all__ = ["main", "format_trec", "EXIT_CODES"]
 
@@ -138,19 +141,36 @@ def _check_evaluation_options(args: argparse.Namespace) -> None:
         raise InvalidArgumentError(f"-M must be a depth >= 0 (got {args.depth})")
 
 
-#: trec_eval's formats of the relevance information (its option -R).
+#: trec_eval's formats of the relevance information (its option -R); a
+#: qrels file's second column names judgment groups (subtopics), so that
+#: qrels, qrels_jg and qrels_prefs read it alike.
 _TREC_EVAL_REL_INFO_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")
 
 
-def _rel_info_format_problem(given: str) -> str:
-    """What to say of ``-R FORMAT`` other than ``qrels``."""
-    what = ("is a format of trec_eval's that irmetrics does not read yet"
-            if given in _TREC_EVAL_REL_INFO_FORMATS else "is not a format of trec_eval's")
-    return (f"-R {quoted(given)} {what}: -R is trec_eval's format of QRELS (its "
-            "--Rel_info_format), and irmetrics reads 'qrels' only (the default: 4 columns, "
-            "or subtopic ids in the second for the diversity measures); trec_eval's "
-            "'qrels_jg', 'prefs' and 'qrels_prefs' (judgment groups and preferences) are "
-            "not supported yet")
+def _trec_eval_options(p: argparse.ArgumentParser) -> None:
+    """trec_eval's options for its other formats and for debugging (-R, -T,
+    -N, -D, -o, -Z), with its long names."""
+    p.add_argument("-R", "--Rel_info_format", "--rel_info_format", dest="rel_info_format",
+                   default="qrels", metavar="FORMAT", choices=_TREC_EVAL_REL_INFO_FORMATS,
+                   help="trec_eval's format of QRELS: qrels (the default), qrels_jg (the "
+                   "second column names judgment groups, as qrels reads it), qrels_prefs "
+                   "(the same, for the prefs_* measures) or prefs ('qid jg jsg docno level')")
+    p.add_argument("-T", "--Results_format", "--results_format", dest="results_format",
+                   default="trec_results", metavar="FORMAT", choices=("trec_results",),
+                   help="trec_eval's format of RUN: trec_results (the default, and the only one)")
+    p.add_argument("-N", "--Number_docs_in_coll", "--number_docs_in_coll", dest="collection_size",
+                   type=int, default=0, metavar="N",
+                   help="documents in the collection, which utility's fourth coefficient reads")
+    p.add_argument("-D", "--Debug_level", "--debug_level", dest="debug", default=None,
+                   metavar="LEVEL[.QUERY]",
+                   help="trec_eval's debugging: LEVEL is accepted and prints nothing more; "
+                   ".QUERY evaluates that query alone")
+    p.add_argument("-o", "--Output_old_results_format", "--output_old_results_format",
+                   dest="old_format", action="store_true",
+                   help="accepted and ignored, as trec_eval (obsolete there)")
+    p.add_argument("-Z", "--Zscore", "--zscore", dest="zscores", default=None, metavar="FILE",
+                   help="print z-scores: each query's value as (value - mean) / deviation, with "
+                   "the mean and deviation of FILE's 'qid measure mean deviation' lines")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -168,10 +188,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--format", choices=("trec", "json", "csv"), default="trec",
                    help="output format (default: trec, byte-identical to trec_eval)")
-    p.add_argument("-R", "--Rel_info_format", "--rel_info_format", dest="rel_info_format",
-                   default="qrels", metavar="FORMAT",
-                   help="trec_eval's format of QRELS: only qrels (the default) is read; "
-                   "trec_eval's qrels_jg, prefs and qrels_prefs are not supported yet")
+    _trec_eval_options(p)
     p.add_argument("--workers", type=int, default=0, metavar="N",
                    help="processes for a large run file (default: automatic, up to 2)")
     p.add_argument("--float32-scores", action="store_true",
@@ -328,8 +345,9 @@ class _Progress:
 def _check_arguments(args: argparse.Namespace) -> None:
     """The combinations of arguments that argparse does not check, in order
     of precedence: the first that fails is the error told."""
-    if args.rel_info_format != "qrels":
-        raise InvalidArgumentError(_rel_info_format_problem(args.rel_info_format))
+    if args.collection_size < 0:
+        raise InvalidArgumentError(f"-N must be a number of documents >= 0 (got "
+                                   f"{args.collection_size})")
     if args.traditional and not args.ndeval:
         raise InvalidArgumentError("--traditional goes with --ndeval (see 'irmetrics --help')")
     if args.ndeval and (args.measure or args.format != "trec" or args.ranked_list):
@@ -349,7 +367,8 @@ def _evaluate_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) 
     options = check_options(
         relevance_level=args.level, complete=args.complete, depth=args.depth,
         judged_only=args.judged_only, ties=args.ties, detect_ties=args.ties == "trec_eval",
-        scores="float32" if args.float32_scores else "float64", trec_eval=args.trec_eval)
+        scores="float32" if args.float32_scores else "float64", trec_eval=args.trec_eval,
+        collection_size=args.collection_size)
     for name, m in pairs:
         check_measure(name, m, options.ties)
         check_version(name, m, options.trec_eval)
@@ -357,6 +376,8 @@ def _evaluate_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) 
     # --ndeval's report also lists the qrels' queries
     qrels: Any = Qrels.from_trec(args.qrels) if args.ndeval else args.qrels
     run: Any = _run_source(args.run)
+    if args.rel_info_format == "prefs":
+        qrels = Qrels.from_prefs(qrels)
     if args.ranked_list:
         run = Run.from_ranked_list(run)
     elif args.ndeval:
@@ -364,6 +385,8 @@ def _evaluate_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) 
         # trec_eval, by score) and names the run by the tag of the first line
         scores, tag = _read_run_ranks(run, traditional=args.traditional)
         run = Run._trusted(scores, tag)
+    if args.debug is not None:
+        qrels, run = _debug_query(args.debug, qrels, run)
     progress = None if args.quiet or not _isatty(stderr) else _Progress(stderr)
     with _warnings_to(stderr, "irmetrics"):
         try:
@@ -372,6 +395,8 @@ def _evaluate_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) 
         finally:
             if progress is not None:
                 progress.clear()
+    if args.zscores is not None:
+        result = zscored(result, read_zscores(args.zscores))
     moved = result.tie_moved
     if moved:
         stderr.write(
@@ -384,11 +409,46 @@ def _evaluate_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) 
         stdout.write(formats.ndeval_text(result, qrels))
     elif args.format == "trec":  # written as it is made: no copy of it all in memory
         for block in formats.trec_blocks(result, per_query=args.query,
-                                         summary=not args.nosummary):
+                                         summary=not args.nosummary,
+                                         zscores=args.zscores is not None):
             stdout.write(block)
     else:
         formatter = {"json": formats.json_text, "csv": formats.csv_text}[args.format]
         stdout.write(formatter(result, per_query=args.query, summary=not args.nosummary))
+
+
+def _debug_query(debug: str, qrels: Any, run: Any) -> Tuple[Qrels, Run]:
+    """trec_eval's ``-D LEVEL.QUERY``: the qrels and the run of QUERY alone
+    (``-D LEVEL``: both as they are).  LEVEL, trec_eval's amount of debugging
+    output, changes nothing here."""
+    level, dot, qid = debug.partition(".")
+    if not level.isdigit():
+        raise InvalidArgumentError(f"-D must be a debug level (an int >= 0), optionally "
+                                   f"followed by .QUERY (got {quoted(debug)})")
+    if not dot:
+        return qrels, run
+    qrels = qrels if isinstance(qrels, Qrels) else Qrels.from_trec(qrels)
+    run = run if isinstance(run, Run) else Run.from_trec(run)
+    return qrels._only(qid), Run._trusted({q: dict(run[q]) for q in run if q == qid}, run.name)
+
+
+def _trec_eval_help(argv: Sequence[str], stdout: TextIO) -> bool:
+    """``--trec-eval VERSION -h``: trec_eval's own help, as that version prints
+    it with the ``-m``, ``-R`` and ``-T`` of *argv*; False without both."""
+    if not ({"-h", "--help"} & set(argv) and any(a.startswith("--trec-eval") for a in argv)):
+        return False
+    p = _Parser(add_help=False)
+    p.add_argument("-h", "--help", action="store_true")
+    p.add_argument("-m", "--measure", action="append", default=[])
+    p.add_argument("-R", "--Rel_info_format", "--rel_info_format", default="qrels")
+    p.add_argument("-T", "--Results_format", "--results_format", default="trec_results")
+    p.add_argument("--trec-eval", dest="trec_eval", choices=TREC_EVAL_VERSIONS)
+    args = p.parse_known_args(list(argv))[0]
+    if args.trec_eval is None:
+        return False
+    stdout.write(trec_eval_help(args.trec_eval, args.measure, args.Rel_info_format,
+                                args.Results_format))
+    return True
 
 
 _COMPARE_DESCRIPTION = """\
@@ -529,6 +589,8 @@ def _run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
     if prog != "irmetrics":
         (parser, command), argv = _COMMANDS[argv[0]], argv[1:]
     try:
+        if prog == "irmetrics" and _trec_eval_help(argv, stdout):
+            return 0
         args = parser().parse_args(list(argv))
         _check_evaluation_options(args)
         command(args, stdout, stderr)

@@ -30,6 +30,7 @@ reader of tables (``irmetrics/_tabular.py``); TREC files by
 
 from __future__ import annotations
 
+import math
 from types import MappingProxyType
 from typing import (
     TYPE_CHECKING,
@@ -41,6 +42,7 @@ from typing import (
     List,
     Mapping,
     Optional,
+    Tuple,
     TypeVar,
 )
 
@@ -56,6 +58,9 @@ from ._tabular import (
     subtopics_from_dict,
     subtopics_from_records,
 )
+from ._text import quoted
+from ._trec_more import read_prefs
+from .errors import InvalidArgumentError
 from .trec import (
     _check_name,
     _read_qrels_tables,
@@ -162,14 +167,18 @@ class Qrels(_Table[int]):
     document its highest relevance over the subtopics.
     """
 
-    __slots__ = ("_subtopics",)
+    __slots__ = ("_subtopics", "_prefs")
 
     # {qid: {subtopic: {doc: relevance}}} for the queries judged under some
     # subtopic other than "0" (empty for a plain qrels)
     _subtopics: Dict[str, Dict[str, Dict[str, int]]]
+    # {qid: [(judgment group, sub-group, doc, level)]} of a preferences file
+    # (empty otherwise: the preferences are the judgments', see _preferences)
+    _prefs: Dict[str, List[Tuple[str, str, str, float]]]
 
     def __init__(self, qrels: Mapping[Any, Mapping[Any, Any]]) -> None:
         self._subtopics = {}
+        self._prefs = {}
         table = qrels_table(qrels) if _is_frame(qrels) else _from_dict(qrels, "qrels", _relevances)
         self._set(table)
 
@@ -183,7 +192,55 @@ class Qrels(_Table[int]):
         self = cls.__new__(cls)
         self._set(data)
         self._subtopics = subtopics or {}
+        self._prefs = {}
         return self
+
+    @classmethod
+    def from_prefs(cls, source: Any) -> Qrels:
+        """Build from preference judgments: trec_eval's ``-R prefs`` file
+        (``qid jg jsg docno level`` lines, a path or an open file) or
+        ``{query id: [(judgment group, sub-group, doc id, level)]}``.
+
+        Inside a sub-group a document of a higher level is preferred to one
+        of a lower level (see :mod:`irmetrics.prefs`); the ``prefs_*``
+        measures read these preferences.  Every other measure reads the
+        judgments as a plain qrels: 1 for a document some line gives a level
+        above 0, else 0.  (Any other Qrels has the preferences of its
+        judgments: one sub-group per judgment group, trec_eval's ``-R
+        qrels_prefs``.)
+
+        >>> qrels = Qrels.from_prefs({"q1": [("u1", "s1", "a", 2.0), ("u1", "s1", "b", 0.0)]})
+        >>> qrels["q1"]
+        mappingproxy({'a': 1, 'b': 0})
+        """
+        if isinstance(source, Mapping):
+            prefs = {str(q): [_preference(q, line) for line in lines]
+                     for q, lines in source.items()}
+        else:
+            prefs = read_prefs(source)
+        data: Dict[str, Dict[str, int]] = {}
+        for qid, lines in prefs.items():
+            docs = data.setdefault(qid, {})
+            for _, _, doc, level in lines:
+                docs[doc] = max(docs.get(doc, 0), 1 if level > 0.0 else 0)
+        self = cls._trusted(data)
+        self._prefs = prefs
+        return self
+
+    def _only(self, qid: str) -> Qrels:
+        """The judgments (subtopics, preferences) of query *qid* alone, or none."""
+        only = Qrels._trusted({q: self._data[q] for q in self._data if q == qid},
+                              {q: t for q, t in self._subtopics.items() if q == qid})
+        only._prefs = {q: p for q, p in self._prefs.items() if q == qid}
+        return only
+
+    def _preferences(self, qid: str) -> List[Tuple[str, str, str, float]]:
+        """Query *qid*'s preferences: a preferences file's, or its judgments'
+        (each group one sub-group ``"0"``, the labels as levels)."""
+        if self._prefs:
+            return self._prefs[qid]
+        return [(group, "0", doc, float(label))
+                for group, docs in self._topics(qid).items() for doc, label in docs.items()]
 
     @classmethod
     def from_subtopics(cls, qrels: Mapping[Any, Mapping[Any, Mapping[Any, Any]]]) -> Qrels:
@@ -245,7 +302,8 @@ class Qrels(_Table[int]):
         return {"0": self._data[qid]} if got is None else got
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, Qrels) and self._subtopics != other._subtopics:
+        if isinstance(other, Qrels) and (self._subtopics, self._prefs) != (
+                other._subtopics, other._prefs):
             return False
         return super().__eq__(other)
 
@@ -326,7 +384,22 @@ class Qrels(_Table[int]):
     def __repr__(self) -> str:
         queries = "1 query" if len(self) == 1 else f"{len(self)} queries"
         extra = ", with subtopics" if self._subtopics else ""
+        extra += ", with preferences" if self._prefs else ""
         return f"Qrels({queries}, {_plural(self._n, 'judgment')}{extra})"
+
+
+def _preference(qid: Any, line: Any) -> Tuple[str, str, str, float]:
+    """One ``(judgment group, sub-group, doc id, level)`` of query *qid*, checked."""
+    try:
+        group, sub, doc, level = line
+        value = float(level)
+    except (TypeError, ValueError):
+        value = math.nan
+    if not -math.inf < value < math.inf:
+        raise InvalidArgumentError(
+            f"the preferences of query {quoted(str(qid))} must be (judgment group, sub-group, "
+            f"doc id, level) tuples with a finite level (got {line!r})")
+    return str(group), str(sub), str(doc), value
 
 
 class Run(_Table[float]):

@@ -53,6 +53,7 @@ from .measures import (
     tie_note_test,
     tie_value,
 )
+from .prefs import Prefs, count_prefs
 from .sources import RunSource, open_qrels, open_run
 
 if TYPE_CHECKING:
@@ -200,6 +201,7 @@ def evaluate(
     ties: str = "trec_eval",
     trec_eval: str = "9.0.8",
     costs: Optional[Mapping[str, Mapping[str, float]]] = None,
+    collection_size: int = 0,
 ) -> Evaluation:
     """Score *run* against *qrels* with trec_eval's semantics.
 
@@ -255,6 +257,9 @@ def evaluate(
         Each document's cost, ``{query: {document: cost}}``, for the C/W/L
         measures (:mod:`irmetrics.cwl`), as cwl-eval's cost file gives them;
         a document without one costs 1.
+    collection_size:
+        The number of documents in the collection (trec_eval ``-N``), which
+        only ``utility``'s fourth coefficient reads (default 0).
 
     Run queries that have no judgments are skipped, with an
     :class:`~irmetrics.errors.IrmetricsWarning` naming them.
@@ -269,7 +274,8 @@ def evaluate(
     """
     names, parsed, options = _checked(
         measures, relevance_level=relevance_level, complete=complete, depth=depth,
-        judged_only=judged_only, scores=scores, ties=ties, trec_eval=trec_eval, costs=costs)
+        judged_only=judged_only, scores=scores, ties=ties, trec_eval=trec_eval, costs=costs,
+        collection_size=collection_size)
     return _evaluate(qrels, run, names, parsed, options, workers=workers)
 
 
@@ -452,6 +458,10 @@ class _Scorer:
         self.run_name = ""
         # diversity measures read the ranks of the judged documents too
         self._subtopics = any(m.family.metric in _diversity.__all__ for m in measures)
+        # measures over judgment groups read each group's ranking, preference
+        # measures the preferences counted against the ranking
+        reads = {m.family.reads for m in measures}
+        self._groups, self._prefs = "groups" in reads, "prefs" in reads
         # made for each run name (an Env carries it): a query's data to its
         # values, and the tie note's test (irmetrics.ties) when options.detect_ties
         self._env: Optional[Env] = None
@@ -552,6 +562,11 @@ class _Scorer:
             data.subtopics = self._subtopic_data(qid, place)
         if self.options.costs is not None:
             data.costs = self._cost_data(self.options.costs.get(qid, {}), qid, place)
+        if self._groups:
+            groups = self.qrels._topics(qid)
+            data.groups = [self._rank(groups[g], place) for g in sorted(groups)]
+        if self._prefs:
+            data.prefs = self._prefs_data(qid, place)
         self._score(qid, data)
         if self.on_query is not None:
             self.on_query(qid, docids, scores, data)
@@ -598,6 +613,18 @@ class _Scorer:
         for i, x in data.placed():
             costs[i] = given.get(docs[x], 1.0)
         return costs
+    def _prefs_data(self, qid: str, place: Tuple[Any, Any, Any, bool]) -> Prefs:
+        """For the preference measures: the query's preferences counted
+        against its ranking, cut at the depth.  trec_eval orders tied scores
+        by document id ascending here (``form_prefs_counts.c``), unlike
+        everywhere else (descending), and so does this order."""
+        docids, scores, _, encoded = place
+        preferences = self.qrels._preferences(qid)
+        judged = {(d.encode() if encoded else d): d for _, _, d, _ in preferences}
+        order = sorted(range(len(docids)), key=lambda i: (-scores[i], docids[i]))
+        ranked = [docids[i] for i in order[:self.options.depth]]
+        retrieved = [judged[d] for d in ranked if d in judged]
+        return count_prefs(preferences, retrieved, query=qid)
 
     def _score(self, qid: str, data: QueryData) -> None:
         """The query's values: trec_eval's order's, or under a ``ties`` mode,
@@ -606,7 +633,7 @@ class _Scorer:
         options, env, row = self.options, self._env, self._row
         if env is None or row is None or env.run_name != self.run_name:
             env = self._env = Env(options.relevance_level, self.max_label, self.run_name,
-                                  options.version)
+                                  options.version, options.collection_size)
             row = self._row = prepared_row(self.measures, env)
             self._tie_note = None
         self.values[qid] = row(data)

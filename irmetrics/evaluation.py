@@ -69,6 +69,7 @@ class Options(NamedTuple):
     trec_eval: str = "9.0.8"
     #: each document's cost, for the C/W/L measures: {query: {document: cost}}
     costs: Optional[Mapping[str, Mapping[str, float]]] = None
+    collection_size: int = 0
 
     @property
     def float32(self) -> bool:
@@ -99,6 +100,7 @@ def check_options(
     detect_ties: bool = False,
     trec_eval: Any = "9.0.8",
     costs: Any = None,
+    collection_size: Any = 0,
 ) -> Options:
     """:class:`Options` from the keywords of :func:`~irmetrics.evaluate`, each
     checked (an :class:`~irmetrics.errors.InvalidArgumentError` naming it).
@@ -118,8 +120,9 @@ def check_options(
         raise InvalidArgumentError(
             f"'trec_eval' must be one of {', '.join(map(repr, TREC_EVAL_VERSIONS))} "
             f"(got {trec_eval!r})")
+    size = check_int(collection_size, "collection_size", 0)
     return Options(level, complete, depth, judged_only, scores, check_ties(ties), detect_ties,
-                   trec_eval, None if costs is None else _checked_costs(costs))
+                   trec_eval, None if costs is None else _checked_costs(costs), size)
 
 
 def _checked_costs(costs: Any) -> Dict[str, Dict[str, float]]:
@@ -255,7 +258,7 @@ class Evaluation:
         >>> from irmetrics import evaluate
         >>> evaluate({"q1": {"d1": 1}}, {"q1": {"d1": 1.0}}, "map", depth=100).options
         {'relevance_level': 1, 'complete': False, 'depth': 100, 'judged_only': False, \
-'scores': 'float64', 'ties': 'trec_eval', 'trec_eval': '9.0.8'}
+'scores': 'float64', 'ties': 'trec_eval', 'trec_eval': '9.0.8', 'collection_size': 0}
         """
         return self._options.public()
 

@@ -253,7 +253,8 @@ def explain(
         scorer.add_empty(query)  # as evaluate(complete=True) scores it
     docids, run_scores, data = kept[-1]
     value = scorer.values[query][0]  # evaluate()'s value for the query
-    env = Env(options.relevance_level, scorer.max_label, scorer.run_name, options.version)
+    env = Env(options.relevance_level, scorer.max_label, scorer.run_name, options.version,
+              options.collection_size)
     judgments: Mapping[Any, int] = table[query]
     if source.encoded:
         judgments = {d.encode("utf-8"): v for d, v in judgments.items()}

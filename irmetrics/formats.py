@@ -52,24 +52,27 @@ def trec_text(result: Evaluation, *, per_query: bool = False, summary: bool = Tr
     return "".join(trec_blocks(result, per_query=per_query, summary=summary))
 
 
-def _trec_template(name: str, m: Measure) -> str:
+def _trec_template(name: str, m: Measure, zscores: bool = False) -> str:
     # One %-format per measure, made once: "%-22s\t%s\t%6.4f\n" with the
-    # name filled in; counts print as integers, text lines as text.
+    # name filled in; counts print as integers, text lines as text.  Z-scores
+    # (trec_eval -Z) print as "Z%-22s\t%s\t%6.4f\n", counts too.
     if m.family.text:
         value = "'%s'" if m.family.key == "relstring" else "%s"
     else:
-        value = "%d" if m.family.count else "%6.4f"
+        value = "%d" if m.family.count and not zscores else "%6.4f"
+        name = f"Z{name:<22}" if zscores else name
     return f"{name:<22}".replace("%", "%%") + "\t%s\t" + value + "\n"
 
 
 def trec_blocks(result: Evaluation, *, per_query: bool = False,
-                summary: bool = True) -> Iterator[str]:
-    """The text of :func:`trec_text`, one query's block at a time, then the summary."""
+                summary: bool = True, zscores: bool = False) -> Iterator[str]:
+    """The text of :func:`trec_text`, one query's block at a time, then the
+    summary; *zscores*: the lines of trec_eval ``-Z`` (see :mod:`irmetrics.zscores`)."""
     pairs = list(zip(result.names, result.measures))
     if per_query:
         shown = [(name, m) for name, m in pairs if m.family.per_query]
         # one template for a query's lines, given (qid, value, qid, value, ...)
-        template = "".join(_trec_template(name, m) for name, m in shown)
+        template = "".join(_trec_template(name, m, zscores) for name, m in shown)
         columns = [result._keys.index(name) for name, _ in shown]
         # under -c, trec_eval 9.0.8 prints no rows for the queries the run lacks; 10.0 does
         missing = set() if result._options.version.prints_missing else set(result.missing)
@@ -79,7 +82,7 @@ def trec_blocks(result: Evaluation, *, per_query: bool = False,
             yield template % tuple([x for c in columns for x in (qid, row[c])])
     if summary:
         agg = result._aggregate
-        yield "".join(_trec_template(name, m) % ("all", agg[name])
+        yield "".join(_trec_template(name, m, zscores) % ("all", agg[name])
                       for name, m in pairs if m.family.in_summary)
 
 

@@ -41,6 +41,7 @@ from . import _tie_blocks as _t
 from . import cwl as _cwl
 from . import diversity as _d
 from . import metrics as _m
+from . import prefs as _prefs
 from .errors import InvalidArgumentError, UnknownMeasureError
 
 __all__ = [
@@ -97,7 +98,7 @@ class QueryData:
     """
 
     __slots__ = ("_labels", "levels", "n", "_placed", "_cache", "_relevant", "subtopics",
-                 "costs")
+                 "costs", "groups", "prefs")
     _labels: Optional[Sequence[Label]]  # made when asked for, for sparse data
 
     def __init__(self, labels: Sequence[Label], levels: Dict[int, int]) -> None:
@@ -131,6 +132,14 @@ class QueryData:
         # each ranked document's cost, for the C/W/L measures (irmetrics.cwl),
         # set by the scorer when evaluate() is given costs; None: 1 each
         self.costs: Optional[List[float]] = None
+        # for the measures over judgment groups (Family.reads "groups"), set by
+        # the scorer: each group's data, in the byte order of the group ids
+        # (None: one group, the query's labels)
+        self.groups: Optional[List[QueryData]] = None
+        # for the preference measures (Family.reads "prefs"), set by the
+        # scorer (None: the preferences of the labels, as trec_eval's -R
+        # qrels_prefs reads a qrels, tied scores aside)
+        self.prefs: Optional[_prefs.Prefs] = None
 
     @property
     def labels(self) -> Sequence[Label]:
@@ -239,6 +248,7 @@ class Env(NamedTuple):
     max_label: int = 0
     run_name: str = ""
     trec_eval: TrecEval = TREC_EVAL["9.0.8"]
+    collection_size: int = 0  # trec_eval's -N, which utility reads
 
 
 # === Measures ================================================================
@@ -338,6 +348,7 @@ class Family:
         output: Output = _MEAN,
         ties: Optional[Ties] = None,
         explain: Optional[TermFunction] = None,
+        reads: str = "labels",
     ) -> None:
         self.key = key
         self.compute = compute
@@ -350,6 +361,10 @@ class Family:
         self.aggregate, self.count, self.per_query, self.in_summary, self.text = output
         self.ties = ties
         self.explain = explain
+        # what the scorer gives it besides the labels: "groups", a QueryData
+        # per judgment group (trec_eval's -R qrels_jg); "prefs", the query's
+        # preferences counted against its ranking (irmetrics.prefs)
+        self.reads = reads
 
     def __repr__(self) -> str:
         return f"<measure family {self.key}>"
@@ -620,15 +635,16 @@ def _num_nonrel_judged_ret(q: QueryData, m: Measure, env: Env) -> float:
 # many as the relevant retrieved), the documents retrieved and R.
 
 
-def _utility_r(ranks: Sequence[int], ret: int, coefficients: Tuple[float, ...], r: int) -> float:
+def _utility_r(
+    ranks: Sequence[int], ret: int, coefficients: Tuple[float, ...], r: int, size: int = 0
+) -> float:
     # m_utility.c: p1 * a + p2 * b + p3 * c + p4 * d over the contingency
     # table (a relevant retrieved, b non-relevant retrieved, c relevant not
-    # retrieved, d the rest of the collection).  trec_eval's collection size
-    # (-N) is 0 unless given, and irmetrics has no -N, so d is
-    # a - retrieved - R, as in trec_eval without -N.
+    # retrieved, d the rest of the collection: trec_eval's collection size,
+    # -N, 0 unless given, plus a - retrieved - R).
     rr = len(ranks)
     p1, p2, p3, p4 = coefficients
-    return p1 * rr + p2 * (ret - rr) + p3 * (r - rr) + p4 * (0 + rr - ret - r)
+    return p1 * rr + p2 * (ret - rr) + p3 * (r - rr) + p4 * (size + rr - ret - r)
 
 
 def _set_p_r(ranks: Sequence[int], n: int, param: None, r: int) -> float:
@@ -645,7 +661,10 @@ def _set_map_r(ranks: Sequence[int], n: int, param: None, r: int) -> float:
 
 
 _UTILITY = (1.0, -1.0, 0.0, 0.0)  # trec_eval's coefficients: relevant minus non-relevant
-_utility = _on_ranks(_utility_r, "coefficients", _UTILITY)
+def _utility(q: QueryData, m: Measure, env: Env) -> float:
+    ranks, big_r = q.relevant(m.rel(env))
+    return _utility_r(ranks, q.n, m.option("coefficients", _UTILITY), big_r, env.collection_size)
+
 _set_p = _on_ranks(_set_p_r)
 _set_relative_p = _on_ranks(_set_relative_p_r)
 _set_map = _on_ranks(_set_map_r)
@@ -658,6 +677,32 @@ def _relative_p_r(ranks: Sequence[int], n: int, k: int, r: int) -> float:
 
 
 _relative_p = _on_ranks(_relative_p_r)
+_yaap = _on_ranks(_m._yaap_r)
+
+
+def _on_prefs(kernel: Callable[[_prefs.Prefs], float]) -> Compute:
+    """A preference measure's computation from its formula in irmetrics.prefs."""
+    def compute(q: QueryData, m: Measure, env: Env) -> float:
+        if q.prefs is None:  # the labels' own: one judgment group, one sub-group
+            lines = [("0", "0", str(i), float(x)) for i, x in q.placed()]
+            lines += [("0", "0", f"u{level}.{i}", float(level))
+                      for level, count in q.levels.items()
+                      for i in range(count - sum(x == level for _, x in q.placed()))]
+            q.prefs = _prefs.count_prefs(lines, [str(i) for i, _ in q.placed()])
+        return kernel(q.prefs)
+    return compute
+
+
+def _over_groups(compute: Compute) -> Compute:
+    """trec_eval's ``*_avgjg`` measures: *compute* over each judgment group's
+    data, summed in the groups' order and divided by their number."""
+    def average(q: QueryData, m: Measure, env: Env) -> float:
+        groups = [q] if q.groups is None else q.groups
+        total = 0.0
+        for group in groups:
+            total += compute(group, m, env)
+        return total / len(groups) if len(groups) > 1 else total
+    return average
 
 
 def _nonzero_and_ideal(
@@ -1847,6 +1892,30 @@ _AT_K = Takes("cutoff", _CUTOFFS)
 _IA_AT_K = Takes("optional-cutoff", options=_IA)
 _COUNT_IN_TOP_K = _binary_ties(_t.expected_precision, "count")
 
+_PREFS_SUMMARIES = (
+    ("prefs_num_prefs_poss", "Preferences possible, retrieved or not."),
+    ("prefs_num_prefs_ful", "Preferences fulfilled (implied ones included)."),
+    ("prefs_num_prefs_ful_ret", "Preferences fulfilled between retrieved documents."),
+    ("prefs_simp", "Preferences fulfilled over possible."),
+    ("prefs_pair", "Mean over document pairs of the share of their preferences fulfilled."),
+    ("prefs_avgjg", "prefs_simp of each judgment group, averaged over groups."),
+    ("prefs_avgjg_Rnonrel", "prefs_avgjg with non-relevant documents cut or padded to R."),
+    ("prefs_simp_ret", "prefs_simp between retrieved documents."),
+    ("prefs_pair_ret", "prefs_pair between retrieved documents."),
+    ("prefs_avgjg_ret", "prefs_avgjg between retrieved documents."),
+    ("prefs_avgjg_Rnonrel_ret", "prefs_avgjg_Rnonrel between retrieved documents."),
+    ("prefs_simp_imp", "prefs_simp without the pairs of which neither is retrieved."),
+    ("prefs_pair_imp", "prefs_pair without the pairs of which neither is retrieved."),
+    ("prefs_avgjg_imp", "prefs_avgjg without the pairs of which neither is retrieved."),
+)
+_OUTSIDE_ALL_TREC = Names(all_trec=False)
+
+_PREFS_FAMILIES = tuple(
+    Family(key, _on_prefs(getattr(_prefs, key.replace("Rnonrel", "rnonrel"))), summary,
+           takes=_NO_OPTIONS, output=_SUM if "_num_" in key else _MEAN, reads="prefs",
+           names=_OUTSIDE_ALL_TREC)
+    for key, summary in _PREFS_SUMMARIES)
+
 FAMILIES: Tuple[Family, ...] = (
     Family("runid", _runid, "The run's name (the tag column of its last line).",
            takes=_NO_OPTIONS, output=Output("name", per_query=False, text=True),
@@ -1954,6 +2023,19 @@ FAMILIES: Tuple[Family, ...] = (
     Family("num_nonrel_judged_ret", _num_nonrel_judged_ret,
            "Number of judged non-relevant documents retrieved.", output=_SUM,
            explain=_terms_num_nonrel),
+    # Outside all_trec: preferences (trec_eval's -R prefs and -R qrels_prefs;
+    # irmetrics.prefs), over judgment groups (-R qrels_jg; a Qrels' groups
+    # are its subtopics, a plain query has one), and yaap.
+    *_PREFS_FAMILIES,
+    Family("map_avgjg", _over_groups(_ap), "map averaged over the query's judgment groups.",
+           reads="groups", names=_OUTSIDE_ALL_TREC),
+    Family("P_avgjg", _over_groups(_p), "P at k averaged over the query's judgment groups.",
+           takes=_AT_K, reads="groups", names=_OUTSIDE_ALL_TREC),
+    Family("Rprec_mult_avgjg", _over_groups(_rprec),
+           "Rprec_mult averaged over the query's judgment groups.",
+           takes=Takes("multiple", _MULTIPLES), reads="groups", names=_OUTSIDE_ALL_TREC),
+    Family("yaap", _yaap, "Yet another AP: log((1 + s) / (1 + R - s)), s the sum of map's.",
+           names=_OUTSIDE_ALL_TREC),
     Family("rbp", _rbp_trec, "Rank-biased precision, gains scaled to [0, 1] (trec_eval 10.0).",
            names=Names(metric="rbp", since="10.0"),
            takes=Takes(options={"params": lambda v: _rbp_params(v, True)}, trec_params="params")),
@@ -2074,6 +2156,17 @@ OFFICIAL = (
     "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
     "bpref", "recip_rank", "iprec_at_recall", "P",
 )
+_PREFS = tuple(key for key, _ in _PREFS_SUMMARIES)
+#: trec_eval's other groups of -m (measures.c's nicknames) but all_trec, and
+#: the measures all_trec leaves out.
+TREC_GROUPS: Dict[str, Tuple[str, ...]] = {
+    "official": OFFICIAL,
+    "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
+            "set_recall", "set_relative_P", "set_map", "set_F"),
+    "all_prefs": ("runid", "num_q", *_PREFS),
+    "prefs": ("runid", "num_q", *_PREFS[:6]),
+    "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"),
+}
 
 # Options that are always present (so that RBP and RBP(p=0.8) are one measure).
 _IMPLICIT_OPTIONS: Dict[str, Options] = {
@@ -2298,7 +2391,7 @@ def parse_measure(text: str) -> Measure:
     s = text.strip()
     if not s:
         raise InvalidArgumentError("a measure name must not be empty")
-    if s in ("official", "all_trec"):
+    if s in TREC_GROUPS or s == "all_trec":
         names = [m.name for m in expand_trec_argument(s)]
         raise InvalidArgumentError(
             f"{s!r} is a group of trec_eval's command line (-m {s}), not one measure; "

@@ -261,6 +261,15 @@ def _average_precision_r(ranks: Sequence[int], n: int, k: Optional[int], n_relev
     return total / n_relevant
 
 
+def _yaap_r(ranks: Sequence[int], n: int, param: None, n_relevant: int) -> float:
+    # m_yaap.c (Robertson's "yet another AP"): log((1 + s) / (1 + R - s)), s
+    # the sum of average precision's numerator (rel_so_far / rank, left to right)
+    total = 0.0
+    for hits, i in enumerate(ranks, 1):
+        total += hits / i
+    return math.log((1.0 + total) / (1.0 + n_relevant - total))
+
+
 def average_precision(
     labels: Iterable[Any],
     k: Optional[int] = None,

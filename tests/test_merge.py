@@ -313,7 +313,8 @@ def test_pickle_round_trip():
     back = pickle.loads(pickle.dumps(ev))
     assert_same_evaluation(back, ev)
     assert back.options == {"relevance_level": 1, "complete": True, "depth": 5, "judged_only": False,
-                            "scores": "float64", "ties": "trec_eval", "trec_eval": "9.0.8"}
+                            "scores": "float64", "ties": "trec_eval", "trec_eval": "9.0.8",
+                            "collection_size": 0}
     # the measures are the registry's own again, not copies of its families
     assert all(m.family is n.family for m, n in zip(back.measures, ev.measures))
     assert back.measures == ev.measures
@@ -326,7 +327,8 @@ def test_pickle_round_trip():
 def test_options_property():
     ev = evaluate(QRELS, RUN_1, "map", relevance_level=2, judged_only=True)
     assert ev.options == {"relevance_level": 2, "complete": False, "depth": None, "judged_only": True,
-                          "scores": "float64", "ties": "trec_eval", "trec_eval": "9.0.8"}
+                          "scores": "float64", "ties": "trec_eval", "trec_eval": "9.0.8",
+                          "collection_size": 0}
 
 
 def test_parts_scored_differently_do_not_merge():
