@@ -39,33 +39,26 @@ from ..measures import (
     _BY_TREC,
     FAMILIES,
     MIN_GEO_MEAN,
-    OFFICIAL,
+    TREC_GROUPS,
     Measure,
+    expand_trec_argument,
     expand_trec_argument_named,
-    trec_measure_names,
 )
 
 __version__ = "0.5.11"  # the pytrec-eval-terrier release whose API and results this follows
 __all__ = ["parse_run", "parse_qrel", "supported_measures", "supported_nicknames",
            "RelevanceEvaluator", "compute_aggregated_measure", "install", "PytrecEvalTypeError"]
 
-#: trec_eval's measure names (pytrec_eval's ``supported_measures``).
-supported_measures: Set[str] = set(trec_measure_names())
+#: pytrec_eval's ``supported_measures``: the measures of trec_eval 9.0.8's
+#: all_trec (it leaves out those that read preferences or judgment groups, and
+#: yaap).
+supported_measures: Set[str] = {m.family.key for m in expand_trec_argument("all_trec")}
 
-_PREFS = ("prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
-          "prefs_simp", "prefs_pair", "prefs_avgjg")
-#: trec_eval's nicknames; the preference and qrels_jg measures irmetrics lacks,
-#: as pytrec_eval does (asking for them raises ``ValueError``).
+#: trec_eval's nicknames (its groups), as pytrec_eval lists them; asking for
+#: a preference or qrels_jg measure raises ``ValueError``, as pytrec_eval does.
 supported_nicknames: Dict[str, Set[str]] = {
-    "official": set(OFFICIAL),
-    "set": {"runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
-            "set_relative_P", "set_recall", "set_map", "set_F"},
+    **{group: set(keys) for group, keys in TREC_GROUPS.items()},
     "all_trec": set(supported_measures),
-    "all_prefs": {"runid", "num_q", *_PREFS, "prefs_simp_ret", "prefs_simp_imp",
-                  "prefs_pair_ret", "prefs_pair_imp", "prefs_avgjg_ret", "prefs_avgjg_imp",
-                  "prefs_avgjg_Rnonrel", "prefs_avgjg_Rnonrel_ret"},
-    "prefs": {"runid", "num_q", *_PREFS},
-    "qrels_jg": {"runid", "num_q", "map_avgjg", "Rprec_mult_avgjg", "P_avgjg"},
 }
 
 _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
