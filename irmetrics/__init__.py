@@ -20,7 +20,7 @@ Metrics over relevance labels in rank order (rank 1 first):
 :func:`inferred_ap`         inferred average precision
 :func:`interpolated_precision`, :func:`eleven_point_average`,
 :func:`r_precision_multiple`, :func:`f_measure`   trec_eval's others
-:func:`compat`, :func:`accuracy`      ir_measures' others
+:func:`compatibility`, :func:`accuracy`  ir_measures' others
 ==========================  =================================================
 
 The C/W/L family, equal to cwl-eval (:mod:`irmetrics.cwl`): :func:`inst`,

@@ -2096,7 +2096,7 @@ FAMILIES: Tuple[Family, ...] = (
            names=Names("UMeasure", False, metric="u_measure"),
            takes=Takes(options={**_CWL, "L": _opt_positive["L"]}), explain=_terms_cwl),
     Family("Compat", _compat, "Compatibility: rank-biased overlap with the ideal ranking.",
-           names=Names("Compat", False, metric="compat"),
+           names=Names("Compat", False, metric="compatibility"),
            takes=Takes(options={"p": _opt_p, "normalize": _boolean("normalize")}),
            explain=_terms_compat),
     Family("Accuracy", _accuracy, "Accuracy: 1 - mean share of the top k's non-relevant "

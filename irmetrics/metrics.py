@@ -20,7 +20,7 @@ Graded:
 
 * :func:`dcg`, :func:`ndcg`, :func:`err`
 
-ir_measures' others: :func:`compat` (Clarke, Vtyurina, Smucker), :func:`accuracy`.
+ir_measures' others: :func:`compatibility` (Clarke, Vtyurina, Smucker), :func:`accuracy`.
 The C/W/L measures (INST, INSQ, BPM, NERR, SDCG, TBG, U) are in :mod:`irmetrics.cwl`.
 
 Each public function validates its arguments once and hands them to a private
@@ -94,7 +94,7 @@ __all__ = [
     "eleven_point_average",
     "r_precision_multiple",
     "f_measure",
-    "compat",
+    "compatibility",
     "accuracy",
 ]
 
@@ -1313,8 +1313,8 @@ def _rbo(overlaps: Sequence[int], p: float) -> float:
         math.fsum(weights)
 
 
-def compat(labels: Iterable[Any], *, p: float = 0.95, normalize: bool = True,
-           ideal: Optional[Iterable[Any]] = None) -> float:
+def compatibility(labels: Iterable[Any], *, p: float = 0.95, normalize: bool = True,
+                  ideal: Optional[Iterable[Any]] = None) -> float:
     """Compatibility (Clarke, Vtyurina, Smucker, TOIS 2021): rank-biased overlap
     of the ranking with the ideal ranking of the relevant (label > 0) documents.
 
@@ -1324,7 +1324,7 @@ def compat(labels: Iterable[Any], *, p: float = 0.95, normalize: bool = True,
     ties in the ranking's order, the unranked last; *ideal* holds every
     judged label of the query (by default *labels*).  No relevant document: 0.
 
-    >>> round(compat([1, 0, 2]), 4)   # (.95/2 + .95**2 * 2/3) / (1 + .95 + .95**2 * 2/3)
+    >>> round(compatibility([1, 0, 2]), 4)   # (.95/2 + .95**2 * 2/3) / (1 + .95 + .95**2 * 2/3)
     0.4219
     """
     ls = check_labels(labels)

@@ -69,8 +69,8 @@ def test_compat_and_accuracy_give_evaluates_bits(ls, k):
     at = "" if k is None else f"@{k}"
     got = evaluated(ls, ["Compat", "Compat(p=0.5,normalize=False)", "Accuracy" + at])
     judged = [x for x in ls if x is not None] + [0]
-    assert got["Compat"] == irmetrics.compat(ls, ideal=judged)
-    assert got["Compat(p=0.5,normalize=False)"] == irmetrics.compat(
+    assert got["Compat"] == irmetrics.compatibility(ls, ideal=judged)
+    assert got["Compat(p=0.5,normalize=False)"] == irmetrics.compatibility(
         ls, p=0.5, normalize=False, ideal=judged)
     assert got["Accuracy" + at] == irmetrics.accuracy(ls, k)
 
@@ -152,10 +152,10 @@ def test_rbp_residual_bounds(ls, p):
 @given(ls=st.lists(st.one_of(st.integers(0, 3), st.none()), max_size=15))
 def test_compat_bounds(ls):
     judged = [x for x in ls if x is not None] + [2]
-    normalized = irmetrics.compat(ls, ideal=judged)
+    normalized = irmetrics.compatibility(ls, ideal=judged)
     assert 0.0 <= normalized <= 1.0 + 1e-12
-    assert irmetrics.compat(ls, normalize=False, ideal=judged) <= normalized + 1e-12
-    assert irmetrics.compat(sorted(judged, reverse=True)) == pytest.approx(1.0)
+    assert irmetrics.compatibility(ls, normalize=False, ideal=judged) <= normalized + 1e-12
+    assert irmetrics.compatibility(sorted(judged, reverse=True)) == pytest.approx(1.0)
 
 
 # === Names, options, ties, explain, errors ==================================
@@ -234,7 +234,7 @@ def test_list_function_errors():
     with pytest.raises(InvalidArgumentError, match="'k' must be a positive int"):
         cwl.sdcg([1], 0, max_rel=1)
     with pytest.raises(InvalidArgumentError, match="'ideal' must hold every relevant label"):
-        irmetrics.compat([2], ideal=[1])
+        irmetrics.compatibility([2], ideal=[1])
 
 
 def test_explain_accuracy_and_compat_terms():
@@ -245,7 +245,7 @@ def test_explain_accuracy_and_compat_terms():
     e = irmetrics.explain(qrels, run, "q", "Compat")
     # the ideal: c (2), then a (1); a enters both prefixes at depth 2, c at depth 4
     assert [r["overlap"] for r in e.rows] == [0, 1, 1, 2]
-    assert e.value == irmetrics.compat([0, 1, None, 2])
+    assert e.value == irmetrics.compatibility([0, 1, None, 2])
 
 
 @settings(max_examples=200, deadline=None)

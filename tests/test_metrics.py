@@ -22,7 +22,7 @@ from irmetrics.metrics import (
     accuracy,
     average_precision,
     bpref,
-    compat,
+    compatibility,
     dcg,
     eleven_point_average,
     err,
@@ -518,7 +518,7 @@ CONTRACT_TABLE = [
     (eleven_point_average, {}),
     (r_precision_multiple, {"multiple": 1.0}),
     (f_measure, {}),
-    (compat, {}),
+    (compatibility, {}),
     (accuracy, {}),
 ]
 CONTRACT_IDS = [f.__name__ for f, _ in CONTRACT_TABLE]
@@ -1041,7 +1041,7 @@ EXACT_VALUES = {
     "r_precision_multiple": 0.5,       # multiple 1: P@2
     "f_measure": 2 / 3,                # P = 2/4, R = 1: 2PR/(P + R)
     # overlaps with the ideal (the 2, then the 1) at depth 1..4: 0, 1, 2, 2; the ideal's 1, 2, 2, 2
-    "compat": (0.95 / 2 + 0.95**2 * 2 / 3 + 0.95**3 / 2) / (1 + 0.95 + 0.95**2 * 2 / 3 + 0.95**3 / 2),
+    "compatibility": (0.95 / 2 + 0.95**2 * 2 / 3 + 0.95**3 / 2) / (1 + 0.95 + 0.95**2 * 2 / 3 + 0.95**3 / 2),
     "accuracy": 0.75,                  # non-relevant above the relevant: 0, 1; of 2: 1 - 1/(2*2)
 }
 
