@@ -2558,8 +2558,8 @@ def expand_trec_argument_named(arg: str, version: str = "9.0.8") -> List[Tuple[s
     >>> expand_trec_argument_named("set_F.0.50")[0][0]
     'set_F_0.50'
     """
-    if arg in ("official", "all_trec"):
-        keys = OFFICIAL if arg == "official" else tuple(_all_trec(version))
+    if arg in TREC_GROUPS or arg == "all_trec":
+        keys = TREC_GROUPS.get(arg) or tuple(_all_trec(version))
         out: List[Tuple[str, Measure]] = []
         for key in keys:
             out.extend(expand_trec_argument_named(key))

@@ -235,7 +235,7 @@ LABEL_FUNCTIONS = [
     (irmetrics.inferred_ap, ()), (irmetrics.interpolated_precision, (0.5,)),
     (irmetrics.eleven_point_average, ()), (irmetrics.r_precision_multiple, (2.0,)),
     (irmetrics.f_measure, ()), (irmetrics.kendall_tau_weighted, ()),
-    (irmetrics.compat, ()), (irmetrics.accuracy, ()),
+    (irmetrics.compatibility, ()), (irmetrics.accuracy, ()),
 ]
 
 
