@@ -16,29 +16,6 @@ from trec_eval_more import MORE, VERSIONS, Expected, assert_prints, run_cli, run
 
 from irmetrics import Qrels, evaluate
 from irmetrics.errors import InvalidArgumentError
-from irmetrics.measures import trec_measure_names
-
-
-def _ten_built():
-    """Whether this tree has trec_eval 10.0's semantics (all_trec's rbp and
-    unj, rounded recall cutoffs): issue 44's other part."""
-    if "rbp" not in trec_measure_names():
-        return False
-    qrels, run = {"q1": {"a": 1, "b": 1, "x": 0}}, {"q1": {"a": 3.0, "x": 2.0, "b": 1.0}}
-    return evaluate(qrels, run, "iprec_at_recall_0.70", trec_eval="10.0").aggregate == {
-        "iprec_at_recall_0.70": 1.0}
-
-
-#: The commands whose 10.0 output shows 10.0's semantics of all_trec and official.
-_TEN_ONLY = {"aqZ.z10", "aqZ.z908", "D302", "D1.official", "RT.official", "official", "a",
-             "11pt_avg", "iprec_at_recall", "rbp", "rbp_resid", "unj"}
-
-
-def _needs_ten(version, name):
-    if version == "10.0" and name in _TEN_ONLY and not _ten_built():
-        pytest.skip("trec_eval 10.0's semantics of all_trec (rbp, unj, rounded recall "
-                    "cutoffs) are issue 44's other part, not in this tree yet")
-
 
 
 def _both(names):
@@ -57,7 +34,6 @@ REST = ["prefs", "prefs.prefs", "qrels_prefs", "qrels_prefs.prefs", "qrels_jg", 
 
 @pytest.mark.parametrize("version, name", _both(REST))
 def test_prints_what_trec_eval_printed(version, name):
-    _needs_ten(version, name)
     e = Expected(MORE, version, name)
     assert e.status == 0
     assert_prints(run_like(e, version), e.stdout)
@@ -184,7 +160,6 @@ def _where(measure):
     if m not in ("dcg", "ideal_dcg")])
 def test_every_measure_of_the_help_is_accepted(version, measure):
     # `-q -m NAME`: every line printed is a line the stored output of that version has.
-    _needs_ten(version, measure)
     fmt, qrels, run, stored = _where(measure)
     code, out, err = run_cli(["--trec-eval", version, "-q", *fmt, "-m", measure, qrels, run], MORE)
     assert code == 0, err
@@ -198,7 +173,6 @@ def test_every_measure_of_the_help_is_accepted(version, measure):
                                            ("set", "set"), ("prefs", "prefs.prefs"),
                                            ("all_prefs", "prefs"), ("qrels_jg", "qrels_jg")])
 def test_every_group(version, group, stored):
-    _needs_ten(version, stored)
     e = Expected(MORE, version, stored)
     assert_prints(run_like(e, version), e.stdout)
 
@@ -229,8 +203,6 @@ SMALL = ["small", "small.M2", "prefs.M20", "qrels_prefs.rel_level", "qrels_jg.J"
 
 @pytest.mark.parametrize("version, name", _both(SMALL))
 def test_more_cases_print_what_trec_eval_printed(version, name):
-    if name == "qrels_jg.c":  # 10.0 prints the rows of the query missing from the run
-        _needs_ten(version, "official")
     e = Expected(MORE_REST, version, name)
     assert e.status == 0
     assert_prints(run_like(e, version), e.stdout)
