@@ -964,7 +964,7 @@ def standardized_mean_differences(
     """Sakai's standardised mean differences of every pair of systems, from the
     two-way ANOVA's residual variance.
 
-    ES_E[i][j] = (mean_i - mean_j) / sqrt(V_E), V_E of :func:`two_way_anova`
+    ES_E(i, j) = (mean_i - mean_j) / sqrt(V_E), V_E of :func:`two_way_anova`
     (the samples are k systems' scores on the same n topics).  The interval
     inverts the noncentral t of the pairwise t = ES_E sqrt(n / 2), with
     (k - 1)(n - 1) degrees of freedom.  The diagonal is ``None``; a residual
