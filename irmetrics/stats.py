@@ -879,8 +879,14 @@ def letter_groups(different: Sequence[Sequence[bool]]) -> List[str]:
     >>> letter_groups([[False, False, True], [False, False, False], [True, False, False]])
     ['a', 'ab', 'b']
     """
-    rows = check_list(different, "different", "a square matrix of bools")
+    rows = [check_list(row, "different", "a square matrix of bools")
+            for row in check_list(different, "different", "a square matrix of bools")]
     k = len(rows)
+    if any(len(row) != k for row in rows):
+        raise InvalidArgumentError(
+            f"'different' must be a square matrix of bools (got {k} rows of lengths "
+            f"{', '.join(str(len(row)) for row in rows)})"
+        )
     groups: List[frozenset[int]] = [frozenset(range(k))]
     for i, j in itertools.combinations(range(k), 2):
         if not (rows[i][j] or rows[j][i]):
