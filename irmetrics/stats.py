@@ -1,6 +1,8 @@
-"""Statistics for comparing two systems over the same queries.
+"""Statistics for comparing systems over the same queries, and for planning
+how many queries (topics) an experiment needs.
 
-Pure Python, standard library only; the p-values agree with scipy's.
+Pure Python, standard library only; the values agree with scipy's and
+statsmodels'.  The distributions behind them are in ``_distributions.py``.
 
 =============================  ================================================
 :func:`t_sf`                   Student t survival function, accurate far in
@@ -14,6 +16,18 @@ Pure Python, standard library only; the p-values agree with scipy's.
 :func:`t_ci`                   t interval of the mean difference
 :func:`adjust_p_values`        Holm, Bonferroni, Holm-Sidak, Hommel,
                                Benjamini-Hochberg and -Yekutieli corrections
+:func:`two_way_anova`          system x topic ANOVA without replication, and
+                               its residual variance V_E
+:func:`tukey_hsd`              Tukey's HSD of every pair, one-way
+                               (``scipy.stats.tukey_hsd``) or two-way
+:func:`letter_groups`          a compact letter display of which differ
+:func:`paired_cohens_d`        paired Cohen's d, with a noncentral t interval
+:func:`standardized_mean_differences`
+                               Sakai's ES_E of every pair, likewise
+:func:`paired_t_power`         the paired t test's power (``TTestPower``)
+:func:`paired_t_topics`        the topics it needs for a given power
+:func:`topic_set_size`         Sakai's topic set size for a difference in
+                               mean scores
 =============================  ================================================
 
 Every test takes paired samples ``x`` and ``y`` (or the differences ``x - y``
