@@ -1,6 +1,8 @@
-"""Statistics for comparing two systems over the same queries.
+"""Statistics for comparing systems over the same queries, and for planning
+how many queries (topics) an experiment needs.
 
-Pure Python, standard library only; the p-values agree with scipy's.
+Pure Python, standard library only; the values agree with scipy's and
+statsmodels'.  The distributions behind them are in ``_distributions.py``.
 
 =============================  ================================================
 :func:`t_sf`                   Student t survival function, accurate far in
@@ -12,7 +14,20 @@ Pure Python, standard library only; the p-values agree with scipy's.
 :func:`bootstrap_test`         paired bootstrap test of the mean (shift method)
 :func:`bootstrap_ci`           percentile bootstrap interval of the mean difference
 :func:`t_ci`                   t interval of the mean difference
-:func:`adjust_p_values`        Holm and Bonferroni corrections
+:func:`adjust_p_values`        Holm, Bonferroni, Holm-Sidak, Hommel,
+                               Benjamini-Hochberg and -Yekutieli corrections
+:func:`two_way_anova`          system x topic ANOVA without replication, and
+                               its residual variance V_E
+:func:`tukey_hsd`              Tukey's HSD of every pair, one-way
+                               (``scipy.stats.tukey_hsd``) or two-way
+:func:`letter_groups`          a compact letter display of which differ
+:func:`paired_cohens_d`        paired Cohen's d, with a noncentral t interval
+:func:`standardized_mean_differences`
+                               Sakai's ES_E of every pair, likewise
+:func:`paired_t_power`         the paired t test's power (``TTestPower``)
+:func:`paired_t_topics`        the topics it needs for a given power
+:func:`topic_set_size`         Sakai's topic set size for a difference in
+                               mean scores
 =============================  ================================================
 
 Every test takes paired samples ``x`` and ``y`` (or the differences ``x - y``
@@ -30,13 +45,23 @@ than return NaN.
 
 from __future__ import annotations
 
+import itertools
 import math
+import string
 from bisect import bisect_left, bisect_right
 from itertools import groupby
 from numbers import Real
 from typing import TYPE_CHECKING, Any, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from ._checks import check_choice, check_int, check_list, check_positive_real
+from ._distributions import (
+    f_sf,
+    nct_cdf,
+    nct_noncentrality,
+    studentized_range_sf,
+    t_two_tailed,
+    t_upper,
+)
 from .errors import InvalidArgumentError, UndefinedStatisticError
 
 if TYPE_CHECKING:
@@ -54,13 +79,22 @@ __all__ = [
     "t_ci",
     "adjust_p_values",
     "CORRECTIONS",
+    "two_way_anova",
+    "AnovaResult",
+    "tukey_hsd",
+    "TukeyHSDResult",
+    "letter_groups",
+    "EffectSize",
+    "paired_cohens_d",
+    "standardized_mean_differences",
+    "paired_t_power",
+    "paired_t_topics",
+    "topic_set_size",
 ]
 
-#: The names :func:`adjust_p_values` accepts.
-CORRECTIONS = ("holm", "bonferroni", "none")
+#: The names :func:`adjust_p_values` accepts (statsmodels' names for the new ones).
+CORRECTIONS = ("holm", "bonferroni", "none", "holm-sidak", "hommel", "fdr_bh", "fdr_by")
 
-_EPS = 2.220446049250313e-16
-_TINY = 1e-300
 # Sums of sign-flipped differences that are equal in exact arithmetic can
 # differ in the last bits when added in another order; values within this
 # fraction of sum(|d|) of the observed one count as ties (as "at least as
@@ -80,68 +114,6 @@ class SignificanceResult(NamedTuple):
 
 
 # === The Student t distribution ==============================================
-
-
-def _betacf(a: float, b: float, x: float) -> float:
-    """Continued fraction of the incomplete beta function (modified Lentz).
-
-    Converges quickly for ``x < (a + 1) / (a + b + 2)``; the caller swaps the
-    arguments otherwise.
-    """
-    qab, qap, qam = a + b, a + 1.0, a - 1.0
-    c = 1.0
-    d = 1.0 / _off_zero(1.0 - qab * x / qap)
-    h = d
-    for m in range(1, 100_000):
-        m2 = 2 * m
-        even = m * (b - m) * x / ((qam + m2) * (a + m2))
-        odd = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        for aa in (even, odd):  # one step of the fraction each
-            d = 1.0 / _off_zero(1.0 + aa * d)
-            c = _off_zero(1.0 + aa / c)
-            delta = d * c
-            h *= delta
-        if abs(delta - 1.0) < 4 * _EPS:
-            return h
-    raise ArithmeticError(  # pragma: no cover - needs a, b far beyond any query count
-        f"incomplete beta continued fraction did not converge (a={a}, b={b}, x={x})"
-    )
-
-
-def _off_zero(v: float) -> float:
-    """*v*, or a tiny positive number in its place when it is nearly 0 (Lentz's guard)."""
-    return _TINY if abs(v) < _TINY else v
-
-
-def _betainc(a: float, b: float, x: float, y: float) -> float:
-    """The regularized incomplete beta function I_x(a, b), with ``y = 1 - x``.
-
-    ``y`` is passed separately so that a caller who knows it exactly (as the
-    t distribution does) loses nothing to ``1 - x``.  The continued fraction is
-    evaluated on the side where it converges, so the result has a small
-    *relative* error whenever it is the small one of I_x(a, b) and
-    I_y(b, a) = 1 - I_x(a, b): that is what keeps far-tail p-values accurate.
-    """
-    if x <= 0.0:
-        return 0.0
-    if y <= 0.0:
-        return 1.0
-    log_front = (
-        a * math.log(x) + b * math.log(y) - (math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b))
-    )
-    if x < (a + 1.0) / (a + b + 2.0):
-        return math.exp(log_front) * _betacf(a, b, x) / a
-    return 1.0 - math.exp(log_front) * _betacf(b, a, y) / b
-
-
-def _t_two_tailed(t: float, df: float) -> float:
-    """P(|T| >= |t|) for T ~ Student t with *df* degrees of freedom."""
-    t2 = t * t
-    if math.isinf(t2):  # |t| beyond 1e154: x underflows anyway
-        return 0.0
-    # x = df / (df + t^2) and 1 - x = t^2 / (df + t^2), each computed directly
-    # (t = 0 gives x = 1: p = 1)
-    return _betainc(df / 2.0, 0.5, df / (df + t2), t2 / (df + t2))
 
 
 def _check_real(value: Any, name: str) -> float:
@@ -167,17 +139,8 @@ def t_sf(t: float, df: float) -> float:
     """
     t = _check_real(t, "t")
     df = check_positive_real(df, "df")
-    half = _t_two_tailed(t, df) / 2.0
+    half = t_two_tailed(t, df) / 2.0
     return half if t >= 0 else 1.0 - half
-
-
-def _t_pdf(t: float, df: float) -> float:
-    return math.exp(
-        math.lgamma((df + 1) / 2)
-        - math.lgamma(df / 2)
-        - 0.5 * math.log(df * math.pi)
-        - (df + 1) / 2 * math.log1p(t * t / df)
-    )
 
 
 def t_quantile(p: float, df: float) -> float:
@@ -198,31 +161,8 @@ def t_quantile(p: float, df: float) -> float:
     if p == 0.5:
         return 0.0
     q = p if p < 0.5 else 1.0 - p  # the tail probability, found on t > 0
-    t = _t_upper(q, df)
+    t = t_upper(q, df)
     return -t if p < 0.5 else t
-
-
-def _t_upper(q: float, df: float) -> float:
-    """The t > 0 with P(T > t) = q, for 0 < q < 1/2."""
-    lo, hi = 0.0, 1.0
-    while _t_two_tailed(hi, df) / 2.0 > q:  # ends by 2**512, where the tail is 0
-        lo, hi = hi, hi * 2.0
-    t = (lo + hi) / 2.0
-    for _ in range(2000):
-        f = _t_two_tailed(t, df) / 2.0 - q  # decreasing in t
-        if f > 0:
-            lo = t
-        else:
-            hi = t
-        pdf = _t_pdf(t, df)
-        step = f / pdf if pdf > 0 else math.inf
-        new = t + step
-        if not lo < new < hi:
-            new = (lo + hi) / 2.0
-        if abs(new - t) <= 2 * _EPS * abs(new) or hi - lo <= 2 * _EPS * hi:
-            return new
-        t = new
-    return t  # pragma: no cover - Newton within a bracket converges long before
 
 
 # === Input ====================================================================
@@ -361,7 +301,7 @@ def paired_t_test(x: Iterable[float], y: Optional[Iterable[float]] = None) -> Si
     """
     d = _differences(x, y)
     t = _t_statistic(d)[3]
-    p = _t_two_tailed(t, len(d) - 1)
+    p = t_two_tailed(t, len(d) - 1)
     return SignificanceResult(t, min(1.0, max(0.0, p)), "paired-t")
 
 
@@ -695,17 +635,34 @@ def bootstrap_test(
 def adjust_p_values(p_values: Iterable[float], *, method: str = "holm") -> List[float]:
     """p-values adjusted for multiple comparisons, in the order given.
 
-    ``"bonferroni"``: min(1, m * p).  ``"holm"`` (step-down): with the
-    p-values sorted, p_(1) <= ... <= p_(m), the i-th adjusted value is
-    max over j <= i of min(1, (m - j + 1) * p_(j)), so the adjusted values
-    keep the order of the raw ones.  ``"none"``: unchanged.  Rejecting where
-    the adjusted value is <= alpha controls the family-wise error rate at
-    alpha (for ``"holm"`` and ``"bonferroni"``).
+    With the m p-values sorted, p_(1) <= ... <= p_(m) (every adjusted value
+    capped at 1; the step-down and step-up ones keep the order of the raw):
+
+    - ``"bonferroni"``: m p.
+    - ``"holm"`` (step-down): max over j <= i of (m - j + 1) p_(j).
+    - ``"holm-sidak"`` (step-down): max over j <= i of
+      1 - (1 - p_(j))^(m - j + 1).
+    - ``"hommel"``: Hommel's (1988) closed test of Simes' tests, as
+      statsmodels computes it: for each size s = m .. 2, c_s = min over the
+      s largest p-values of s p_(m-s+j) / j, which raises the adjusted values
+      of those s to at least c_s and of the others to at least min(s p, c_s).
+    - ``"fdr_bh"`` (Benjamini-Hochberg, step-up): min over j >= i of
+      m p_(j) / j.
+    - ``"fdr_by"`` (Benjamini-Yekutieli): the same times sum_{j=1..m} 1/j.
+    - ``"none"``: unchanged.
+
+    Rejecting where the adjusted value is <= alpha controls the family-wise
+    error rate at alpha (Bonferroni, Holm, Holm-Sidak under independence,
+    Hommel under positive dependence), or the false discovery rate
+    (``fdr_bh`` under independence or positive dependence, ``fdr_by`` under
+    any dependence).  Equal to statsmodels' ``multipletests``.
 
     >>> adjust_p_values([0.01, 0.04, 0.03], method="holm")   # 3*0.01, max(2*0.03, .03), 1*0.04
     [0.03, 0.06, 0.06]
     >>> adjust_p_values([0.01, 0.04, 0.03], method="bonferroni")
     [0.03, 0.12, 0.09]
+    >>> [round(p, 4) for p in adjust_p_values([0.01, 0.04, 0.03], method="fdr_bh")]
+    [0.03, 0.04, 0.04]
     """
     if method not in CORRECTIONS:
         raise InvalidArgumentError(
@@ -721,9 +678,431 @@ def adjust_p_values(p_values: Iterable[float], *, method: str = "holm") -> List[
         return ps
     if method == "bonferroni":
         return [min(1.0, m * p) for p in ps]
+    order = sorted(range(m), key=ps.__getitem__)
+    ranked = [ps[i] for i in order]
+    if method == "hommel":
+        adjusted = _hommel(ranked)
+    elif method in ("holm", "holm-sidak"):
+        adjusted = list(itertools.accumulate(
+            [(m - j) * p if method == "holm" else _sidak(p, m - j) for j, p in enumerate(ranked)],
+            max))
+    else:  # step-up: the running minimum from the largest p-value down
+        harmonic = math.fsum(1.0 / j for j in range(1, m + 1)) if method == "fdr_by" else 1.0
+        raw = [p / ((j + 1) / m / harmonic) for j, p in enumerate(ranked)]
+        adjusted = list(itertools.accumulate(reversed(raw), min))[::-1]
     out = [0.0] * m
-    running = 0.0
-    for rank, i in enumerate(sorted(range(m), key=ps.__getitem__)):
-        running = max(running, min(1.0, (m - rank) * ps[i]))
-        out[i] = running
+    for i, value in zip(order, adjusted):
+        out[i] = min(1.0, value)
     return out
+
+
+def _sidak(p: float, m: int) -> float:
+    """1 - (1 - p)^m, without the loss of 1 - p for a small p."""
+    return 1.0 if p == 1.0 else -math.expm1(m * math.log1p(-p))
+
+
+def _hommel(ranked: Sequence[float]) -> List[float]:
+    """Hommel's adjusted p-values of the sorted *ranked*, in their order (the
+    loop of statsmodels' ``multipletests``, so that the values are its own)."""
+    m = len(ranked)
+    adjusted = list(ranked)
+    for size in range(m, 1, -1):
+        first = m - size
+        bound = min(size * ranked[first + j] / (j + 1) for j in range(size))
+        for i in range(m):
+            adjusted[i] = max(adjusted[i], bound if i >= first else min(size * ranked[i], bound))
+    return adjusted
+
+
+# === Many systems: two-way ANOVA and Tukey's HSD ==============================
+
+
+def _samples(samples: Sequence[Iterable[float]], design: str) -> List[List[float]]:
+    """The samples as lists of floats: at least two of them; for the two-way
+    design (topics as blocks) all of one length n >= 2, for the one-way
+    design more values than samples."""
+    if len(samples) < 2:
+        raise InvalidArgumentError(f"at least two samples are needed (got {len(samples)})")
+    out = [_numbers(s, f"samples[{i}]") for i, s in enumerate(samples)]
+    sizes = [len(s) for s in out]
+    if design == "two-way":
+        if len(set(sizes)) > 1:
+            raise InvalidArgumentError(
+                "the samples of a two-way design must have the same length, one value per "
+                f"topic (got lengths {', '.join(map(str, sizes))})"
+            )
+        if sizes[0] < 2:
+            raise InvalidArgumentError(f"a two-way design needs at least 2 topics (got {sizes[0]})")
+    elif min(sizes) < 1 or sum(sizes) <= len(out):
+        raise InvalidArgumentError(
+            "a one-way design needs a value in every sample and more values than samples "
+            f"(got lengths {', '.join(map(str, sizes))})"
+        )
+    return out
+
+
+class AnovaResult(NamedTuple):
+    """The two-way ANOVA without replication (system x topic) of
+    :func:`two_way_anova`.  ``f_*`` and ``p_*`` are ``None`` when the residual
+    variance is 0 (scores exactly additive in system and topic)."""
+
+    ss_system: float
+    ss_topic: float
+    ss_residual: float
+    df_system: int
+    df_topic: int
+    df_residual: int
+    f_system: Optional[float]
+    p_system: Optional[float]
+    f_topic: Optional[float]
+    p_topic: Optional[float]
+    residual_variance: float
+
+
+def two_way_anova(*samples: Iterable[float]) -> AnovaResult:
+    """Two-way ANOVA without replication: k systems (the samples) by n topics
+    (the positions), one score per cell.
+
+    With x_ij system i's score on topic j, m_i the system means, t_j the
+    topic means and G the grand mean: SS_system = n sum (m_i - G)^2,
+    SS_topic = k sum (t_j - G)^2, SS_residual = sum (x_ij - m_i - t_j + G)^2
+    (the interaction, as there is one score per cell), with k - 1, n - 1 and
+    (k - 1)(n - 1) degrees of freedom; F = (SS / df) / V_E and p = P(F' > F).
+    V_E = SS_residual / ((k - 1)(n - 1)) is the residual variance (Sakai's
+    V_E), which :func:`tukey_hsd`, :func:`standardized_mean_differences` and
+    :func:`topic_set_size` use.  Equal to statsmodels' ``anova_lm`` of
+    ``score ~ C(system) + C(topic)``.
+
+    >>> r = two_way_anova([0.2, 0.4, 0.6], [0.3, 0.6, 0.6])
+    >>> r.df_system, r.df_topic, r.df_residual
+    (1, 2, 2)
+    >>> round(r.ss_system, 6), round(r.residual_variance, 6)
+    (0.015, 0.005)
+    """
+    rows = _samples(samples, "two-way")
+    k, n = len(rows), len(rows[0])
+    grand = _mean([v for row in rows for v in row])
+    systems = [_mean(row) for row in rows]
+    topics = [_mean([row[j] for row in rows]) for j in range(n)]
+    ss_system = n * math.fsum((m - grand) ** 2 for m in systems)
+    ss_topic = k * math.fsum((t - grand) ** 2 for t in topics)
+    ss_residual = math.fsum(
+        (v - m - t + grand) ** 2 for row, m in zip(rows, systems) for v, t in zip(row, topics)
+    )
+    df_system, df_topic, df_residual = k - 1, n - 1, (k - 1) * (n - 1)
+    v_e = ss_residual / df_residual
+    f_system = f_topic = p_system = p_topic = None
+    if v_e > 0.0:
+        f_system, f_topic = ss_system / df_system / v_e, ss_topic / df_topic / v_e
+        p_system = f_sf(f_system, df_system, df_residual)
+        p_topic = f_sf(f_topic, df_topic, df_residual)
+    return AnovaResult(ss_system, ss_topic, ss_residual, df_system, df_topic, df_residual,
+                       f_system, p_system, f_topic, p_topic, v_e)
+
+
+#: The designs of :func:`tukey_hsd`.
+DESIGNS = ("one-way", "two-way")
+
+
+class TukeyHSDResult(NamedTuple):
+    """All-pairs comparisons of k systems (:func:`tukey_hsd`).
+
+    ``statistic[i][j]`` is mean_i - mean_j and ``pvalue[i][j]`` its p-value,
+    adjusted for the k (k - 1) / 2 comparisons (k x k lists; the diagonal 0
+    and 1); ``df`` and ``residual_variance`` are the residual degrees of
+    freedom and mean square the test used; ``method`` names it.
+    """
+
+    statistic: List[List[float]]
+    pvalue: List[List[float]]
+    df: int
+    residual_variance: float
+    method: str
+
+    def groups(self, alpha: float = 0.05) -> List[str]:
+        """The letters of each system (:func:`letter_groups`): two systems share
+        a letter unless their p-value is <= *alpha*."""
+        alpha = _check_level(alpha, "'alpha'")
+        k = len(self.pvalue)
+        return letter_groups(
+            [[i != j and self.pvalue[i][j] <= alpha for j in range(k)] for i in range(k)]
+        )
+
+
+def tukey_hsd(*samples: Iterable[float], design: str = "one-way") -> TukeyHSDResult:
+    """Tukey's honestly significant difference test of every pair of samples.
+
+    ``design="one-way"``, as ``scipy.stats.tukey_hsd``: the residual variance
+    is the pooled within-sample variance MSE = sum (n_i - 1) s_i^2 / (N - k),
+    df = N - k, and q_ij = |m_i - m_j| / sqrt(MSE / 2 (1/n_i + 1/n_j))
+    (Tukey-Kramer when the sizes differ).  ``design="two-way"``: the samples
+    are paired by position (topics as blocks); the residual variance is the
+    two-way ANOVA's V_E (:func:`two_way_anova`), df = (k - 1)(n - 1) and
+    q_ij = |m_i - m_j| / sqrt(V_E / n), so that differences between topics,
+    which the one-way design counts as noise, are taken out.  In both,
+    p_ij = P(Q > q_ij), Q the studentized range of k means with df degrees
+    of freedom (``scipy.stats.studentized_range.sf``: a double integral,
+    computed by adaptive Gauss-Kronrod quadrature; from 100,000 degrees of
+    freedom on, as scipy, the range of k normal means).  A residual variance
+    of 0 raises :class:`~irmetrics.errors.UndefinedStatisticError`.
+
+    >>> r = tukey_hsd([0.2, 0.4, 0.6, 0.5], [0.3, 0.5, 0.5, 0.6], [0.5, 0.7, 0.8, 0.9],
+    ...               design="two-way")
+    >>> r.df, [round(v, 4) for v in r.pvalue[0]]
+    (6, [1.0, 0.4827, 0.0008])
+    >>> r.groups()
+    ['a', 'a', 'b']
+    """
+    check_choice(design, "design", DESIGNS)
+    rows = _samples(samples, design)
+    k = len(rows)
+    means = [_mean(row) for row in rows]
+    sizes = [len(row) for row in rows]
+    if design == "two-way":
+        df = (k - 1) * (sizes[0] - 1)
+        variance = two_way_anova(*rows).residual_variance
+    else:
+        df = sum(sizes) - k
+        variance = math.fsum(
+            (v - m) ** 2 for row, m in zip(rows, means) for v in row
+        ) / df
+    if not variance > 0.0:
+        raise UndefinedStatisticError(
+            "the residual variance is 0 (every score is explained by the design): "
+            "the studentized range statistic is undefined"
+        )
+    statistic = [[mi - mj if i != j else 0.0 for j, mj in enumerate(means)]
+                 for i, mi in enumerate(means)]
+    pvalue = [[1.0] * k for _ in range(k)]
+    for i, j in itertools.combinations(range(k), 2):
+        se = math.sqrt(variance / 2.0 * (1.0 / sizes[i] + 1.0 / sizes[j]))
+        pvalue[i][j] = pvalue[j][i] = studentized_range_sf(abs(statistic[i][j]) / se, k, df)
+    return TukeyHSDResult(statistic, pvalue, df, variance, design)
+
+
+def letter_groups(different: Sequence[Sequence[bool]]) -> List[str]:
+    """A compact letter display: one string of letters per system, two systems
+    sharing a letter exactly when ``different[i][j]`` is false.
+
+    Piepho's (2004) insert-and-absorb: start from one group of all systems;
+    for each pair that differs, split every group holding both into the
+    group without the one and the group without the other; drop groups
+    contained in another.  The groups are lettered a, b, ... in the order of
+    their first system (then A-Z, then further letters).
+
+    >>> letter_groups([[False, False, True], [False, False, False], [True, False, False]])
+    ['a', 'ab', 'b']
+    """
+    rows = [check_list(row, "different", "a square matrix of bools")
+            for row in check_list(different, "different", "a square matrix of bools")]
+    k = len(rows)
+    if any(len(row) != k for row in rows):
+        raise InvalidArgumentError(
+            f"'different' must be a square matrix of bools (got {k} rows of lengths "
+            f"{', '.join(str(len(row)) for row in rows)})"
+        )
+    groups: List[frozenset[int]] = [frozenset(range(k))]
+    for i, j in itertools.combinations(range(k), 2):
+        if not (rows[i][j] or rows[j][i]):
+            continue
+        split = []
+        for g in groups:
+            split.extend([g - {i}, g - {j}] if i in g and j in g else [g])
+        groups = [g for g in dict.fromkeys(split) if not any(g < h for h in split)]
+    groups.sort(key=sorted)
+    letters = _letters(len(groups))
+    return ["".join(letter for letter, g in zip(letters, groups) if i in g) for i in range(k)]
+
+
+def _letters(count: int) -> List[str]:
+    """a-z, A-Z, then the next alphabetic characters after them: *count* letters."""
+    out = list(string.ascii_lowercase + string.ascii_uppercase)[:count]
+    code = 0xC0
+    while len(out) < count:
+        if chr(code).isalpha():
+            out.append(chr(code))
+        code += 1
+    return out
+
+
+# === Effect sizes =============================================================
+
+
+class EffectSize(NamedTuple):
+    """A standardised effect, its confidence interval and how it was found."""
+
+    value: float
+    ci_low: float
+    ci_high: float
+    method: str
+
+
+def _noncentral_t_interval(
+    value: float, scale: float, df: float, confidence: float
+) -> EffectSize:
+    """*value* with its interval from t = value * scale ~ noncentral t(df,
+    delta * scale): the deltas whose t distribution puts the observed t at
+    its (1 + confidence)/2 and (1 - confidence)/2 quantiles."""
+    t = value * scale
+    low = nct_noncentrality(t, df, (1.0 + confidence) / 2.0) / scale
+    high = nct_noncentrality(t, df, (1.0 - confidence) / 2.0) / scale
+    return EffectSize(value, low, high, "noncentral t")
+
+
+def paired_cohens_d(
+    x: Iterable[float], y: Optional[Iterable[float]] = None, *, confidence: float = 0.95
+) -> EffectSize:
+    """Paired Cohen's d (d_z): mean(x - y) / sd(x - y), with its confidence
+    interval.
+
+    The standard deviation has n - 1 in its denominator.  The interval
+    inverts the noncentral t: t = d sqrt(n) follows the noncentral t with
+    n - 1 degrees of freedom and noncentrality delta sqrt(n); the bounds are
+    the deltas under which the observed t is the (1 + confidence)/2 and
+    (1 - confidence)/2 quantile.  Differences that are all equal raise
+    :class:`~irmetrics.errors.UndefinedStatisticError`.
+
+    >>> r = paired_cohens_d([0.5, 0.7, 0.6, 0.9], [0.4, 0.5, 0.6, 0.6])
+    >>> round(r.value, 4), round(r.ci_low, 4), round(r.ci_high, 4), r.method
+    (1.1619, -0.2015, 2.4378, 'noncentral t')
+    """
+    confidence = _check_level(confidence)
+    d = _differences(x, y)
+    if len(set(d)) == 1:
+        raise UndefinedStatisticError(
+            f"the {len(d)} differences are all equal ({d[0]!r}): their standard deviation "
+            "is 0, so Cohen's d is undefined"
+        )
+    n = len(d)
+    t = _t_statistic(d)[3]
+    return _noncentral_t_interval(t / math.sqrt(n), math.sqrt(n), n - 1, confidence)
+
+
+def standardized_mean_differences(
+    *samples: Iterable[float], confidence: float = 0.95
+) -> List[List[Optional[EffectSize]]]:
+    """Sakai's standardised mean differences of every pair of systems, from the
+    two-way ANOVA's residual variance.
+
+    ES_E(i, j) = (mean_i - mean_j) / sqrt(V_E), V_E of :func:`two_way_anova`
+    (the samples are k systems' scores on the same n topics).  The interval
+    inverts the noncentral t of the pairwise t = ES_E sqrt(n / 2), with
+    (k - 1)(n - 1) degrees of freedom.  The diagonal is ``None``; a residual
+    variance of 0 raises :class:`~irmetrics.errors.UndefinedStatisticError`.
+
+    >>> es = standardized_mean_differences([0.2, 0.4, 0.6, 0.5], [0.3, 0.5, 0.5, 0.6])
+    >>> round(es[1][0].value, 4), es[0][0]
+    (0.7071, None)
+    """
+    confidence = _check_level(confidence)
+    rows = _samples(samples, "two-way")
+    anova = two_way_anova(*rows)
+    if not anova.residual_variance > 0.0:
+        raise UndefinedStatisticError(
+            "the residual variance is 0: the standardised mean differences are undefined"
+        )
+    k, n = len(rows), len(rows[0])
+    sd = math.sqrt(anova.residual_variance)
+    means = [_mean(row) for row in rows]
+    out: List[List[Optional[EffectSize]]] = [[None] * k for _ in range(k)]
+    for i, j in itertools.combinations(range(k), 2):
+        es = _noncentral_t_interval((means[i] - means[j]) / sd, math.sqrt(n / 2.0),
+                                    anova.df_residual, confidence)
+        out[i][j] = es
+        out[j][i] = EffectSize(-es.value, -es.ci_high, -es.ci_low, es.method)
+    return out
+
+
+# === Power and topic set size =================================================
+
+
+def paired_t_power(effect_size: float, n_topics: int, *, alpha: float = 0.05) -> float:
+    """The power of the two-sided paired t test at level *alpha* to detect a
+    standardised effect d (mean difference over the sd of the differences)
+    with n topics.
+
+    With c the 1 - alpha/2 quantile of t(n - 1) and T' the noncentral t with
+    n - 1 degrees of freedom and noncentrality d sqrt(n):
+    power = P(T' > c) + P(T' < -c).  Equal to statsmodels'
+    ``TTestPower().power(d, n, alpha)``.
+
+    >>> round(paired_t_power(0.5, 34), 4)
+    0.8078
+    >>> round(paired_t_power(0.0, 20), 6)   # no effect: the test's level
+    0.05
+    """
+    d = _check_real(effect_size, "effect_size")
+    if not math.isfinite(d):
+        raise InvalidArgumentError(f"'effect_size' must be a finite number (got {effect_size!r})")
+    n = check_int(n_topics, "n_topics", 2)
+    alpha = _check_level(alpha, "'alpha'")
+    return _power(d, n, alpha)
+
+
+def _power(d: float, n: int, alpha: float) -> float:
+    c = t_upper(alpha / 2.0, n - 1)
+    nc = d * math.sqrt(n)
+    return min(1.0, nct_cdf(-c, n - 1, -nc) + nct_cdf(-c, n - 1, nc))
+
+
+def paired_t_topics(effect_size: float, *, power: float = 0.8, alpha: float = 0.05) -> int:
+    """The number of topics the two-sided paired t test needs to detect a
+    standardised effect d with the given *power*: the smallest n >= 2 with
+    :func:`paired_t_power` (d, n) >= power (found by doubling, then
+    bisection; the power grows with n).
+
+    >>> paired_t_topics(0.5)
+    34
+    """
+    d = abs(_check_real(effect_size, "effect_size"))
+    power = _check_level(power, "'power'")
+    alpha = _check_level(alpha, "'alpha'")
+    if not 0.0 < d < math.inf:
+        raise InvalidArgumentError(
+            f"'effect_size' must be a finite nonzero number (got {effect_size!r}): "
+            "no number of topics detects an effect of 0"
+        )
+    low, high = 1, 2  # power(low) < power <= power(high), or low = 1
+    while _power(d, high, alpha) < power:
+        if high > 2**40:
+            raise InvalidArgumentError(
+                f"'effect_size' {effect_size!r} is too small: more than 2**40 topics needed"
+            )
+        low, high = high, 2 * high
+    while high - low > 1:
+        mid = (low + high) // 2
+        if _power(d, mid, alpha) >= power:
+            high = mid
+        else:
+            low = mid
+    return high
+
+
+def topic_set_size(
+    min_difference: float,
+    *,
+    variance: Optional[float] = None,
+    samples: Optional[Sequence[Iterable[float]]] = None,
+    alpha: float = 0.05,
+    power: float = 0.8,
+) -> int:
+    """Sakai's topic set size (t-test based): the topics a paired t test needs
+    to detect a difference in mean scores of *min_difference* with *power*.
+
+    sigma^2, the variance of one system's scores (about its mean and its
+    topic's), is *variance* or, given *samples* (systems' scores on the same
+    topics) instead, their two-way ANOVA's residual variance V_E; the
+    differences of two systems then have variance 2 sigma^2, so the number
+    is :func:`paired_t_topics` (min_difference / sqrt(2 sigma^2)).  Exactly
+    one of *variance* and *samples*.
+
+    >>> topic_set_size(0.05, variance=0.02)
+    128
+    """
+    if (variance is None) == (samples is None):
+        raise InvalidArgumentError("give exactly one of 'variance' and 'samples'")
+    if samples is not None:
+        variance = two_way_anova(*samples).residual_variance
+    sigma2 = check_positive_real(variance, "variance")
+    difference = _check_real(min_difference, "min_difference")
+    return paired_t_topics(difference / math.sqrt(2.0 * sigma2), power=power, alpha=alpha)
