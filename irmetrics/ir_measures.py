@@ -22,7 +22,7 @@ ir_measures (``pip install 'irmetrics-eval[ir_measures]'``).
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, Iterator, List
+from typing import Any, Dict, Iterable, Iterator, List, Tuple
 
 from .compat import pytrec_eval as _drop_in
 from .data import Qrels
@@ -31,80 +31,76 @@ from .evaluate import evaluate
 __all__ = ["provider", "register"]
 
 
-def register() -> Any:
-    """Register a new ``irmetrics`` provider with ir_measures
-    (``ir_measures.providers.registry["irmetrics"]``) and return it."""
+def _ir_measures() -> Any:
+    """ir_measures (which imports its providers), typed ``Any``: the calls
+    into it, untyped, go unchecked."""
     try:
-        from ir_measures import providers  # type: ignore[import-not-found, unused-ignore]
-        from ir_measures.providers.pytrec_eval_provider import (  # type: ignore[import-not-found, unused-ignore]
-            PytrecEvalProvider,
-        )
+        import ir_measures  # type: ignore[import-not-found, unused-ignore]
     except ImportError:
         raise ImportError(
             "irmetrics.ir_measures needs ir_measures, which is not installed: "
             "pip install 'irmetrics-eval[ir_measures]'",
             name="ir_measures",
         ) from None
+    return ir_measures
 
-    from ir_measures import Metric, measures, util  # type: ignore[import-not-found, unused-ignore]
-    from ir_measures.providers.base import (  # type: ignore[import-not-found, unused-ignore]
-        NOT_PROVIDED,
-        Any as Anything,
-        Choices,
-    )
 
-    # The measures irmetrics' registry computes beyond the pytrec_eval
-    # provider's, as ir_measures' own providers declare them (msmarco's RR@k,
-    # cwl_eval's, compat's, accuracy's, judged's, pyndeval's)
-    cwl = {"min_rel": Anything(), "max_rel": Anything(required=True)}
-    ia = {"rel": Anything(), "judged_only": Anything()}
-    beyond = [
-        measures._RR(cutoff=Anything(required=True), **ia),
-        measures._NumRel(rel=Anything()),
-        measures._Judged(cutoff=Anything()),
-        measures._RBP(cutoff=Choices(NOT_PROVIDED), p=Anything(), rel=Anything(required=True)),
-        measures._INST(T=Anything(), **cwl), measures._INSQ(T=Anything(), **cwl),
-        measures._BPM(cutoff=Anything(), T=Anything(), **cwl),
-        measures._SDCG(cutoff=Anything(), dcg=Choices("log2"), **cwl),
-        measures._NERR8(cutoff=Anything(), **cwl), measures._NERR9(cutoff=Anything(), **cwl),
-        measures._NERR10(p=Anything(), **cwl), measures._NERR11(T=Anything(), **cwl),
-        measures._Compat(p=Anything(), normalize=Anything()),
-        measures._Accuracy(cutoff=Anything(), rel=Anything()),
-        measures._alpha_DCG(cutoff=Anything(), alpha=Anything(), **ia),
-        measures._alpha_nDCG(cutoff=Anything(), alpha=Anything(), **ia),
-        measures._ERR_IA(cutoff=Anything(), **ia), measures._nERR_IA(cutoff=Anything(), **ia),
-        measures._NRBP(alpha=Anything(), beta=Anything(), rel=Anything()),
-        measures._nNRBP(alpha=Anything(), beta=Anything(), rel=Anything()),
-        measures._AP_IA(**ia), measures._P_IA(cutoff=Anything(), **ia),
-        measures._StRecall(cutoff=Anything(), rel=Anything()),
+def _beyond(ir: Any) -> List[Any]:
+    """The measures irmetrics' registry computes beyond the pytrec_eval
+    provider's, as ir_measures' own providers declare them (msmarco's RR@k,
+    cwl_eval's, compat's, accuracy's, judged's, pyndeval's)."""
+    m, base = ir.measures, ir.providers.base
+    anything, no = base.Any(), base.Choices(base.NOT_PROVIDED)
+    cwl = {"min_rel": anything, "max_rel": base.Any(required=True)}
+    ia = {"rel": anything, "judged_only": anything}
+    return [
+        m._RR(cutoff=base.Any(required=True), **ia), m._NumRel(rel=anything),
+        m._Judged(cutoff=anything), m._RBP(cutoff=no, p=anything, rel=base.Any(required=True)),
+        m._INST(T=anything, **cwl), m._INSQ(T=anything, **cwl),
+        m._BPM(cutoff=anything, T=anything, **cwl),
+        m._SDCG(cutoff=anything, dcg=base.Choices("log2"), **cwl),
+        m._NERR8(cutoff=anything, **cwl), m._NERR9(cutoff=anything, **cwl),
+        m._NERR10(p=anything, **cwl), m._NERR11(T=anything, **cwl),
+        m._Compat(p=anything, normalize=anything), m._Accuracy(cutoff=anything, rel=anything),
+        m._alpha_DCG(cutoff=anything, alpha=anything, **ia),
+        m._alpha_nDCG(cutoff=anything, alpha=anything, **ia),
+        m._ERR_IA(cutoff=anything, **ia), m._nERR_IA(cutoff=anything, **ia),
+        m._NRBP(alpha=anything, beta=anything, rel=anything),
+        m._nNRBP(alpha=anything, beta=anything, rel=anything),
+        m._AP_IA(**ia), m._P_IA(cutoff=anything, **ia),
+        m._StRecall(cutoff=anything, rel=anything),
     ]
-    trec = PytrecEvalProvider()  # type: ignore[no-untyped-call, unused-ignore]
 
-    class Native(providers.Evaluator):  # type: ignore[misc, unused-ignore]
+
+def _evaluators(ir: Any) -> Tuple[Any, Any]:
+    """The evaluator of the measures beyond pytrec_eval's, and the one of both kinds."""
+
+    class Native(ir.providers.Evaluator):  # type: ignore[misc]
         """The measures beyond pytrec_eval's, by name through :func:`irmetrics.evaluate`."""
 
         def __init__(self, asked: List[Any], qrels: Any, qids: Iterable[str]) -> None:
             super().__init__(asked, qids)
-            records = util.QrelsConverter(qrels).as_namedtuple_iter()  # iteration: subtopic
+            records = ir.util.QrelsConverter(qrels).as_namedtuple_iter()  # iteration: subtopic
             self.qrels = Qrels.from_subtopic_records(
                 (r.query_id, r.iteration, r.doc_id, r.relevance) for r in records)
             self.groups: Dict[bool, Dict[str, Any]] = {}
-            for m in asked:  # judged_only is an evaluation's option in irmetrics
+            for m in asked:  # judged_only is an option of an evaluation in irmetrics
                 kept = {k: v for k, v in m.params.items() if k != "judged_only"}
-                self.groups.setdefault(m.params.get("judged_only") is True, {})[str(type(m)(**kept))] = m
+                group = self.groups.setdefault(m.params.get("judged_only") is True, {})
+                group[str(type(m)(**kept))] = m
 
         def _iter_calc(self, run: Any) -> Iterator[Any]:
-            run = util.RunConverter(run).as_dict_of_dict()
+            run = ir.util.RunConverter(run).as_dict_of_dict()
             judged = {q: docs for q, docs in run.items() if self.qrels.get(q)}
             for judged_only, named in self.groups.items() if judged else ():
                 found = evaluate(self.qrels, judged, list(named), judged_only=judged_only,
                                  scores="float32")
                 for qid, values in found.per_query.items():
                     for name, m in named.items():
-                        yield Metric(query_id=qid, measure=m, value=values[name])
+                        yield ir.Metric(query_id=qid, measure=m, value=values[name])
 
-    class Both(providers.Evaluator):  # type: ignore[misc, unused-ignore]
-        """pytrec_eval's measures and the others, each by its evaluator."""
+    class Both(ir.providers.Evaluator):  # type: ignore[misc]
+        """pytrec_eval's measures and the others, each kind by its evaluator."""
 
         def __init__(self, asked: List[Any], parts: List[Any], qids: Iterable[str]) -> None:
             super().__init__(asked, qids)
@@ -114,12 +110,22 @@ def register() -> Any:
             for part in self.parts:
                 yield from part.iter_calc(run)
 
-    class IrmetricsProvider(PytrecEvalProvider):  # type: ignore[misc, unused-ignore]
+    return Native, Both
+
+
+def register() -> Any:
+    """Register a new ``irmetrics`` provider with ir_measures
+    (``ir_measures.providers.registry["irmetrics"]``) and return it."""
+    ir = _ir_measures()
+    trec_provider = ir.providers.pytrec_eval_provider.PytrecEvalProvider
+    trec, (Native, Both) = trec_provider(), _evaluators(ir)
+
+    class IrmetricsProvider(trec_provider):  # type: ignore[misc, valid-type]
         """ir_measures' pytrec_eval provider, computing with irmetrics, and
         the measures beyond it that irmetrics' registry computes."""
 
         NAME = "irmetrics"
-        SUPPORTED_MEASURES = [*PytrecEvalProvider.SUPPORTED_MEASURES, *beyond]
+        SUPPORTED_MEASURES = [*trec_provider.SUPPORTED_MEASURES, *_beyond(ir)]
 
         def initialize(self) -> None:
             self.pytrec_eval = _drop_in
@@ -130,16 +136,16 @@ def register() -> Any:
         def _evaluator(self, asked: Iterable[Any], qrels: Any) -> Any:
             asked = list(asked)
             by_trec = [m for m in asked if trec.supports(m)]
-            if len(by_trec) == len(asked):
+            if len(by_trec) == len(asked):  # the pytrec_eval provider's road alone
                 return super()._evaluator(asked, qrels)
-            qids = set(util.QrelsConverter(qrels).as_dict_of_dict())
+            qids = set(ir.util.QrelsConverter(qrels).as_dict_of_dict())
             native = Native([m for m in asked if m not in by_trec], qrels, qids)
             if not by_trec:
                 return native
             return Both(asked, [super()._evaluator(by_trec, qrels), native], qids)
 
-    found = IrmetricsProvider()  # type: ignore[no-untyped-call, unused-ignore]
-    providers.register(found)  # type: ignore[no-untyped-call, unused-ignore]
+    found = IrmetricsProvider()
+    ir.providers.register(found)
     return found
 
 
