@@ -6,7 +6,14 @@ measures of ir_measures' ``pytrec_eval`` provider with
 :mod:`irmetrics.compat.pytrec_eval` in place of pytrec_eval: the same
 translation of measures into trec_eval's names, the same invocations (one
 per relevance level, judged-only setting and gain map), and so the same
-values, scores read in single precision, as that provider gives.
+values, scores read in single precision, as that provider gives.  The
+measures beyond those that irmetrics' registry computes (``RR@k``,
+``NumRel(rel=2)``, ``Judged``, ``RBP(rel=1)``, the C/W/L measures ``INST``,
+``INSQ``, ``BPM``, ``NERR8`` to ``NERR11`` and ``SDCG``, ``Compat``,
+``Accuracy``, and ndeval's diversity measures, which read the qrels'
+``iteration`` field as the subtopic, as ir_measures' pyndeval provider does)
+it computes by name, the measure's ``str()`` read by irmetrics' parser,
+through :func:`irmetrics.evaluate`, scores read in single precision too.
 
 ir_measures' module-level functions (``ir_measures.calc_aggregate``, ...)
 use its ``DefaultPipeline``, a list of providers fixed when ir_measures is
