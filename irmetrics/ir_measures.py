@@ -6,7 +6,14 @@ measures of ir_measures' ``pytrec_eval`` provider with
 :mod:`irmetrics.compat.pytrec_eval` in place of pytrec_eval: the same
 translation of measures into trec_eval's names, the same invocations (one
 per relevance level, judged-only setting and gain map), and so the same
-values, scores read in single precision, as that provider gives.
+values, scores read in single precision, as that provider gives.  The
+measures beyond those that irmetrics' registry computes (``RR@k``,
+``NumRel(rel=2)``, ``Judged``, ``RBP(rel=1)``, the C/W/L measures ``INST``,
+``INSQ``, ``BPM``, ``NERR8`` to ``NERR11`` and ``SDCG``, ``Compat``,
+``Accuracy``, and ndeval's diversity measures, which read the qrels'
+``iteration`` field as the subtopic, as ir_measures' pyndeval provider does)
+it computes by name, the measure's ``str()`` read by irmetrics' parser,
+through :func:`irmetrics.evaluate`, scores read in single precision too.
 
 ir_measures' module-level functions (``ir_measures.calc_aggregate``, ...)
 use its ``DefaultPipeline``, a list of providers fixed when ir_measures is
@@ -22,32 +29,110 @@ ir_measures (``pip install 'irmetrics-eval[ir_measures]'``).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Dict, Iterable, Iterator, List, Tuple
 
 from .compat import pytrec_eval as _drop_in
+from .data import Qrels
+from .evaluate import evaluate
 
 __all__ = ["provider", "register"]
 
 
-def register() -> Any:
-    """Register a new ``irmetrics`` provider with ir_measures
-    (``ir_measures.providers.registry["irmetrics"]``) and return it."""
+def _ir_measures() -> Any:
+    """ir_measures (which imports its providers), typed ``Any``: the calls
+    into it, untyped, go unchecked."""
     try:
-        from ir_measures import providers  # type: ignore[import-not-found, unused-ignore]
-        from ir_measures.providers.pytrec_eval_provider import (  # type: ignore[import-not-found, unused-ignore]
-            PytrecEvalProvider,
-        )
+        import ir_measures  # type: ignore[import-not-found, unused-ignore]
     except ImportError:
         raise ImportError(
             "irmetrics.ir_measures needs ir_measures, which is not installed: "
             "pip install 'irmetrics-eval[ir_measures]'",
             name="ir_measures",
         ) from None
+    return ir_measures
 
-    class IrmetricsProvider(PytrecEvalProvider):  # type: ignore[misc, unused-ignore]
-        """ir_measures' pytrec_eval provider, computing with irmetrics."""
+
+def _beyond(ir: Any) -> List[Any]:
+    """The measures irmetrics' registry computes beyond the pytrec_eval
+    provider's, as ir_measures' own providers declare them (msmarco's RR@k,
+    cwl_eval's, compat's, accuracy's, judged's, pyndeval's)."""
+    m, base = ir.measures, ir.providers.base
+    anything, no = base.Any(), base.Choices(base.NOT_PROVIDED)
+    cwl = {"min_rel": anything, "max_rel": base.Any(required=True)}
+    ia = {"rel": anything, "judged_only": anything}
+    return [
+        m._RR(cutoff=base.Any(required=True), **ia), m._NumRel(rel=anything),
+        m._Judged(cutoff=anything), m._RBP(cutoff=no, p=anything, rel=base.Any(required=True)),
+        m._INST(T=anything, **cwl), m._INSQ(T=anything, **cwl),
+        m._BPM(cutoff=anything, T=anything, **cwl),
+        m._SDCG(cutoff=anything, dcg=base.Choices("log2"), **cwl),
+        m._NERR8(cutoff=anything, **cwl), m._NERR9(cutoff=anything, **cwl),
+        m._NERR10(p=anything, **cwl), m._NERR11(T=anything, **cwl),
+        m._Compat(p=anything, normalize=anything), m._Accuracy(cutoff=anything, rel=anything),
+        m._alpha_DCG(cutoff=anything, alpha=anything, **ia),
+        m._alpha_nDCG(cutoff=anything, alpha=anything, **ia),
+        m._ERR_IA(cutoff=anything, **ia), m._nERR_IA(cutoff=anything, **ia),
+        m._NRBP(alpha=anything, beta=anything, rel=anything),
+        m._nNRBP(alpha=anything, beta=anything, rel=anything),
+        m._AP_IA(**ia), m._P_IA(cutoff=anything, **ia),
+        m._StRecall(cutoff=anything, rel=anything),
+    ]
+
+
+def _evaluators(ir: Any) -> Tuple[Any, Any]:
+    """The evaluator of the measures beyond pytrec_eval's, and the one of both kinds."""
+
+    class Native(ir.providers.Evaluator):  # type: ignore[misc]
+        """The measures beyond pytrec_eval's, by name through :func:`irmetrics.evaluate`."""
+
+        def __init__(self, asked: List[Any], qrels: Any, qids: Iterable[str]) -> None:
+            super().__init__(asked, qids)
+            records = ir.util.QrelsConverter(qrels).as_namedtuple_iter()  # iteration: subtopic
+            self.qrels = Qrels.from_subtopic_records(
+                (r.query_id, r.iteration, r.doc_id, r.relevance) for r in records)
+            self.groups: Dict[bool, Dict[str, Any]] = {}
+            for m in asked:  # judged_only is an option of an evaluation in irmetrics
+                kept = {k: v for k, v in m.params.items() if k != "judged_only"}
+                group = self.groups.setdefault(m.params.get("judged_only") is True, {})
+                group[str(type(m)(**kept))] = m
+
+        def _iter_calc(self, run: Any) -> Iterator[Any]:
+            run = ir.util.RunConverter(run).as_dict_of_dict()
+            judged = {q: docs for q, docs in run.items() if self.qrels.get(q)}
+            for judged_only, named in self.groups.items() if judged else ():
+                found = evaluate(self.qrels, judged, list(named), judged_only=judged_only,
+                                 scores="float32")
+                for qid, values in found.per_query.items():
+                    for name, m in named.items():
+                        yield ir.Metric(query_id=qid, measure=m, value=values[name])
+
+    class Both(ir.providers.Evaluator):  # type: ignore[misc]
+        """pytrec_eval's measures and the others, each kind by its evaluator."""
+
+        def __init__(self, asked: List[Any], parts: List[Any], qids: Iterable[str]) -> None:
+            super().__init__(asked, qids)
+            self.parts = parts
+
+        def _iter_calc(self, run: Any) -> Iterator[Any]:
+            for part in self.parts:
+                yield from part.iter_calc(run)
+
+    return Native, Both
+
+
+def register() -> Any:
+    """Register a new ``irmetrics`` provider with ir_measures
+    (``ir_measures.providers.registry["irmetrics"]``) and return it."""
+    ir = _ir_measures()
+    trec_provider = ir.providers.pytrec_eval_provider.PytrecEvalProvider
+    trec, (Native, Both) = trec_provider(), _evaluators(ir)
+
+    class IrmetricsProvider(trec_provider):  # type: ignore[misc, valid-type]
+        """ir_measures' pytrec_eval provider, computing with irmetrics, and
+        the measures beyond it that irmetrics' registry computes."""
 
         NAME = "irmetrics"
+        SUPPORTED_MEASURES = [*trec_provider.SUPPORTED_MEASURES, *_beyond(ir)]
 
         def initialize(self) -> None:
             self.pytrec_eval = _drop_in
@@ -55,8 +140,19 @@ def register() -> Any:
         def install_instructions(self) -> str:
             return "pip install irmetrics-eval"
 
-    found = IrmetricsProvider()  # type: ignore[no-untyped-call, unused-ignore]
-    providers.register(found)  # type: ignore[no-untyped-call, unused-ignore]
+        def _evaluator(self, asked: Iterable[Any], qrels: Any) -> Any:
+            asked = list(asked)
+            by_trec = [m for m in asked if trec.supports(m)]
+            if len(by_trec) == len(asked):  # the pytrec_eval provider's road alone
+                return super()._evaluator(asked, qrels)
+            qids = set(ir.util.QrelsConverter(qrels).as_dict_of_dict())
+            native = Native([m for m in asked if m not in by_trec], qrels, qids)
+            if not by_trec:
+                return native
+            return Both(asked, [super()._evaluator(by_trec, qrels), native], qids)
+
+    found = IrmetricsProvider()
+    ir.providers.register(found)
     return found
 
 

@@ -518,6 +518,7 @@ ORACLE_ACCEPTS: Dict[str, Callable[[Any], Any]] = {
         judged_docs_only_flag=False).evaluate(scores=_R),
     "OrderedDict and defaultdict": lambda m: m.RelevanceEvaluator(
         collections.OrderedDict(_Q), {"map"}).evaluate(collections.defaultdict(dict, _R)),
+    "11pt_avg's levels unsorted, repeated": _ev(measures={"11pt_avg.0.5,0.2,0.5"}),
     "parameter on a plain measure": _ev(measures={"map.5", "infAP.5", "num_q.3", "11pt_avg.1"}),
     "huge cutoff": _ev(measures={"P.2147483648", "P.99999999999"}),
     "recall level above 1": _ev(measures={"iprec_at_recall.2"}),

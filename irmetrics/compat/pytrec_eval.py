@@ -114,7 +114,8 @@ def _family_measures(fam: str, lists: List[str]) -> List[Tuple[str, Measure]]:
         return [(family.trec_name(v, ()) or fam, Measure(family, v, ())) for v in values]
     if family.param == "none" and not family.trec_params:
         given = ""  # trec_eval ignores parameters of a measure that takes none
-    elif family.trec_params and lists and lists != [given]:
+    elif family.trec_params and lists and lists != [given] and not (
+            family.trec_params == "levels" and len(lists) == 1):  # a set: taken sorted
         # parameters that are not cutoffs, which pytrec_eval would sort,
         # deduplicate or merge (utility.2,1,0,0 reaches trec_eval as
         # utility.0,1,2; set_F.1 and set_F.2 as set_F.1,2, read as set_F.1)
