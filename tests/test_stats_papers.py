@@ -100,9 +100,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
-pytest.skip("issue 47: statistics for papers not built yet", allow_module_level=True)
-
 from hypothesis import assume, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from oracles import require  # noqa: E402
@@ -114,6 +111,23 @@ from irmetrics.compare import compare  # noqa: E402
 from irmetrics.errors import InvalidArgumentError, UndefinedStatisticError  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# Branch b-stats builds the formulas (Tukey's HSD, ANOVA, effect sizes,
+# corrections, power); b-compare builds compare(), the tables, the CLI and the
+# resampling (randomised Tukey).  Until b-compare is merged, its tests are
+# skipped on b-stats alone; once randomized_tukey_hsd exists this does nothing
+# (and can go).
+OTHER_HALF = re.compile(
+    r"test_(randomized_tukey|permutation_test_sampled|bootstrap_test_within|same_seed"
+    r"|all_pairs|several_baselines|one_baseline|compare_|every_pairwise|bad_pairs"
+    r"|letter_marks|paper_tables|to_dataframe|cli_|the_new_corrections|tukey_groups_follow)"
+)
+
+
+@pytest.fixture(autouse=True)
+def _other_half_built(request):
+    if not hasattr(stats, "randomized_tukey_hsd") and OTHER_HALF.match(request.node.name):
+        pytest.skip("built on branch b-compare (compare, resampling)")
 
 # scipy's studentized range distribution integrates to epsabs=1e-11 (and
 # epsrel=1e-12; scipy/stats/_continuous_distns.py, studentized_range_gen):
