@@ -34,7 +34,8 @@ qrels = Qrels.from_trec(sys.argv[1])
 runs = {f"r{i}": evaluate(qrels, path, ["map"]) for i, path in enumerate(sys.argv[2:5])}
 pairs, test = sys.argv[5], sys.argv[6]
 start = time.perf_counter()
-compare(None, runs, ["map"], pairs=pairs, test=test, n_resamples=10_000, seed=0)
+options = {} if pairs == "baseline" else {"pairs": pairs}  # (older trees: no pairs=)
+compare(None, runs, ["map"], test=test, n_resamples=10_000, seed=0, **options)
 print(time.perf_counter() - start)
 """
 
@@ -102,7 +103,7 @@ def main():
                     jobs.append((f"ranx: {label}", [args.ranx, "-c", RANX], None, pairs, test))
                 continue
             for name, tree in trees.items():
-                if name != "irmetrics" and test == "randomized-tukey":
+                if name != "irmetrics" and (pairs == "all" or test == "randomized-tukey"):
                     continue  # (not in older trees)
                 jobs.append((f"{name}: {label}", [sys.executable, "-c", IRMETRICS], tree,
                              pairs, test))

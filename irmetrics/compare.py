@@ -75,7 +75,9 @@ class _Statistics(NamedTuple):
                 *samples, n_resamples=self.n_resamples, seed=self.seed).pvalue
         return None
 
-    def resampled_means(self, samples: List[List[float]]) -> Optional[Tuple[int, List[List[float]]]]:
+    def resampled_means(
+        self, samples: List[List[float]]
+    ) -> Optional[Tuple[int, List[List[float]]]]:
         """(e, m): m[r] is run r's mean difference from the first run, times
         2**-e (no overflow), over the same bootstrap resamples of the
         queries, for every test but the t tests (None for those): each
@@ -495,6 +497,7 @@ def _measure_rows(
                     f"run {runs[i]!r}, query {qid!r}, measure {measure!r}: the difference from "
                     f"{whom} {runs[j]!r} ({v!r} - {b!r}) is beyond the largest float"
                 )
+    family: Optional[List[List[Any]]]
     try:
         family = statistics.family_p_values(samples)
     except UndefinedStatisticError as exc:
@@ -521,7 +524,7 @@ def _measure_rows(
             row["note"] = "; ".join(filter(None, [row["note"], f"no interval: {exc}"]))
             notes.append(f"{who}, {measure}: no confidence interval: {exc}.")
         try:  # TEMPORARY guard until b-stats' paired_cohens_d is merged
-            effect = getattr(stats, "paired_cohens_d")(d, confidence=1.0 - statistics.alpha)
+            effect = stats.paired_cohens_d(d, confidence=1.0 - statistics.alpha)
             row.update(effect_size=effect.value, effect_ci_low=effect.ci_low,
                        effect_ci_high=effect.ci_high)
         except (UndefinedStatisticError, InvalidArgumentError, AttributeError):

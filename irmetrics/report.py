@@ -63,12 +63,12 @@ def _header(c: Any) -> str:
 def _how(c: Any) -> str:
     """The test, alpha and the family, in words."""
     if c.test in ("tukey-hsd", "randomized-tukey"):
-        how = f"which controls the family-wise error rate over {c.family} itself"
+        how = f"; the test controls the family-wise error rate over {c.family}"
     elif c.correction == "none":
         how = f"without correction for multiple comparisons ({c.family})"
     else:
         how = f"after {_CORRECTION_TITLES[c.correction]} correction over {c.family}"
-    return f"{TEST_TITLES[c.test]}, p <= {c.alpha:g} {how}"
+    return f"{TEST_TITLES[c.test]}, p <= {c.alpha:g}{'' if how[0] == ';' else ' '}{how}"
 
 
 def _footer(c: Any) -> List[str]:

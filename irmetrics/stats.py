@@ -613,18 +613,31 @@ def permutation_test(
         for a in left:
             count += size - bisect_left(right, target - a) + bisect_right(right, -target - a)
         return SignificanceResult(mean, count / 2.0**n, "exact")
-    # Sampled: a random n-bit word per resample; bit i set flips d_i.  The
-    # signed sum is read from tables of partial sums over 8 bits (one byte)
-    # at a time: one lookup per 8 differences, in C (map over the bytes).
-    # (arrays: compact tables, one cache line per lookup)
-    tables = [array("d", _signed_sums(d[i : i + 8])) for i in range(0, n, 8)]
-    width = len(tables)
-    count = 0
-    for _ in range(n_resamples):
-        flips = rng.getrandbits(n).to_bytes(width, "little")
-        if abs(sum(map(getitem, tables, flips))) >= target:
-            count += 1
+    # Sampled: per 8 differences (the last padded with zeros), a table of the
+    # 256 signed sums of theirs and a random byte per resample (bit i set flips
+    # the i-th): each table is read for all the resamples at once, in C.
+    padded = d + [0.0] * (-n % 8)
+    tables = [_signed_sums(padded[i : i + 8]) for i in range(0, n, 8)]
+    sums = _added_up((_gather(t, rng.randbytes(n_resamples)) for t in tables), n_resamples)
+    count = sum(1 for s in sums if abs(s) >= target)
     return SignificanceResult(mean, (count + 1) / (n_resamples + 1), "sampled")
+
+
+def _gather(table: Sequence[float], cells: Sequence[int]) -> Sequence[float]:
+    """``[table[c] for c in cells]``, in C."""
+    return itemgetter(*cells)(table) if len(cells) > 1 else [table[c] for c in cells]
+
+
+def _added_up(parts: Iterable[Sequence[float]], size: int) -> List[float]:
+    """The element-wise sums of *parts*, sequences of *size* numbers: added
+    64 parts at a time, in C (``zip`` and ``sum``)."""
+    totals = [0.0] * size
+    parts = iter(parts)
+    while True:
+        chunk = list(islice(parts, 64))
+        if not chunk:
+            return totals
+        totals = list(map(add, totals, map(sum, zip(*chunk))))
 
 
 def _random_bytes(rng: random.Random, count: int, below: int) -> bytes:
@@ -785,14 +798,17 @@ def bootstrap_test(
 
 
 def _combinations(rows: Sequence[Sequence[float]]) -> List[List[float]]:
-    """For each way to permute every row's k values across the k systems
-    (the rows' permutations combined, the first row's varying fastest):
-    each system's sum minus system 0's, for the systems 1..k-1."""
-    out = [[0.0] * (len(rows[0]) - 1)]
-    for row in rows:
-        shares = [[v - p[0] for v in p[1:]] for p in permutations(row)]
-        out = [[a + b for a, b in zip(share, sums)] for sums in out for share in shares]
-    return out
+    """For each system c = 1..k-1, its sum minus system 0's over *rows*
+    under each way to permute every row's k values across the k systems
+    (the ways in one order for every c: the last row's varying slowest)."""
+    tables = []
+    for c in range(1, len(rows[0])):
+        table = [0.0]
+        for row in rows:
+            shares = [p[c] - p[0] for p in permutations(row)]
+            table = [t + v for v in shares for t in table]
+        tables.append(table)
+    return tables
 
 
 def _range_counts(
@@ -815,23 +831,20 @@ def _range_counts(
     if exact:
         total = 1
         sums = [[0.0] * (k - 1)]
-        for table in blocks:
-            total *= len(table)
-            sums = [[a + b for a, b in zip(s, t)] for t in table for s in sums]
+        for tables in blocks:
+            total *= len(tables[0])
+            sums = [[a + t[w] for a, t in zip(s, tables)]
+                    for w in range(len(tables[0])) for s in sums]
         return [max(0.0, *s) - min(0.0, *s) for s in sums], total
-    sums = [[0.0] * n_resamples for _ in range(k - 1)]
-    for table in blocks:
-        size = len(table)
-        if size <= 256:
-            below = 256 - 256 % size
-            picks = itemgetter(*_random_bytes(rng, n_resamples, below))
-        else:
-            below = size
-            picks = itemgetter(*(rng.randrange(size) for _ in range(n_resamples)))
-        for c, column in enumerate(sums):
-            values = [table[u % size][c] for u in range(below)]
-            got = picks(values) if n_resamples > 1 else [picks(values)]
-            sums[c] = list(map(add, column, got))
+    picks = []  # each block's way for each resample (a byte below a multiple of the ways)
+    for tables in blocks:
+        size = len(tables[0])
+        repeat = 256 // size if size <= 256 else 1
+        cells = (_random_bytes(rng, n_resamples, size * repeat) if size <= 256
+                 else [rng.randrange(size) for _ in range(n_resamples)])
+        picks.append(([t * repeat for t in tables], cells))
+    sums = [_added_up((_gather(t[c], cells) for t, cells in picks), n_resamples)
+            for c in range(k - 1)]
     return [max(0.0, *s) - min(0.0, *s) for s in zip(*sums)], n_resamples
 
 

@@ -944,6 +944,20 @@ def test_paper_tables_escape_names_as_todays_reports():
         "p", "table", "thead", "tr", "th", "tbody", "td", "br", "small", "sup"}
 
 
+def test_docs_five_system_table_is_the_printed_one():
+    # docs/compare.md shows the Markdown that its example prints (the docs
+    # tests run the example and compare the ```text block after it) and the
+    # same table as a page renders it: the two must be the same table.
+    page = (ROOT / "docs" / "compare.md").read_text(encoding="utf-8")
+    printed = re.search(r'pairs="all"\)[^\n]*\nprint\(result\.to_markdown\(\)\)\n```\n\n```text\n'
+                        r"(.*?)```", page, re.S)
+    rendered = re.search(r"<!-- example: compare papers rendered -->\n(.*?)\n\n", page, re.S)
+    assert printed and rendered
+    table = [line for line in printed.group(1).splitlines() if line.startswith("|")]
+    assert rendered.group(1).splitlines() == table
+    assert len(table) == 2 + 5 and "<sup>" in rendered.group(1)
+
+
 # === 8. DataFrames and the command line =======================================
 
 
