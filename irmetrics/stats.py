@@ -11,6 +11,7 @@ Pure Python, standard library only; the p-values agree with scipy's.
 :func:`permutation_test`       paired randomization (sign-flip) test of the mean
 :func:`bootstrap_test`         paired bootstrap test of the mean (shift method)
 :func:`bootstrap_ci`           percentile bootstrap interval of the mean difference
+:func:`randomized_tukey_hsd`   randomised Tukey HSD of k systems (Carterette 2012)
 :func:`t_ci`                   t interval of the mean difference
 :func:`adjust_p_values`        Holm and Bonferroni corrections
 =============================  ================================================
@@ -820,8 +821,9 @@ def _range_counts(
     Topics go in blocks of b, as many as keep the (k!)**b ways to permute a
     block within a byte (at least one topic); each block's table holds every
     way's sums (:func:`_combinations`).  Sampled: block by block, for all
-    resamples at once, a random byte picks each resample's way and its sums
-    are added in C.  Exact: every combination of every block's ways.
+    resamples at once, a random byte picks each resample's way, and the
+    blocks' sums are added in C (:func:`_added_up`).  Exact: every
+    combination of every block's ways.
     """
     k, n = len(samples), len(samples[0])
     ways = math.factorial(k)
