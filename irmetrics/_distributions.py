@@ -7,8 +7,12 @@
                                    intervals, power)
 :func:`chi_mean`                   E[g(S)], S = sqrt(X / df), X chi-squared:
                                    the one outer integral of both
-:func:`integrate`                  adaptive Gauss-Kronrod quadrature
+:func:`trapezoid`                  the quadrature: the trapezoid rule, its
+                                   step halved until two results agree
 :func:`normal_sf`                  P(Z > z), accurate far in the tail
+:func:`t_two_tailed`, :func:`t_upper`  Student's t (tail and quantile),
+                                   :func:`f_sf` the F distribution, from
+                                   :func:`betainc`
 =================================  ===========================================
 
 The studentized range and the noncentral t are both averages over the
@@ -23,14 +27,119 @@ the side where it is small (survival functions as sums of positive terms, no
 
 from __future__ import annotations
 
-import heapq
 import math
-from typing import Callable, Sequence, Tuple
-
-__all__ = ["normal_sf", "integrate", "chi_mean", "studentized_range_sf", "nct_cdf"]
+from typing import Callable, Tuple
 
 _SQRT2 = math.sqrt(2.0)
-_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+_INV_SQRT2 = 1.0 / _SQRT2
+_SQRT_2PI = math.sqrt(2.0 * math.pi)
+
+_EPS = 2.220446049250313e-16
+_TINY = 1e-300
+
+
+# === The Student t and F distributions ======================================
+
+
+def _betacf(a: float, b: float, x: float) -> float:
+    """Continued fraction of the incomplete beta function (modified Lentz).
+
+    Converges quickly for ``x < (a + 1) / (a + b + 2)``; the caller swaps the
+    arguments otherwise.
+    """
+    qab, qap, qam = a + b, a + 1.0, a - 1.0
+    c = 1.0
+    d = 1.0 / _off_zero(1.0 - qab * x / qap)
+    h = d
+    for m in range(1, 100_000):
+        m2 = 2 * m
+        even = m * (b - m) * x / ((qam + m2) * (a + m2))
+        odd = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        for aa in (even, odd):  # one step of the fraction each
+            d = 1.0 / _off_zero(1.0 + aa * d)
+            c = _off_zero(1.0 + aa / c)
+            delta = d * c
+            h *= delta
+        if abs(delta - 1.0) < 4 * _EPS:
+            return h
+    raise ArithmeticError(  # pragma: no cover - needs a, b far beyond any query count
+        f"incomplete beta continued fraction did not converge (a={a}, b={b}, x={x})"
+    )
+
+
+def _off_zero(v: float) -> float:
+    """*v*, or a tiny positive number in its place when it is nearly 0 (Lentz's guard)."""
+    return _TINY if abs(v) < _TINY else v
+
+
+def betainc(a: float, b: float, x: float, y: float) -> float:
+    """The regularized incomplete beta function I_x(a, b), with ``y = 1 - x``.
+
+    ``y`` is passed separately so that a caller who knows it exactly (as the
+    t distribution does) loses nothing to ``1 - x``.  The continued fraction is
+    evaluated on the side where it converges, so the result has a small
+    *relative* error whenever it is the small one of I_x(a, b) and
+    I_y(b, a) = 1 - I_x(a, b): that is what keeps far-tail p-values accurate.
+    """
+    if x <= 0.0:
+        return 0.0
+    if y <= 0.0:
+        return 1.0
+    log_front = (
+        a * math.log(x) + b * math.log(y) - (math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b))
+    )
+    if x < (a + 1.0) / (a + b + 2.0):
+        return math.exp(log_front) * _betacf(a, b, x) / a
+    return 1.0 - math.exp(log_front) * _betacf(b, a, y) / b
+
+
+def t_two_tailed(t: float, df: float) -> float:
+    """P(|T| >= |t|) for T ~ Student t with *df* degrees of freedom."""
+    t2 = t * t
+    if math.isinf(t2):  # |t| beyond 1e154: x underflows anyway
+        return 0.0
+    # x = df / (df + t^2) and 1 - x = t^2 / (df + t^2), each computed directly
+    # (t = 0 gives x = 1: p = 1)
+    return betainc(df / 2.0, 0.5, df / (df + t2), t2 / (df + t2))
+
+
+def _t_pdf(t: float, df: float) -> float:
+    return math.exp(
+        math.lgamma((df + 1) / 2)
+        - math.lgamma(df / 2)
+        - 0.5 * math.log(df * math.pi)
+        - (df + 1) / 2 * math.log1p(t * t / df)
+    )
+
+
+def t_upper(q: float, df: float) -> float:
+    """The t > 0 with P(T > t) = q, for 0 < q < 1/2."""
+    lo, hi = 0.0, 1.0
+    while t_two_tailed(hi, df) / 2.0 > q:  # ends by 2**512, where the tail is 0
+        lo, hi = hi, hi * 2.0
+    t = (lo + hi) / 2.0
+    for _ in range(2000):
+        f = t_two_tailed(t, df) / 2.0 - q  # decreasing in t
+        if f > 0:
+            lo = t
+        else:
+            hi = t
+        pdf = _t_pdf(t, df)
+        step = f / pdf if pdf > 0 else math.inf
+        new = t + step
+        if not lo < new < hi:
+            new = (lo + hi) / 2.0
+        if abs(new - t) <= 2 * _EPS * abs(new) or hi - lo <= 2 * _EPS * hi:
+            return new
+        t = new
+    return t  # pragma: no cover - Newton within a bracket converges long before
+
+
+def f_sf(f: float, df1: float, df2: float) -> float:
+    """P(F > f) for F with (df1, df2) degrees of freedom: I_x(df2/2, df1/2),
+    x = df2 / (df2 + df1 f), on its accurate side (:func:`betainc`)."""
+    return betainc(df2 / 2.0, df1 / 2.0, df2 / (df2 + df1 * f), df1 * f / (df2 + df1 * f))
+
 
 # === The normal distribution ==================================================
 
@@ -40,80 +149,15 @@ def normal_sf(z: float) -> float:
     return 0.5 * math.erfc(z / _SQRT2)
 
 
-def _normal_pdf(z: float) -> float:
-    return math.exp(-0.5 * z * z - _LOG_SQRT_2PI)
-
-
-# === Quadrature ================================================================
-
-# The 15-point Kronrod rule and the 7-point Gauss rule it extends, on [-1, 1]
-# (QUADPACK's qk15): nodes from the outside in, the last one 0.
-_KRONROD_NODES = (
-    0.991455371120812639206854697526329, 0.949107912342758524526189684047851,
-    0.864864423359769072789712788640926, 0.741531185599394439863864773280788,
-    0.586087235467691130294144845693013, 0.405845151377397166906606412076961,
-    0.207784955007898467600689403773245, 0.0,
-)
-_KRONROD_WEIGHTS = (
-    0.022935322010529224963732008058970, 0.063092092629978553290700663189204,
-    0.104790010322250183839876322541518, 0.140653259715525918745189590510238,
-    0.169004726639267902826583426598550, 0.190350578064785409913256402421014,
-    0.204432940075298892414161999234649, 0.209482141084727828012999174891714,
-)
-# The Gauss weights of the odd nodes above (1, 3, 5 and 7 counted from 0).
-_GAUSS_WEIGHTS = (
-    0.129484966168869693270611432679082, 0.279705391489276667901467771423780,
-    0.381830050505118944950369775488975, 0.417959183673469387755102040816327,
-)
-
-_Panel = Tuple[float, float, float, float]  # (-error, a, b, value)
-
-
-def _kronrod(f: Callable[[float], float], a: float, b: float) -> _Panel:
-    """The 15-point Kronrod estimate of the integral of f over [a, b] and its
-    error, |Kronrod - Gauss|, as a panel of :func:`integrate`'s heap."""
-    mid, half = (a + b) / 2.0, (b - a) / 2.0
-    centre = f(mid)
-    kronrod = [_KRONROD_WEIGHTS[7] * centre]
-    gauss = [_GAUSS_WEIGHTS[3] * centre]
-    for i in range(7):
-        pair = f(mid - half * _KRONROD_NODES[i]) + f(mid + half * _KRONROD_NODES[i])
-        kronrod.append(_KRONROD_WEIGHTS[i] * pair)
-        if i % 2:
-            gauss.append(_GAUSS_WEIGHTS[i // 2] * pair)
-    value = math.fsum(kronrod) * half
-    return -abs(value - math.fsum(gauss) * half), a, b, value
-
-
-def integrate(
-    f: Callable[[float], float], points: Sequence[float], *, rel: float = 1e-13,
-    limit: int = 500,
-) -> float:
-    """The integral of *f* from points[0] to points[-1], the points splitting
-    the range where f changes its shape.
-
-    Globally adaptive (as QUADPACK's qag): the panel of largest error
-    (|Kronrod 15 - Gauss 7|, which overstates the Kronrod value's error on
-    smooth functions by orders of magnitude) is halved until the errors sum
-    to at most *rel* times the integral, or *limit* panels are reached.
-    """
-    heap = [_kronrod(f, a, b) for a, b in zip(points, points[1:])]
-    heapq.heapify(heap)
-    while len(heap) < limit:
-        if -math.fsum(p[0] for p in heap) <= rel * abs(math.fsum(p[3] for p in heap)):
-            break
-        _, a, b, _ = heapq.heappop(heap)
-        mid = (a + b) / 2.0
-        heapq.heappush(heap, _kronrod(f, a, mid))
-        heapq.heappush(heap, _kronrod(f, mid, b))
-    return math.fsum(p[3] for p in heap)
-
-
 # === The mean over the estimated standard deviation ============================
 
-# The integrand of chi_mean is dropped where the density of S is below
-# exp(-_TAIL) times its largest value (exp(-60) is 9e-27).
-_TAIL = 60.0
+# The mean of chi_mean is taken where the density of log S is above exp(-_TAIL)
+# times its largest value (exp(-100) is 4e-44): smaller probabilities lose
+# their relative accuracy.
+_TAIL = 100.0
+# Two results of the trapezoid rule that agree to this fraction (the error of
+# the finer one is then far smaller, about this squared).
+_AGREE = 1e-8
 
 
 def _log_density_bounds(df: float) -> Tuple[float, float]:
@@ -133,28 +177,64 @@ def _log_density_bounds(df: float) -> Tuple[float, float]:
     return out[0], out[1]
 
 
-def chi_mean(g: Callable[[float], float], df: float) -> float:
+def trapezoid(f: Callable[[float], float], low: float, high: float, step: float) -> float:
+    """The integral of *f* over [low, high], f negligible at both ends: the
+    trapezoid rule, its step halved from about *step* until two results agree
+    to 1e-8.  On a smooth f that vanishes at the ends the rule's error falls
+    as exp(-c / h) or faster, so that halving h at least squares it: the
+    result, one halving past that agreement, is good to about 1e-16."""
+    n = max(2, math.ceil((high - low) / step))
+    h = (high - low) / n
+    total = math.fsum(f(low + i * h) for i in range(n + 1))
+    estimate = total * h
+    for _ in range(12):
+        total += math.fsum(f(low + (i + 0.5) * h) for i in range(n))
+        n, h = 2 * n, h / 2.0
+        if abs(total * h - estimate) <= _AGREE * abs(total * h):
+            break
+        estimate = total * h
+    return total * h
+
+
+def _log_chi_constant(x: float) -> float:
+    """log 2 + x log x - x - lgamma(x): for x >= 50 from Stirling's series
+    (log 2 + log(x) / 2 - log(2 pi) / 2 - 1/(12x) + 1/(360x^3) - 1/(1260x^5)
+    + 1/(1680x^7), the next term below 1e-18), which the difference of large
+    terms would leave with an error of about 1e-16 x log x."""
+    if x < 50.0:
+        return math.log(2.0) + x * math.log(x) - x - math.lgamma(x)
+    inv = 1.0 / x
+    inv2 = inv * inv
+    series = inv * (1 / 12 - inv2 * (1 / 360 - inv2 * (1 / 1260 - inv2 / 1680)))
+    return math.log(2.0) + 0.5 * math.log(x) - 0.5 * math.log(2.0 * math.pi) - series
+
+
+def chi_mean(g: Callable[[float], float], df: float, centre: float = 0.0) -> float:
     """E[g(S)] for S = sqrt(X / df), X chi-squared with *df* degrees of freedom
-    and g bounded.
+    and g bounded, *centre* about where log S weighs most in the mean.
 
     With s = e^u the density of u = log S is
     exp(c + (df / 2)(2u - e^(2u) + 1)), c = log 2 + (df/2) log(df/2) - df/2 -
-    lgamma(df/2): log-concave with its peak at u = 0 and width about
-    1 / sqrt(2 df), so one smooth integrand for every df (:func:`integrate`,
-    the range cut where the density falls below exp(-60) of its peak).
+    lgamma(df/2): log-concave, its peak at u = 0, its width about
+    w = 1 / sqrt(2 df), its left tail falling only as e^(df u).  With
+    u = centre + w sinh(t) both tails fall double exponentially in t, and
+    the trapezoid rule in t (:func:`trapezoid`) converges fast.
     """
     half = df / 2.0
-    log_c = math.log(2.0) + half * math.log(half) - half - math.lgamma(half)
     low, high = _log_density_bounds(df)
     width = 1.0 / math.sqrt(2.0 * df)
-    points = [low] + [w * width for w in (-4.0, -2.0, -1.0, 0.0, 1.0, 2.0, 4.0)
-                      if low < w * width < high] + [high]
 
-    def integrand(u: float) -> float:
+    log_c = _log_chi_constant(half)
+
+    def integrand(t: float) -> float:
+        u = centre + width * math.sinh(t)
         log_h = log_c + half * (2.0 * u - math.exp(2.0 * u) + 1.0)
-        return math.exp(log_h) * g(math.exp(u)) if log_h > -745.0 else 0.0
+        if log_h < -745.0:
+            return 0.0
+        return math.exp(log_h) * g(math.exp(u)) * width * math.cosh(t)
 
-    return integrate(integrand, points)
+    return trapezoid(integrand, math.asinh(min(low - centre, -width) / width),
+                     math.asinh(max(high - centre, width) / width), 0.5)
 
 
 # === The studentized range =====================================================
@@ -171,24 +251,26 @@ def _range_sf(w: float, k: int) -> float:
     (the smallest value at z, some other beyond z + w), with Q the normal
     survival function; a^m - b^m is summed as (a - b) * sum a^i b^(m-1-i),
     positive terms, so that a small P(R > w) keeps its relative accuracy.
-    The integrand peaks near z = -w/2 and falls as exp(-(z + w/2)^2).
+    The integrand peaks near z = -w/2 and falls as exp(-(z + w/2)^2) or
+    faster: the trapezoid rule over z = -w/2 -/+ 9.  For k = 2, R / sqrt(2)
+    is |Z|: P(R > w) = erfc(w / 2).
     """
-    if w <= 0.0:
-        return 1.0
+    if k == 2:
+        return math.erfc(w / 2.0)
     m = k - 1
+    erfc, exp = math.erfc, math.exp
 
     def integrand(z: float) -> float:
-        a = normal_sf(z)
-        c = normal_sf(z + w)
+        a = 0.5 * erfc(z * _INV_SQRT2)
+        c = 0.5 * erfc((z + w) * _INV_SQRT2)
         b = a - c
-        total, b_power = 1.0, 1.0
+        total = b_power = 1.0
         for _ in range(m - 1):
             b_power *= b
             total = a * total + b_power
-        return k * _normal_pdf(z) * c * total
+        return exp(-0.5 * z * z) * c * total
 
-    centre = -w / 2.0
-    return min(1.0, integrate(integrand, [centre + t for t in (-9.0, -3.0, 0.0, 3.0, 9.0)]))
+    return min(1.0, k / _SQRT_2PI * trapezoid(integrand, -w / 2.0 - 9.0, -w / 2.0 + 9.0, 0.5))
 
 
 def studentized_range_sf(q: float, k: int, df: float) -> float:
@@ -204,7 +286,10 @@ def studentized_range_sf(q: float, k: int, df: float) -> float:
         return 0.0
     if df >= _DF_ASYMPTOTIC:
         return _range_sf(q, k)
-    return min(1.0, chi_mean(lambda s: _range_sf(q * s, k), df))
+    # the peak of the mean's integrand, where the range's tail (about
+    # exp(-(q s)^2 / 4)) meets the density of S
+    centre = 0.5 * math.log(df / (df + q * q / 2.0))
+    return min(1.0, chi_mean(lambda s: _range_sf(q * s, k), df, centre))
 
 
 # === The noncentral t ==========================================================

@@ -42,7 +42,7 @@ from operator import add, getitem, itemgetter
 from typing import TYPE_CHECKING, Any, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from ._checks import check_choice, check_int, check_list, check_positive_real
-from ._distributions import studentized_range_sf
+from ._distributions import f_sf, studentized_range_sf, t_two_tailed, t_upper
 from .errors import InvalidArgumentError, UndefinedStatisticError
 
 if TYPE_CHECKING:
@@ -71,8 +71,6 @@ __all__ = [
 #: The names :func:`adjust_p_values` accepts.
 CORRECTIONS = ("holm", "bonferroni", "none")
 
-_EPS = 2.220446049250313e-16
-_TINY = 1e-300
 # Sums of sign-flipped differences that are equal in exact arithmetic can
 # differ in the last bits when added in another order; values within this
 # fraction of sum(|d|) of the observed one count as ties (as "at least as
@@ -92,68 +90,6 @@ class SignificanceResult(NamedTuple):
 
 
 # === The Student t distribution ==============================================
-
-
-def _betacf(a: float, b: float, x: float) -> float:
-    """Continued fraction of the incomplete beta function (modified Lentz).
-
-    Converges quickly for ``x < (a + 1) / (a + b + 2)``; the caller swaps the
-    arguments otherwise.
-    """
-    qab, qap, qam = a + b, a + 1.0, a - 1.0
-    c = 1.0
-    d = 1.0 / _off_zero(1.0 - qab * x / qap)
-    h = d
-    for m in range(1, 100_000):
-        m2 = 2 * m
-        even = m * (b - m) * x / ((qam + m2) * (a + m2))
-        odd = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        for aa in (even, odd):  # one step of the fraction each
-            d = 1.0 / _off_zero(1.0 + aa * d)
-            c = _off_zero(1.0 + aa / c)
-            delta = d * c
-            h *= delta
-        if abs(delta - 1.0) < 4 * _EPS:
-            return h
-    raise ArithmeticError(  # pragma: no cover - needs a, b far beyond any query count
-        f"incomplete beta continued fraction did not converge (a={a}, b={b}, x={x})"
-    )
-
-
-def _off_zero(v: float) -> float:
-    """*v*, or a tiny positive number in its place when it is nearly 0 (Lentz's guard)."""
-    return _TINY if abs(v) < _TINY else v
-
-
-def _betainc(a: float, b: float, x: float, y: float) -> float:
-    """The regularized incomplete beta function I_x(a, b), with ``y = 1 - x``.
-
-    ``y`` is passed separately so that a caller who knows it exactly (as the
-    t distribution does) loses nothing to ``1 - x``.  The continued fraction is
-    evaluated on the side where it converges, so the result has a small
-    *relative* error whenever it is the small one of I_x(a, b) and
-    I_y(b, a) = 1 - I_x(a, b): that is what keeps far-tail p-values accurate.
-    """
-    if x <= 0.0:
-        return 0.0
-    if y <= 0.0:
-        return 1.0
-    log_front = (
-        a * math.log(x) + b * math.log(y) - (math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b))
-    )
-    if x < (a + 1.0) / (a + b + 2.0):
-        return math.exp(log_front) * _betacf(a, b, x) / a
-    return 1.0 - math.exp(log_front) * _betacf(b, a, y) / b
-
-
-def _t_two_tailed(t: float, df: float) -> float:
-    """P(|T| >= |t|) for T ~ Student t with *df* degrees of freedom."""
-    t2 = t * t
-    if math.isinf(t2):  # |t| beyond 1e154: x underflows anyway
-        return 0.0
-    # x = df / (df + t^2) and 1 - x = t^2 / (df + t^2), each computed directly
-    # (t = 0 gives x = 1: p = 1)
-    return _betainc(df / 2.0, 0.5, df / (df + t2), t2 / (df + t2))
 
 
 def _check_real(value: Any, name: str) -> float:
@@ -179,17 +115,8 @@ def t_sf(t: float, df: float) -> float:
     """
     t = _check_real(t, "t")
     df = check_positive_real(df, "df")
-    half = _t_two_tailed(t, df) / 2.0
+    half = t_two_tailed(t, df) / 2.0
     return half if t >= 0 else 1.0 - half
-
-
-def _t_pdf(t: float, df: float) -> float:
-    return math.exp(
-        math.lgamma((df + 1) / 2)
-        - math.lgamma(df / 2)
-        - 0.5 * math.log(df * math.pi)
-        - (df + 1) / 2 * math.log1p(t * t / df)
-    )
 
 
 def t_quantile(p: float, df: float) -> float:
@@ -210,31 +137,8 @@ def t_quantile(p: float, df: float) -> float:
     if p == 0.5:
         return 0.0
     q = p if p < 0.5 else 1.0 - p  # the tail probability, found on t > 0
-    t = _t_upper(q, df)
+    t = t_upper(q, df)
     return -t if p < 0.5 else t
-
-
-def _t_upper(q: float, df: float) -> float:
-    """The t > 0 with P(T > t) = q, for 0 < q < 1/2."""
-    lo, hi = 0.0, 1.0
-    while _t_two_tailed(hi, df) / 2.0 > q:  # ends by 2**512, where the tail is 0
-        lo, hi = hi, hi * 2.0
-    t = (lo + hi) / 2.0
-    for _ in range(2000):
-        f = _t_two_tailed(t, df) / 2.0 - q  # decreasing in t
-        if f > 0:
-            lo = t
-        else:
-            hi = t
-        pdf = _t_pdf(t, df)
-        step = f / pdf if pdf > 0 else math.inf
-        new = t + step
-        if not lo < new < hi:
-            new = (lo + hi) / 2.0
-        if abs(new - t) <= 2 * _EPS * abs(new) or hi - lo <= 2 * _EPS * hi:
-            return new
-        t = new
-    return t  # pragma: no cover - Newton within a bracket converges long before
 
 
 # === Input ====================================================================
@@ -373,7 +277,7 @@ def paired_t_test(x: Iterable[float], y: Optional[Iterable[float]] = None) -> Si
     """
     d = _differences(x, y)
     t = _t_statistic(d)[3]
-    p = _t_two_tailed(t, len(d) - 1)
+    p = t_two_tailed(t, len(d) - 1)
     return SignificanceResult(t, min(1.0, max(0.0, p)), "paired-t")
 
 
@@ -986,12 +890,6 @@ class AnovaResult(NamedTuple):
     residual_variance: float
 
 
-def _f_sf(f: float, df1: float, df2: float) -> float:
-    """P(F > f) for F with (df1, df2) degrees of freedom: I_x(df2/2, df1/2),
-    x = df2 / (df2 + df1 f), on its accurate side (:func:`_betainc`)."""
-    return _betainc(df2 / 2.0, df1 / 2.0, df2 / (df2 + df1 * f), df1 * f / (df2 + df1 * f))
-
-
 def two_way_anova(*samples: Iterable[float]) -> AnovaResult:
     """Two-way ANOVA without replication: k systems (the samples) by n topics
     (the positions), one score per cell.
@@ -1027,8 +925,8 @@ def two_way_anova(*samples: Iterable[float]) -> AnovaResult:
     f_system = f_topic = p_system = p_topic = None
     if v_e > 0.0:
         f_system, f_topic = ss_system / df_system / v_e, ss_topic / df_topic / v_e
-        p_system = _f_sf(f_system, df_system, df_residual)
-        p_topic = _f_sf(f_topic, df_topic, df_residual)
+        p_system = f_sf(f_system, df_system, df_residual)
+        p_topic = f_sf(f_topic, df_topic, df_residual)
     return AnovaResult(ss_system, ss_topic, ss_residual, df_system, df_topic, df_residual,
                        f_system, p_system, f_topic, p_topic, v_e)
 
