@@ -34,11 +34,10 @@ from __future__ import annotations
 import itertools
 import math
 import string
-from array import array
 from bisect import bisect_left, bisect_right
 from itertools import accumulate, combinations, groupby, islice, permutations
 from numbers import Real
-from operator import add, getitem, itemgetter
+from operator import add, itemgetter
 from typing import TYPE_CHECKING, Any, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from ._checks import check_choice, check_int, check_list, check_positive_real
