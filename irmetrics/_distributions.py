@@ -3,8 +3,9 @@
 =================================  ===========================================
 :func:`studentized_range_sf`       P(Q > q), Q the studentized range of k means
                                    with *df* degrees of freedom (Tukey's HSD)
-:func:`nct_cdf`                    P(T <= t), T the noncentral t (effect size
-                                   intervals, power)
+:func:`nct_cdf`                    P(T <= t), T the noncentral t (power), and
+:func:`nct_noncentrality`          its inverse in the noncentrality (effect
+                                   size intervals)
 :func:`chi_mean`                   E[g(S)], S = sqrt(X / df), X chi-squared:
                                    the one outer integral of both
 :func:`trapezoid`                  the quadrature: the trapezoid rule, its
@@ -300,3 +301,44 @@ def nct_cdf(t: float, df: float, nc: float) -> float:
     freedom and noncentrality *nc*: E[Phi(t S - nc)] (:func:`chi_mean`).
     Its survival function is ``nct_cdf(-t, df, -nc)``."""
     return min(1.0, chi_mean(lambda s: normal_sf(nc - t * s), df))
+
+
+def _solve(f: Callable[[float], float], low: float, high: float) -> float:
+    """The x in [low, high] where f, decreasing with f(low) > 0 > f(high),
+    crosses 0: regula falsi, Illinois variant (an end that stays twice in a
+    row has its value halved), to 1e-13 of |x|."""
+    f_low, f_high = f(low), f(high)
+    side = 0
+    x = low
+    for _ in range(200):
+        x = (low * f_high - high * f_low) / (f_high - f_low)
+        if not low < x < high:
+            x = (low + high) / 2.0
+        fx = f(x)
+        if fx > 0:
+            low, f_low = x, fx
+            f_high = f_high / 2.0 if side == 1 else f_high
+            side = 1
+        elif fx < 0:
+            high, f_high = x, fx
+            f_low = f_low / 2.0 if side == -1 else f_low
+            side = -1
+        if fx == 0 or high - low <= 1e-13 * max(1.0, abs(x)):
+            break
+    return x
+
+
+def nct_noncentrality(t: float, df: float, probability: float) -> float:
+    """The noncentrality nc with P(T <= t) = *probability*, T noncentral t
+    with *df* degrees of freedom (P decreases in nc): how a confidence
+    interval of a standardised effect is found from its t."""
+
+    def excess(nc: float) -> float:
+        return nct_cdf(t, df, nc) - probability
+
+    low, high = t - 1.0, t + 1.0
+    while excess(low) <= 0:
+        low -= 2.0 * (t - low)
+    while excess(high) >= 0:
+        high += 2.0 * (high - t)
+    return _solve(excess, low, high)

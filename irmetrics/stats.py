@@ -13,7 +13,8 @@ Pure Python, standard library only; the p-values agree with scipy's.
 :func:`bootstrap_ci`           percentile bootstrap interval of the mean difference
 :func:`randomized_tukey_hsd`   randomised Tukey HSD of k systems (Carterette 2012)
 :func:`t_ci`                   t interval of the mean difference
-:func:`adjust_p_values`        Holm and Bonferroni corrections
+:func:`adjust_p_values`        Holm, Bonferroni, Holm-Sidak, Hommel,
+                               Benjamini-Hochberg and -Yekutieli corrections
 =============================  ================================================
 
 Every test takes paired samples ``x`` and ``y`` (or the differences ``x - y``
@@ -67,8 +68,8 @@ __all__ = [
     "letter_groups",
 ]
 
-#: The names :func:`adjust_p_values` accepts.
-CORRECTIONS = ("holm", "bonferroni", "none")
+#: The names :func:`adjust_p_values` accepts (statsmodels' names for the new ones).
+CORRECTIONS = ("holm", "bonferroni", "none", "holm-sidak", "hommel", "fdr_bh", "fdr_by")
 
 # Sums of sign-flipped differences that are equal in exact arithmetic can
 # differ in the last bits when added in another order; values within this
@@ -810,17 +811,34 @@ def randomized_tukey_hsd(
 def adjust_p_values(p_values: Iterable[float], *, method: str = "holm") -> List[float]:
     """p-values adjusted for multiple comparisons, in the order given.
 
-    ``"bonferroni"``: min(1, m * p).  ``"holm"`` (step-down): with the
-    p-values sorted, p_(1) <= ... <= p_(m), the i-th adjusted value is
-    max over j <= i of min(1, (m - j + 1) * p_(j)), so the adjusted values
-    keep the order of the raw ones.  ``"none"``: unchanged.  Rejecting where
-    the adjusted value is <= alpha controls the family-wise error rate at
-    alpha (for ``"holm"`` and ``"bonferroni"``).
+    With the m p-values sorted, p_(1) <= ... <= p_(m) (every adjusted value
+    capped at 1; the step-down and step-up ones keep the order of the raw):
+
+    - ``"bonferroni"``: m p.
+    - ``"holm"`` (step-down): max over j <= i of (m - j + 1) p_(j).
+    - ``"holm-sidak"`` (step-down): max over j <= i of
+      1 - (1 - p_(j))^(m - j + 1).
+    - ``"hommel"``: Hommel's (1988) closed test of Simes' tests, as
+      statsmodels computes it: for each size s = m .. 2, c_s = min over the
+      s largest p-values of s p_(m-s+j) / j, which raises the adjusted values
+      of those s to at least c_s and of the others to at least min(s p, c_s).
+    - ``"fdr_bh"`` (Benjamini-Hochberg, step-up): min over j >= i of
+      m p_(j) / j.
+    - ``"fdr_by"`` (Benjamini-Yekutieli): the same times sum_{j=1..m} 1/j.
+    - ``"none"``: unchanged.
+
+    Rejecting where the adjusted value is <= alpha controls the family-wise
+    error rate at alpha (Bonferroni, Holm, Holm-Sidak under independence,
+    Hommel under positive dependence), or the false discovery rate
+    (``fdr_bh`` under independence or positive dependence, ``fdr_by`` under
+    any dependence).  Equal to statsmodels' ``multipletests``.
 
     >>> adjust_p_values([0.01, 0.04, 0.03], method="holm")   # 3*0.01, max(2*0.03, .03), 1*0.04
     [0.03, 0.06, 0.06]
     >>> adjust_p_values([0.01, 0.04, 0.03], method="bonferroni")
     [0.03, 0.12, 0.09]
+    >>> [round(p, 4) for p in adjust_p_values([0.01, 0.04, 0.03], method="fdr_bh")]
+    [0.03, 0.04, 0.04]
     """
     if method not in CORRECTIONS:
         raise InvalidArgumentError(
@@ -836,12 +854,40 @@ def adjust_p_values(p_values: Iterable[float], *, method: str = "holm") -> List[
         return ps
     if method == "bonferroni":
         return [min(1.0, m * p) for p in ps]
+    order = sorted(range(m), key=ps.__getitem__)
+    ranked = [ps[i] for i in order]
+    if method == "hommel":
+        adjusted = _hommel(ranked)
+    elif method in ("holm", "holm-sidak"):
+        adjusted = list(itertools.accumulate(
+            [(m - j) * p if method == "holm" else _sidak(p, m - j) for j, p in enumerate(ranked)],
+            max))
+    else:  # step-up: the running minimum from the largest p-value down
+        harmonic = math.fsum(1.0 / j for j in range(1, m + 1)) if method == "fdr_by" else 1.0
+        raw = [p / ((j + 1) / m / harmonic) for j, p in enumerate(ranked)]
+        adjusted = list(itertools.accumulate(reversed(raw), min))[::-1]
     out = [0.0] * m
-    running = 0.0
-    for rank, i in enumerate(sorted(range(m), key=ps.__getitem__)):
-        running = max(running, min(1.0, (m - rank) * ps[i]))
-        out[i] = running
+    for i, value in zip(order, adjusted):
+        out[i] = min(1.0, value)
     return out
+
+
+def _sidak(p: float, m: int) -> float:
+    """1 - (1 - p)^m, without the loss of 1 - p for a small p."""
+    return 1.0 if p == 1.0 else -math.expm1(m * math.log1p(-p))
+
+
+def _hommel(ranked: Sequence[float]) -> List[float]:
+    """Hommel's adjusted p-values of the sorted *ranked*, in their order (the
+    loop of statsmodels' ``multipletests``, so that the values are its own)."""
+    m = len(ranked)
+    adjusted = list(ranked)
+    for size in range(m, 1, -1):
+        first = m - size
+        bound = min(size * ranked[first + j] / (j + 1) for j in range(size))
+        for i in range(m):
+            adjusted[i] = max(adjusted[i], bound if i >= first else min(size * ranked[i], bound))
+    return adjusted
 
 
 # === Many systems: two-way ANOVA and Tukey's HSD ==============================
