@@ -157,7 +157,7 @@ class Comparison:
         self.baseline = design.baselines[0] if design.baselines else None
         self.pairs = design.pairs
         self.family = design.family
-        self.family_size = len(design.comparisons)
+        self.family_size = design.size
         self.measures = tuple(measures)
         self.test = statistics.test
         self.correction = statistics.correction
@@ -338,6 +338,9 @@ def compare(
     if test is None:
         test = "tukey-hsd" if design.pairs == "all" else "paired-t"
     statistics = _Statistics.checked(test, correction, alpha, n_resamples, seed)
+    if test in FAMILY_TESTS and design.pairs != "all":  # the test's family: all pairs
+        pairs = len(design.runs) * (len(design.runs) - 1) // 2
+        design = design._replace(size=pairs, family=f"the {pairs} pairs of runs of each measure")
     ordered = design.runs
     measure_names = list(dict.fromkeys(m.strip() for m in _measure_list(measures)))
     tables = _score(qrels, runs, ordered, measure_names, relevance_level=relevance_level,
@@ -372,6 +375,7 @@ class _Design(NamedTuple):
     pairs: str
     comparisons: List[Tuple[str, str]]
     family: str
+    size: int  # of the family
 
     @property
     def one_baseline(self) -> bool:
@@ -400,7 +404,7 @@ def _design(runs: Any, baseline: Any, pairs: str) -> _Design:
                                        "(every pair of runs is compared)")
         comparisons = [(b, a) for a, b in combinations(names, 2)]
         return _Design(names, (), pairs, comparisons,
-                       f"the {len(comparisons)} pairs of runs of each measure")
+                       f"the {len(comparisons)} pairs of runs of each measure", len(comparisons))
     bases = [names[0]] if baseline is None else [baseline] if isinstance(baseline, str) \
         else list(baseline)
     for name in bases:
@@ -416,8 +420,8 @@ def _design(runs: Any, baseline: Any, pairs: str) -> _Design:
     m = len(comparisons)
     family = f"the {m} comparison{'s' if m != 1 else ''} of each measure"
     if len(bases) > 1:
-        family += f" (each of {len(others)} runs with each of {len(bases)} baselines)"
-    return _Design(bases + others, tuple(bases), pairs, comparisons, family)
+        family += f" (each other run with each of the {len(bases)} baselines)"
+    return _Design(bases + others, tuple(bases), pairs, comparisons, family, m)
 
 
 def _score(
