@@ -673,6 +673,35 @@ def test_bootstrap_test_within_three_monte_carlo_errors(seed):
     assert within_monte_carlo(got.p_value, expected, b)
 
 
+def test_compare_resamples_the_queries_once_for_every_comparison():
+    # The bootstrap's draws depend on n, n_resamples and seed only: compare()
+    # resamples a measure's queries once, and each baseline comparison's
+    # interval and bootstrap test are those of stats on its differences alone.
+    names, runs = scored_runs(127, 4, 30)
+    result = compare(None, runs, ["m"], test="bootstrap", n_resamples=400, seed=5)
+    base = values(runs, "run0", "m")
+    for name in names[1:]:
+        d = [a - b for a, b in zip(values(runs, name, "m"), base)]
+        row = result.row(name, "m")
+        assert (row["ci_low"], row["ci_high"]) == stats.bootstrap_ci(
+            d, confidence=0.95, n_resamples=400, seed=5)
+        assert row["p_value"] == stats.bootstrap_test(d, n_resamples=400, seed=5).p_value
+
+
+def test_bootstrap_sums_are_the_sums_of_rows_drawn_uniformly():
+    # Every row is drawn with probability 1/n: over many resamples each
+    # row's share of the draws is 1/n within a few standard errors (n = 301:
+    # two blocks of 151 cells, the last one empty: drawn again).
+    import random as _random
+
+    n, b = 301, 400
+    columns = [[1.0 if i == j else 0.0 for i in range(n)] for j in (0, 150, 151, 300)]
+    sums = stats._bootstrap_sums(columns, b, _random.Random(3))
+    for column in sums:  # draws of that one row, Binomial(n * b, 1/n) in all
+        assert abs(math.fsum(column) - b) <= 4 * math.sqrt(b)
+        assert all(float(v).is_integer() for v in column)
+
+
 @st.composite
 def difference_relations(draw, max_k=7):
     """A symmetric "significantly different" relation on k systems."""
