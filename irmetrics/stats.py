@@ -42,7 +42,14 @@ from operator import add, itemgetter
 from typing import TYPE_CHECKING, Any, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from ._checks import check_choice, check_int, check_list, check_positive_real
-from ._distributions import f_sf, studentized_range_sf, t_two_tailed, t_upper
+from ._distributions import (
+    f_sf,
+    nct_cdf,
+    nct_noncentrality,
+    studentized_range_sf,
+    t_two_tailed,
+    t_upper,
+)
 from .errors import InvalidArgumentError, UndefinedStatisticError
 
 if TYPE_CHECKING:
@@ -66,6 +73,12 @@ __all__ = [
     "tukey_hsd",
     "TukeyHSDResult",
     "letter_groups",
+    "EffectSize",
+    "paired_cohens_d",
+    "standardized_mean_differences",
+    "paired_t_power",
+    "paired_t_topics",
+    "topic_set_size",
 ]
 
 #: The names :func:`adjust_p_values` accepts (statsmodels' names for the new ones).
@@ -1093,3 +1106,186 @@ def _letters(count: int) -> List[str]:
             out.append(chr(code))
         code += 1
     return out
+
+
+# === Effect sizes =============================================================
+
+
+class EffectSize(NamedTuple):
+    """A standardised effect, its confidence interval and how it was found."""
+
+    value: float
+    ci_low: float
+    ci_high: float
+    method: str
+
+
+def _noncentral_t_interval(
+    value: float, scale: float, df: float, confidence: float
+) -> EffectSize:
+    """*value* with its interval from t = value * scale ~ noncentral t(df,
+    delta * scale): the deltas whose t distribution puts the observed t at
+    its (1 + confidence)/2 and (1 - confidence)/2 quantiles."""
+    t = value * scale
+    low = nct_noncentrality(t, df, (1.0 + confidence) / 2.0) / scale
+    high = nct_noncentrality(t, df, (1.0 - confidence) / 2.0) / scale
+    return EffectSize(value, low, high, "noncentral t")
+
+
+def paired_cohens_d(
+    x: Iterable[float], y: Optional[Iterable[float]] = None, *, confidence: float = 0.95
+) -> EffectSize:
+    """Paired Cohen's d (d_z): mean(x - y) / sd(x - y), with its confidence
+    interval.
+
+    The standard deviation has n - 1 in its denominator.  The interval
+    inverts the noncentral t: t = d sqrt(n) follows the noncentral t with
+    n - 1 degrees of freedom and noncentrality delta sqrt(n); the bounds are
+    the deltas under which the observed t is the (1 + confidence)/2 and
+    (1 - confidence)/2 quantile.  Differences that are all equal raise
+    :class:`~irmetrics.errors.UndefinedStatisticError`.
+
+    >>> r = paired_cohens_d([0.5, 0.7, 0.6, 0.9], [0.4, 0.5, 0.6, 0.6])
+    >>> round(r.value, 4), round(r.ci_low, 4), round(r.ci_high, 4), r.method
+    (1.1619, -0.2015, 2.4378, 'noncentral t')
+    """
+    confidence = _check_level(confidence)
+    d = _differences(x, y)
+    if len(set(d)) == 1:
+        raise UndefinedStatisticError(
+            f"the {len(d)} differences are all equal ({d[0]!r}): their standard deviation "
+            "is 0, so Cohen's d is undefined"
+        )
+    n = len(d)
+    t = _t_statistic(d)[3]
+    return _noncentral_t_interval(t / math.sqrt(n), math.sqrt(n), n - 1, confidence)
+
+
+def standardized_mean_differences(
+    *samples: Iterable[float], confidence: float = 0.95
+) -> List[List[Optional[EffectSize]]]:
+    """Sakai's standardised mean differences of every pair of systems, from the
+    two-way ANOVA's residual variance.
+
+    ES_E[i][j] = (mean_i - mean_j) / sqrt(V_E), V_E of :func:`two_way_anova`
+    (the samples are k systems' scores on the same n topics).  The interval
+    inverts the noncentral t of the pairwise t = ES_E sqrt(n / 2), with
+    (k - 1)(n - 1) degrees of freedom.  The diagonal is ``None``; a residual
+    variance of 0 raises :class:`~irmetrics.errors.UndefinedStatisticError`.
+
+    >>> es = standardized_mean_differences([0.2, 0.4, 0.6, 0.5], [0.3, 0.5, 0.5, 0.6])
+    >>> round(es[1][0].value, 4), es[0][0]
+    (0.7071, None)
+    """
+    confidence = _check_level(confidence)
+    rows = _samples(samples, "two-way")
+    anova = two_way_anova(*rows)
+    if not anova.residual_variance > 0.0:
+        raise UndefinedStatisticError(
+            "the residual variance is 0: the standardised mean differences are undefined"
+        )
+    k, n = len(rows), len(rows[0])
+    sd = math.sqrt(anova.residual_variance)
+    means = [_mean(row) for row in rows]
+    out: List[List[Optional[EffectSize]]] = [[None] * k for _ in range(k)]
+    for i, j in itertools.combinations(range(k), 2):
+        es = _noncentral_t_interval((means[i] - means[j]) / sd, math.sqrt(n / 2.0),
+                                    anova.df_residual, confidence)
+        out[i][j] = es
+        out[j][i] = EffectSize(-es.value, -es.ci_high, -es.ci_low, es.method)
+    return out
+
+
+# === Power and topic set size =================================================
+
+
+def paired_t_power(effect_size: float, n_topics: int, *, alpha: float = 0.05) -> float:
+    """The power of the two-sided paired t test at level *alpha* to detect a
+    standardised effect d (mean difference over the sd of the differences)
+    with n topics.
+
+    With c the 1 - alpha/2 quantile of t(n - 1) and T' the noncentral t with
+    n - 1 degrees of freedom and noncentrality d sqrt(n):
+    power = P(T' > c) + P(T' < -c).  Equal to statsmodels'
+    ``TTestPower().power(d, n, alpha)``.
+
+    >>> round(paired_t_power(0.5, 34), 4)
+    0.8078
+    >>> round(paired_t_power(0.0, 20), 6)   # no effect: the test's level
+    0.05
+    """
+    d = _check_real(effect_size, "effect_size")
+    if not math.isfinite(d):
+        raise InvalidArgumentError(f"'effect_size' must be a finite number (got {effect_size!r})")
+    n = check_int(n_topics, "n_topics", 2)
+    alpha = _check_level(alpha, "'alpha'")
+    return _power(d, n, alpha)
+
+
+def _power(d: float, n: int, alpha: float) -> float:
+    c = t_upper(alpha / 2.0, n - 1)
+    nc = d * math.sqrt(n)
+    return min(1.0, nct_cdf(-c, n - 1, -nc) + nct_cdf(-c, n - 1, nc))
+
+
+def paired_t_topics(effect_size: float, *, power: float = 0.8, alpha: float = 0.05) -> int:
+    """The number of topics the two-sided paired t test needs to detect a
+    standardised effect d with the given *power*: the smallest n >= 2 with
+    :func:`paired_t_power` (d, n) >= power (found by doubling, then
+    bisection; the power grows with n).
+
+    >>> paired_t_topics(0.5)
+    34
+    """
+    d = abs(_check_real(effect_size, "effect_size"))
+    power = _check_level(power, "'power'")
+    alpha = _check_level(alpha, "'alpha'")
+    if not 0.0 < d < math.inf:
+        raise InvalidArgumentError(
+            f"'effect_size' must be a finite nonzero number (got {effect_size!r}): "
+            "no number of topics detects an effect of 0"
+        )
+    low, high = 1, 2  # power(low) < power <= power(high), or low = 1
+    while _power(d, high, alpha) < power:
+        if high > 2**40:
+            raise InvalidArgumentError(
+                f"'effect_size' {effect_size!r} is too small: more than 2**40 topics needed"
+            )
+        low, high = high, 2 * high
+    while high - low > 1:
+        mid = (low + high) // 2
+        if _power(d, mid, alpha) >= power:
+            high = mid
+        else:
+            low = mid
+    return high
+
+
+def topic_set_size(
+    min_difference: float,
+    *,
+    variance: Optional[float] = None,
+    samples: Optional[Sequence[Iterable[float]]] = None,
+    alpha: float = 0.05,
+    power: float = 0.8,
+) -> int:
+    """Sakai's topic set size (t-test based): the topics a paired t test needs
+    to detect a difference in mean scores of *min_difference* with *power*.
+
+    sigma^2, the variance of one system's scores (about its mean and its
+    topic's), is *variance* or, given *samples* (systems' scores on the same
+    topics) instead, their two-way ANOVA's residual variance V_E; the
+    differences of two systems then have variance 2 sigma^2, so the number
+    is :func:`paired_t_topics` (min_difference / sqrt(2 sigma^2)).  Exactly
+    one of *variance* and *samples*.
+
+    >>> topic_set_size(0.05, variance=0.02)
+    128
+    """
+    if (variance is None) == (samples is None):
+        raise InvalidArgumentError("give exactly one of 'variance' and 'samples'")
+    if samples is not None:
+        variance = two_way_anova(*samples).residual_variance
+    sigma2 = check_positive_real(variance, "variance")
+    difference = _check_real(min_difference, "min_difference")
+    return paired_t_topics(difference / math.sqrt(2.0 * sigma2), power=power, alpha=alpha)

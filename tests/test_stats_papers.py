@@ -255,8 +255,20 @@ def oracle_corrected(p_values, method):
 
 def oracle_power(effect_size, n, alpha):
     power = require("statsmodels.stats.power")
-    return float(power.TTestPower().power(effect_size=effect_size, nobs=n, alpha=alpha,
-                                          alternative="two-sided"))
+    value = float(power.TTestPower().power(effect_size=effect_size, nobs=n, alpha=alpha,
+                                           alternative="two-sided"))
+    if math.isnan(value):
+        # scipy's nct.cdf is NaN far in its tail (below about 1e-20; e.g. d = 1,
+        # n = 69, alpha = 0.01), so statsmodels' P(T' > c) + P(T' < -c) lacks
+        # its term on the far side of 0, which is below Phi(-|delta|) (checked
+        # here to be under 1e-9, the power being above alpha: far under the
+        # tolerance of 1e-6): the other term alone, scipy's nct.sf by the
+        # symmetry of the noncentral t.
+        sp = require("scipy.stats")
+        delta = abs(effect_size) * math.sqrt(n)
+        assert float(sp.norm.cdf(-delta)) < 1e-9
+        value = float(sp.nct.sf(sp.t.isf(alpha / 2, n - 1), n - 1, delta))
+    return value
 
 
 def oracle_topics(effect_size, power, alpha):
@@ -283,7 +295,9 @@ def nct_inverse(t, df, target):
     def f(nc):
         return float(sp.nct.cdf(t, df, nc)) - target
 
-    width = 10.0
+    # Steps of 1: scipy's nct.cdf is NaN far in its tail (below about 1e-20,
+    # e.g. nct.cdf(-2.94, 96, 6.56)), so the bracket stays near the root.
+    width = 1.0
     lo, hi = t - width, t + width
     while f(lo) < 0:
         lo -= width
