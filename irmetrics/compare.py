@@ -339,8 +339,9 @@ def compare(
         test = "tukey-hsd" if design.pairs == "all" else "paired-t"
     statistics = _Statistics.checked(test, correction, alpha, n_resamples, seed)
     if test in FAMILY_TESTS and design.pairs != "all":  # the test's family: all pairs
-        pairs = len(design.runs) * (len(design.runs) - 1) // 2
-        design = design._replace(size=pairs, family=f"the {pairs} pairs of runs of each measure")
+        n_pairs = len(design.runs) * (len(design.runs) - 1) // 2
+        design = design._replace(size=n_pairs,
+                                 family=f"the {n_pairs} pairs of runs of each measure")
     ordered = design.runs
     measure_names = list(dict.fromkeys(m.strip() for m in _measure_list(measures)))
     tables = _score(qrels, runs, ordered, measure_names, relevance_level=relevance_level,
@@ -527,11 +528,11 @@ def _measure_rows(
         except InvalidArgumentError as exc:  # a bound beyond the largest float
             row["note"] = "; ".join(filter(None, [row["note"], f"no interval: {exc}"]))
             notes.append(f"{who}, {measure}: no confidence interval: {exc}.")
-        try:  # TEMPORARY guard until b-stats' paired_cohens_d is merged
+        try:
             effect = stats.paired_cohens_d(d, confidence=1.0 - statistics.alpha)
             row.update(effect_size=effect.value, effect_ci_low=effect.ci_low,
                        effect_ci_high=effect.ci_high)
-        except (UndefinedStatisticError, InvalidArgumentError, AttributeError):
+        except (UndefinedStatisticError, InvalidArgumentError):
             pass  # (differences all equal: no standard deviation)
         compared.append(row)
     tested = [r for r in compared if r["p_value"] is not None]
