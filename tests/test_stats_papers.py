@@ -104,11 +104,12 @@ from hypothesis import assume, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from oracles import require  # noqa: E402
 
+from irmetrics import report, stats  # noqa: E402
+from irmetrics.cli import _run  # noqa: E402
+
 # (irmetrics.compare, the attribute of the package, is the function: the
 # module's TESTS are imported by name)
 from irmetrics.compare import TESTS as COMPARE_TESTS  # noqa: E402
-from irmetrics import report, stats  # noqa: E402
-from irmetrics.cli import _run  # noqa: E402
 from irmetrics.compare import compare  # noqa: E402
 from irmetrics.errors import InvalidArgumentError, UndefinedStatisticError  # noqa: E402
 
