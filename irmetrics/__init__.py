@@ -41,6 +41,10 @@ and the tests behind it, equal to scipy's: :func:`paired_t_test`,
 :func:`wilcoxon_test`, :func:`permutation_test`, :func:`bootstrap_test`,
 :func:`bootstrap_ci`, :func:`t_ci`, :func:`adjust_p_values`, and the Student t
 distribution (:func:`t_sf`, :func:`t_quantile`); see :mod:`irmetrics.stats`.
+Many systems and planning: :func:`tukey_hsd` (with :func:`letter_groups`),
+:func:`two_way_anova`, :func:`paired_cohens_d`,
+:func:`standardized_mean_differences`, :func:`paired_t_power`,
+:func:`paired_t_topics`, :func:`topic_set_size`.
 
 >>> from irmetrics import ndcg
 >>> ndcg([3, 2, 3, 0, 1, 2], 6) < 1.0

@@ -162,20 +162,11 @@ _AGREE = 1e-8
 
 
 def _log_density_bounds(df: float) -> Tuple[float, float]:
-    """The u < 0 < v where psi = (df / 2)(2u - e^(2u) + 1), the log of the
-    density of log S over its peak, falls to -_TAIL: Newton's method from
-    outside the root (psi is concave, so the steps never pass it)."""
-    half = df / 2.0
-    out = []
-    for u in (-_TAIL / df - 1.0, 0.5 * math.log(2.0 * _TAIL / half + 2.0) + 0.5):
-        for _ in range(100):
-            step = (half * (2.0 * u - math.exp(2.0 * u) + 1.0) + _TAIL) / (
-                df * (1.0 - math.exp(2.0 * u)))
-            u -= step
-            if abs(step) <= 1e-12 * max(1.0, abs(u)):
-                break
-        out.append(u)
-    return out[0], out[1]
+    """A u < 0 < v beyond which psi = (df / 2)(2u - e^(2u) + 1), the log of
+    the density of log S over its peak, is below -_TAIL: psi <= (df/2)(2u + 1)
+    bounds the left, and with e^(2v) = e (4 _TAIL / df + 2), log(x) <= x - 1
+    gives psi(v) <= -(e - 1) _TAIL on the right."""
+    return -_TAIL / df - 1.0, 0.5 * math.log(4.0 * _TAIL / df + 2.0) + 0.5
 
 
 def trapezoid(f: Callable[[float], float], low: float, high: float, step: float) -> float:

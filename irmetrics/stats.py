@@ -1,6 +1,8 @@
-"""Statistics for comparing two systems over the same queries.
+"""Statistics for comparing systems over the same queries, and for planning
+how many queries (topics) an experiment needs.
 
-Pure Python, standard library only; the p-values agree with scipy's.
+Pure Python, standard library only; the values agree with scipy's and
+statsmodels'.  The distributions behind them are in ``_distributions.py``.
 
 =============================  ================================================
 :func:`t_sf`                   Student t survival function, accurate far in
@@ -15,6 +17,18 @@ Pure Python, standard library only; the p-values agree with scipy's.
 :func:`t_ci`                   t interval of the mean difference
 :func:`adjust_p_values`        Holm, Bonferroni, Holm-Sidak, Hommel,
                                Benjamini-Hochberg and -Yekutieli corrections
+:func:`two_way_anova`          system x topic ANOVA without replication, and
+                               its residual variance V_E
+:func:`tukey_hsd`              Tukey's HSD of every pair, one-way
+                               (``scipy.stats.tukey_hsd``) or two-way
+:func:`letter_groups`          a compact letter display of which differ
+:func:`paired_cohens_d`        paired Cohen's d, with a noncentral t interval
+:func:`standardized_mean_differences`
+                               Sakai's ES_E of every pair, likewise
+:func:`paired_t_power`         the paired t test's power (``TTestPower``)
+:func:`paired_t_topics`        the topics it needs for a given power
+:func:`topic_set_size`         Sakai's topic set size for a difference in
+                               mean scores
 =============================  ================================================
 
 Every test takes paired samples ``x`` and ``y`` (or the differences ``x - y``
@@ -1082,8 +1096,14 @@ def letter_groups(different: Sequence[Sequence[bool]]) -> List[str]:
     >>> letter_groups([[False, False, True], [False, False, False], [True, False, False]])
     ['a', 'ab', 'b']
     """
-    rows = check_list(different, "different", "a square matrix of bools")
+    rows = [check_list(row, "different", "a square matrix of bools")
+            for row in check_list(different, "different", "a square matrix of bools")]
     k = len(rows)
+    if any(len(row) != k for row in rows):
+        raise InvalidArgumentError(
+            f"'different' must be a square matrix of bools (got {k} rows of lengths "
+            f"{', '.join(str(len(row)) for row in rows)})"
+        )
     groups: List[frozenset[int]] = [frozenset(range(k))]
     for i, j in itertools.combinations(range(k), 2):
         if not (rows[i][j] or rows[j][i]):
@@ -1167,7 +1187,7 @@ def standardized_mean_differences(
     """Sakai's standardised mean differences of every pair of systems, from the
     two-way ANOVA's residual variance.
 
-    ES_E[i][j] = (mean_i - mean_j) / sqrt(V_E), V_E of :func:`two_way_anova`
+    ES_E(i, j) = (mean_i - mean_j) / sqrt(V_E), V_E of :func:`two_way_anova`
     (the samples are k systems' scores on the same n topics).  The interval
     inverts the noncentral t of the pairwise t = ES_E sqrt(n / 2), with
     (k - 1)(n - 1) degrees of freedom.  The diagonal is ``None``; a residual
