@@ -24,7 +24,7 @@ from ._parallel import WorkerError
 from ._text import one_line, quoted, strict_json
 from ._trec_help import trec_eval_help
 from ._trec_more import read_zscores
-from .compare import TESTS, compare
+from .compare import PAIRS, TESTS, compare
 from .data import Qrels, Run
 from .diversity import NDEVAL_MEASURES
 from .errors import InvalidArgumentError, IrmetricsError, IrmetricsWarning, UnknownMeasureError
@@ -452,9 +452,10 @@ def _trec_eval_help(argv: Sequence[str], stdout: TextIO) -> bool:
 
 
 _COMPARE_DESCRIPTION = """\
-Compare runs with a baseline: per measure, each run's mean, its difference
-from the baseline with a confidence interval, a two-sided p-value (corrected
-over the runs compared), and the queries won, tied and lost.  Queries are
+Compare runs with a baseline (or several, or all pairs with --pairs all): per
+measure, each run's mean, its difference from the run compared with, with a
+confidence interval and paired Cohen's d, a two-sided p-value (corrected over
+the comparisons of the measure), and the queries won, tied and lost.  Queries are
 paired by id; only queries scored for every run are compared (-c scores a
 judged query missing from a run as 0).  Run names are the file names without
 their last extension.
@@ -467,14 +468,19 @@ def _compare_parser() -> argparse.ArgumentParser:
                    help="TREC run files, at least two; the first is the baseline by default")
     p.add_argument("-m", "--measure", action="append", default=[], metavar="MEASURE",
                    required=True, help="a measure to compare (repeatable), e.g. map, nDCG@10")
-    p.add_argument("--test", choices=TESTS, default="paired-t",
-                   help="the significance test (default: paired-t)")
-    p.add_argument("--baseline", metavar="NAME", default=None,
-                   help="the run the others are compared with (default: the first)")
+    p.add_argument("--test", choices=TESTS, default=None,
+                   help="the significance test (default: tukey-hsd with --pairs all, "
+                        "else paired-t)")
+    p.add_argument("--pairs", choices=PAIRS, default="baseline",
+                   help="compare each run with the baseline(s), or all pairs of runs "
+                        "(default: baseline)")
+    p.add_argument("--baseline", metavar="NAME", action="append", default=None,
+                   help="a run the others are compared with (repeatable; default: the first)")
     p.add_argument("--alpha", type=float, default=0.05, metavar="A",
                    help="significance level; the intervals are at 1 - A (default 0.05)")
     p.add_argument("--correction", choices=CORRECTIONS, default="holm",
-                   help="multiple-comparison correction per measure (default: holm)")
+                   help="multiple-comparison correction over the comparisons of each measure "
+                        "(default: holm)")
     p.add_argument("--resamples", type=int, default=10_000, metavar="N",
                    help="resamples of the sampled tests and the bootstrap (default 10000)")
     p.add_argument("--seed", type=int, default=0, metavar="S",
@@ -506,7 +512,8 @@ def _compare_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -
     with _warnings_to(stderr, "irmetrics compare"):
         result = compare(
             Qrels.from_trec(args.qrels), dict(zip(names, args.runs)), args.measure,
-            baseline=args.baseline, test=args.test, alpha=args.alpha,
+            baseline=args.baseline[0] if args.baseline and len(args.baseline) == 1
+            else args.baseline, pairs=args.pairs, test=args.test, alpha=args.alpha,
             correction=args.correction, n_resamples=args.resamples, seed=args.seed,
             relevance_level=args.level, complete=args.complete, depth=args.depth,
             judged_only=args.judged_only, trec_eval=args.trec_eval,

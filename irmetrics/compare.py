@@ -9,6 +9,7 @@ corrected for the number of runs compared with the baseline.
 from __future__ import annotations
 
 import math
+from itertools import combinations
 from numbers import Real
 from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
@@ -23,7 +24,12 @@ from .report import ROW_KEYS
 __all__ = ["compare", "Comparison", "TESTS"]
 
 #: The tests :func:`compare` runs, by name.
-TESTS = ("paired-t", "wilcoxon", "permutation", "bootstrap")
+TESTS = ("paired-t", "wilcoxon", "permutation", "bootstrap", "tukey-hsd", "randomized-tukey")
+#: The tests that compare all the runs at once and control the family of
+#: all pairs themselves (their p-values are not corrected again).
+FAMILY_TESTS = ("tukey-hsd", "randomized-tukey")
+#: What :func:`compare` pairs: each run with the baseline(s), or every pair.
+PAIRS = ("baseline", "all")
 
 
 Row = Dict[str, Any]
@@ -56,38 +62,79 @@ class _Statistics(NamedTuple):
 
     @property
     def ci_method(self) -> str:
-        if self.test == "paired-t":
+        if self.test in ("paired-t", "tukey-hsd"):
             return "t interval"
         return f"percentile bootstrap, {self.n_resamples} resamples, seed {self.seed}"
 
-    def significance(self, d: List[float]) -> stats.SignificanceResult:
-        """The test of the differences *d*."""
-        if self.test == "paired-t":
-            return stats.paired_t_test(d)
-        if self.test == "wilcoxon":
-            return stats.wilcoxon_test(d)
-        sampled = stats.permutation_test if self.test == "permutation" else stats.bootstrap_test
-        return sampled(d, n_resamples=self.n_resamples, seed=self.seed)
+    def family_p_values(self, samples: List[List[float]]) -> Optional[List[List[float]]]:
+        """The k x k p-values of a test of all pairs at once, or None."""
+        if self.test == "tukey-hsd":
+            return stats.tukey_hsd(*samples, design="two-way").pvalue
+        if self.test == "randomized-tukey":
+            return stats.randomized_tukey_hsd(
+                *samples, n_resamples=self.n_resamples, seed=self.seed).pvalue
+        return None
 
-    def interval(self, d: List[float]) -> Tuple[float, float]:
+    def resampled_means(
+        self, samples: List[List[float]]
+    ) -> Optional[Tuple[int, List[List[float]]]]:
+        """(e, m): m[r] is run r's mean difference from the first run, times
+        2**-e (no overflow), over the same bootstrap resamples of the
+        queries, for every test but the t tests (None for those): each
+        comparison's interval, and the bootstrap test, read them."""
+        if self.test in ("paired-t", "tukey-hsd"):
+            return None
+        first = samples[0]
+        e, scaled = stats._scaled([v - f for s in samples[1:] for v, f in zip(s, first)])
+        n = len(first)
+        columns = [scaled[i : i + n] for i in range(0, len(scaled), n)]
+        sums = stats._bootstrap_sums(columns, self.n_resamples, stats._rng(self.seed))
+        return e, [[0.0] * self.n_resamples] + [[v / n for v in c] for c in sums]
+
+    def significance(self, d: List[float], means: Optional[Tuple[int, List[float]]]
+                     ) -> Tuple[float, float]:
+        """(statistic, p-value) of the test of the differences *d*; *means*:
+        (e, their resampled means times 2**-e)."""
+        if self.test == "bootstrap" and means is not None:
+            e, resampled = means
+            return stats._mean(d), stats._shift_p_value(resampled, [math.ldexp(v, -e) for v in d])
+        if self.test == "wilcoxon":
+            result = stats.wilcoxon_test(d)
+        elif self.test == "permutation":
+            result = stats.permutation_test(d, n_resamples=self.n_resamples, seed=self.seed)
+        else:
+            result = stats.paired_t_test(d)
+        return result.statistic, result.p_value
+
+    def interval(self, d: List[float], means: Optional[Tuple[int, List[float]]]
+                 ) -> Tuple[float, float]:
         """The confidence interval (level 1 - alpha) of the mean of *d*."""
-        if self.test == "paired-t":
+        if means is None:
             return stats.t_ci(d, confidence=1.0 - self.alpha)
-        return stats.bootstrap_ci(d, confidence=1.0 - self.alpha,
-                                  n_resamples=self.n_resamples, seed=self.seed)
+        if len(set(d)) == 1:
+            return d[0], d[0]
+        e, resampled = means
+        low, high = stats._percentile_interval(resampled, 1.0 - self.alpha)
+        return stats._finite_interval(low, high, e, "bootstrap interval")
 
 
 class Comparison:
     """The result of :func:`compare`.
 
-    ``rows``: one plain dict per measure and run (baseline first), keys
-    :data:`ROW_KEYS`; the baseline's row has ``None`` for what compares.
-    ``row(run, measure)``: one of them.  ``queries``: the paired query ids;
-    ``left_out``: ``{run: query ids scored for that run but not for every
-    run}``; ``per_query``: ``{run: {qid: {measure: value}}}`` over the paired
-    queries; ``notes``: sentences about what was left out or undefined.
-    ``test``, ``correction``, ``alpha``, ``confidence`` and ``ci_method``:
-    how they were compared.
+    ``rows``: plain dicts, keys :data:`ROW_KEYS`, measure by measure.  With
+    one baseline, one row per run (baseline first): the baseline's mean,
+    then each run's mean and its comparison with the baseline.  Otherwise
+    (several baselines, all pairs) one row per run with its mean
+    (``versus`` None), then one row per comparison of ``run`` with
+    ``versus``.  ``row(run, measure, versus=None)``: one of them.
+    ``queries``: the paired query ids; ``left_out``: ``{run: query ids
+    scored for that run but not for every run}``; ``per_query``: ``{run:
+    {qid: {measure: value}}}`` over the paired queries; ``notes``: sentences
+    about what was left out or undefined.  ``test``, ``correction``,
+    ``alpha``, ``confidence`` and ``ci_method``: how they were compared;
+    ``family`` (words) and ``family_size``: the comparisons of one measure
+    over which the p-values are corrected.  ``letters`` and ``marks()``: the
+    letter marks of the tables for papers.
     ``to_dict()``, ``to_text()`` (also ``str()``), ``to_markdown()``,
     ``to_latex()`` and ``_repr_html_()`` render it.
     """
@@ -97,6 +144,7 @@ class Comparison:
         statistics: _Statistics,
         *,
         runs: Sequence[str],
+        design: _Design,
         measures: Sequence[str],
         queries: Sequence[str],
         left_out: Dict[str, Tuple[str, ...]],
@@ -105,7 +153,11 @@ class Comparison:
         notes: List[str],
     ) -> None:
         self.runs = tuple(runs)
-        self.baseline = self.runs[0]
+        self.baselines = design.baselines
+        self.baseline = design.baselines[0] if design.baselines else None
+        self.pairs = design.pairs
+        self.family = design.family
+        self.family_size = design.size
         self.measures = tuple(measures)
         self.test = statistics.test
         self.correction = statistics.correction
@@ -132,14 +184,32 @@ class Comparison:
             run: {q: dict(v) for q, v in table.items()} for run, table in self._per_query.items()
         }
 
-    def row(self, run: str, measure: str) -> Row:
-        """The row of *run* for *measure*."""
+    @property
+    def letters(self) -> Dict[str, str]:
+        """Each run's letter in the tables for papers, in run order: a, b, ..."""
+        return dict(zip(self.runs, stats._letters(len(self.runs))))
+
+    def marks(self, measure: str) -> Dict[str, str]:
+        """{run: the letters of the runs it is significantly better than}
+        for *measure* (sorted; better: a larger mean)."""
+        letters = self.letters
+        out: Dict[str, List[str]] = {run: [] for run in self.runs}
         for r in self._rows:
-            if r["run"] == run and r["measure"] == measure:
+            if r["measure"] == measure and r["versus"] is not None and r["significant"]:
+                if r["difference"] > 0:
+                    out[r["run"]].append(letters[r["versus"]])
+                elif r["difference"] < 0:
+                    out[r["versus"]].append(letters[r["run"]])
+        return {run: "".join(sorted(set(marks))) for run, marks in out.items()}
+
+    def row(self, run: str, measure: str, versus: Optional[str] = None) -> Row:
+        """The first row of *run* for *measure* (its comparison with *versus*)."""
+        for r in self._rows:
+            if r["run"] == run and r["measure"] == measure and versus in (None, r["versus"]):
                 return dict(r)
         raise InvalidArgumentError(
-            f"no row for run {run!r} and measure {measure!r} "
-            f"(runs: {', '.join(map(repr, self.runs))}; "
+            f"no row for run {run!r}" + (f" versus {versus!r}" if versus else "")
+            + f" and measure {measure!r} (runs: {', '.join(map(repr, self.runs))}; "
             f"measures: {', '.join(map(repr, self.measures))})"
         )
 
@@ -147,10 +217,14 @@ class Comparison:
         """Everything as plain data (what ``--format json`` prints)."""
         return {
             "baseline": self.baseline,
+            "baselines": list(self.baselines),
+            "pairs": self.pairs,
             "runs": list(self.runs),
             "measures": list(self.measures),
             "test": self.test,
             "correction": self.correction,
+            "family": self.family,
+            "family_size": self.family_size,
             "alpha": self.alpha,
             "confidence": self.confidence,
             "ci_method": self.ci_method,
@@ -186,8 +260,9 @@ def compare(
     runs: Mapping[str, Any],
     measures: Union[str, Iterable[str]],
     *,
-    baseline: Optional[str] = None,
-    test: str = "paired-t",
+    baseline: Union[None, str, Sequence[str]] = None,
+    pairs: str = "baseline",
+    test: Optional[str] = None,
     alpha: float = 0.05,
     correction: str = "holm",
     n_resamples: int = 10_000,
@@ -211,15 +286,24 @@ def compare(
     measures:
         Measure names, as for :func:`~irmetrics.evaluate`; only measures
         averaged by the arithmetic mean (not ``gm_map`` or the counts).
-    baseline:
-        The name of the run the others are compared with; default the first.
+    baseline, pairs:
+        ``pairs="baseline"``: each run is compared with *baseline* (a run's
+        name; default the first run), or, given a list of names, with each
+        of them (the baselines are not compared with each other).
+        ``pairs="all"``: every pair of runs (in ``itertools.combinations``
+        order, later run minus earlier), no baseline.
     test:
         ``"paired-t"`` (Student), ``"wilcoxon"`` (signed-rank, scipy's
         defaults), ``"permutation"`` (sign-flip randomization; exact up to
-        20 queries) or ``"bootstrap"`` (shift method); all two-sided.
+        20 queries), ``"bootstrap"`` (shift method), ``"tukey-hsd"`` (Tukey's
+        HSD, two-way: topics as blocks) or ``"randomized-tukey"`` (Carterette
+        2012); all two-sided.  Default: ``"tukey-hsd"`` with ``pairs="all"``,
+        else ``"paired-t"``.
     alpha, correction:
-        Significance level, and ``"holm"``, ``"bonferroni"`` or ``"none"``,
-        applied over the comparisons of each measure (runs - 1 of them).  A
+        Significance level, and a correction of :data:`irmetrics.stats.CORRECTIONS`
+        (``"holm"``, ``"bonferroni"``, ``"none"``, ...), applied over the
+        comparisons of each measure (the ``family``; a Tukey test controls it
+        itself, and its p-values are not corrected again).  A
         difference is significant when its adjusted p-value is <= alpha;
         alpha is at least :data:`ALPHA_MIN` (below it 1 - alpha/2 rounds to 1).
     n_resamples, seed:
@@ -233,7 +317,9 @@ def compare(
     run as an empty ranking, so every judged query is); the others are listed
     in ``left_out`` and in the notes.  The confidence interval (level
     1 - alpha) of the mean difference is the t interval for ``"paired-t"``
-    and the percentile bootstrap otherwise.  A test the data leave undefined
+    and ``"tukey-hsd"`` and the percentile bootstrap otherwise (the queries
+    resampled once for all the comparisons of a measure); every comparison
+    also has paired Cohen's d with its noncentral t interval.  A test the data leave undefined
     (the t test on differences that are all equal; Wilcoxon on all-zero
     differences) has ``p_value=None`` and a note saying why.
 
@@ -249,8 +335,15 @@ def compare(
     >>> round(row["p_value"], 4)         # d = 0.5, 0.5, 0: t = 2, 2 degrees of freedom
     0.1835
     """
+    design = _design(runs, baseline, pairs)
+    if test is None:
+        test = "tukey-hsd" if design.pairs == "all" else "paired-t"
     statistics = _Statistics.checked(test, correction, alpha, n_resamples, seed)
-    ordered = _ordered_runs(runs, baseline)
+    if test in FAMILY_TESTS and design.pairs != "all":  # the test's family: all pairs
+        n_pairs = len(design.runs) * (len(design.runs) - 1) // 2
+        design = design._replace(size=n_pairs,
+                                 family=f"the {n_pairs} pairs of runs of each measure")
+    ordered = design.runs
     measure_names = list(dict.fromkeys(m.strip() for m in _measure_list(measures)))
     tables = _score(qrels, runs, ordered, measure_names, relevance_level=relevance_level,
                     complete=complete, depth=depth, judged_only=judged_only,
@@ -258,13 +351,13 @@ def compare(
     common, left_out, notes = _pair(tables, scored=qrels is None)
     rows: List[Row] = []
     for measure in measure_names:
-        rows += _measure_rows(tables, ordered, common, measure, notes, statistics)
+        rows += _measure_rows(tables, design, common, measure, notes, statistics)
     per_query = {
         name: {qid: {m: float(tables[name][qid][m]) for m in measure_names} for qid in common}
         for name in ordered
     }
     return Comparison(
-        statistics, runs=ordered, measures=measure_names, queries=common,
+        statistics, runs=ordered, design=design, measures=measure_names, queries=common,
         left_out=left_out, per_query=per_query, rows=rows, notes=notes,
     )
 
@@ -276,8 +369,26 @@ def compare(
 ALPHA_MIN = stats.ALPHA_MIN
 
 
-def _ordered_runs(runs: Any, baseline: Optional[str]) -> List[str]:
-    """The run names, the baseline first."""
+class _Design(NamedTuple):
+    """What is compared: the runs in order, the baselines, and the
+    comparisons (run, versus) of each measure, the family in words."""
+
+    runs: List[str]
+    baselines: Tuple[str, ...]
+    pairs: str
+    comparisons: List[Tuple[str, str]]
+    family: str
+    size: int  # of the family
+
+    @property
+    def one_baseline(self) -> bool:
+        """Each run compared once, with one baseline: a run's row holds its
+        mean and its comparison (the rows and tables of one baseline)."""
+        return len(self.baselines) == 1
+
+
+def _design(runs: Any, baseline: Any, pairs: str) -> _Design:
+    """The runs (the baselines first) and their comparisons, checked."""
     if not isinstance(runs, Mapping):
         raise InvalidArgumentError(
             f"'runs' must be a mapping of run names to runs (got {type(runs).__name__})"
@@ -288,13 +399,32 @@ def _ordered_runs(runs: Any, baseline: Optional[str]) -> List[str]:
     for name in names:
         if not isinstance(name, str):
             raise InvalidArgumentError(f"run names must be str (got {name!r})")
-    if baseline is None:
-        baseline = names[0]
-    elif baseline not in runs:
+    if pairs not in PAIRS:
+        raise InvalidArgumentError(f"'pairs' must be 'baseline' or 'all' (got {pairs!r})")
+    if pairs == "all":
+        if baseline is not None:
+            raise InvalidArgumentError("'baseline' cannot be given with pairs='all' "
+                                       "(every pair of runs is compared)")
+        comparisons = [(b, a) for a, b in combinations(names, 2)]
+        return _Design(names, (), pairs, comparisons,
+                       f"the {len(comparisons)} pairs of runs of each measure", len(comparisons))
+    bases = [names[0]] if baseline is None else [baseline] if isinstance(baseline, str) \
+        else list(baseline)
+    for name in bases:
+        if name not in runs:
+            raise InvalidArgumentError(
+                f"baseline {name!r} is not one of the runs ({', '.join(map(repr, names))})"
+            )
+    others = [n for n in names if n not in bases]
+    if not others or len(set(bases)) != len(bases):
         raise InvalidArgumentError(
-            f"baseline {baseline!r} is not one of the runs ({', '.join(map(repr, names))})"
-        )
-    return [baseline] + [n for n in names if n != baseline]
+            f"'baseline' must name distinct runs and leave one to compare (got {baseline!r})")
+    comparisons = [(r, b) for b in bases for r in others]
+    m = len(comparisons)
+    family = f"the {m} comparison{'s' if m != 1 else ''} of each measure"
+    if len(bases) > 1:
+        family += f" (each other run with each of the {len(bases)} baselines)"
+    return _Design(bases + others, tuple(bases), pairs, comparisons, family, m)
 
 
 def _score(
@@ -354,57 +484,92 @@ def _pair(
 
 
 def _measure_rows(
-    tables: Dict[str, Table], ordered: Sequence[str], common: Sequence[str], measure: str,
+    tables: Dict[str, Table], design: _Design, common: Sequence[str], measure: str,
     notes: List[str], statistics: _Statistics,
 ) -> List[Row]:
-    """One measure's rows: the baseline's mean, then each run tested against it
-    (p-values corrected over the runs); undefined tests add a note."""
-    baseline = ordered[0]
-    base = [float(tables[baseline][qid][measure]) for qid in common]
-    rows = [_row(measure, baseline, True, stats._mean(base))]
-    for name in ordered[1:]:
-        values = [float(tables[name][qid][measure]) for qid in common]
-        row = _row(measure, name, False, stats._mean(values))
-        d = [v - b for v, b in zip(values, base)]
-        for qid, diff, v, b in zip(common, d, values, base):
-            if not math.isfinite(diff):
+    """One measure's rows: the runs' means, then each comparison (run,
+    versus) tested, its p-values corrected over the family; undefined tests
+    add a note.  One loop of comparisons, whatever the pairing."""
+    runs = design.runs
+    samples = [[float(tables[name][qid][measure]) for qid in common] for name in runs]
+    means = [stats._mean(v) for v in samples]
+    index = {name: i for i, name in enumerate(runs)}
+    shown = design.baselines if design.one_baseline else runs
+    rows = [_row(measure, name, name in design.baselines, means[index[name]]) for name in shown]
+    for i, j in ((index[r], index[v]) for r, v in design.comparisons):
+        for qid, v, b in zip(common, samples[i], samples[j]):
+            if not math.isfinite(v - b):
+                whom = "the baseline" if design.baselines else "run"
                 raise InvalidArgumentError(
-                    f"run {name!r}, query {qid!r}, measure {measure!r}: the difference from "
-                    f"the baseline {baseline!r} ({v!r} - {b!r}) is beyond the largest float"
+                    f"run {runs[i]!r}, query {qid!r}, measure {measure!r}: the difference from "
+                    f"{whom} {runs[j]!r} ({v!r} - {b!r}) is beyond the largest float"
                 )
+    family: Optional[List[List[Any]]]
+    try:
+        family = statistics.family_p_values(samples)
+    except UndefinedStatisticError as exc:
+        family = [[None] * len(runs)] * len(runs)
+        notes.append(f"{measure}: no p-value: {exc}.")
+    resampled = statistics.resampled_means(samples)
+    compared = []
+    for i, j in ((index[r], index[v]) for r, v in design.comparisons):
+        row = _row(measure, runs[i], False, means[i], runs[j])
+        values, base = samples[i], samples[j]
+        d = [v - b for v, b in zip(values, base)]
         row["difference"] = stats._mean(d)
         row["wins"] = sum(1 for v, b in zip(values, base) if v > b)
         row["ties"] = sum(1 for v, b in zip(values, base) if v == b)
         row["losses"] = sum(1 for v, b in zip(values, base) if v < b)
+        drawn = None if resampled is None else (
+            resampled[0], [a - b for a, b in zip(resampled[1][i], resampled[1][j])])
+        who = runs[i] if design.one_baseline else f"{runs[i]} vs {runs[j]}"
+        _test(row, d, drawn, None if family is None else family[i][j], statistics,
+              notes, who)
         try:
-            result = statistics.significance(d)
-        except UndefinedStatisticError as exc:
-            row["note"] = f"{report.TEST_TITLES[statistics.test]} undefined: {exc}"
-            notes.append(f"{name}, {measure}: no p-value: {exc}.")
-        else:
-            row["statistic"] = result.statistic
-            row["p_value"] = result.p_value
-        try:
-            row["ci_low"], row["ci_high"] = statistics.interval(d)
+            row["ci_low"], row["ci_high"] = statistics.interval(d, drawn)
         except InvalidArgumentError as exc:  # a bound beyond the largest float
             row["note"] = "; ".join(filter(None, [row["note"], f"no interval: {exc}"]))
-            notes.append(f"{name}, {measure}: no confidence interval: {exc}.")
-        rows.append(row)
-    tested = [r for r in rows[1:] if r["p_value"] is not None]
-    adjusted = stats.adjust_p_values([r["p_value"] for r in tested], method=statistics.correction)
-    for r, p in zip(tested, adjusted):
+            notes.append(f"{who}, {measure}: no confidence interval: {exc}.")
+        try:
+            effect = stats.paired_cohens_d(d, confidence=1.0 - statistics.alpha)
+            row.update(effect_size=effect.value, effect_ci_low=effect.ci_low,
+                       effect_ci_high=effect.ci_high)
+        except (UndefinedStatisticError, InvalidArgumentError):
+            pass  # (differences all equal: no standard deviation)
+        compared.append(row)
+    tested = [r for r in compared if r["p_value"] is not None]
+    p_values = [r["p_value"] for r in tested]
+    if statistics.test not in FAMILY_TESTS:
+        p_values = stats.adjust_p_values(p_values, method=statistics.correction)
+    for r, p in zip(tested, p_values):
         r["p_adjusted"] = p
         r["significant"] = p <= statistics.alpha
-    return rows
+    return rows + compared
+
+
+def _test(row: Row, d: List[float], drawn: Any, family_p: Any, statistics: _Statistics,
+          notes: List[str], who: str) -> None:
+    """The row's statistic and p-value: its family's test's, or its own test's."""
+    if statistics.test in FAMILY_TESTS:
+        row["statistic"] = row["difference"]
+        row["p_value"] = family_p
+        return
+    try:
+        row["statistic"], row["p_value"] = statistics.significance(d, drawn)
+    except UndefinedStatisticError as exc:
+        row["note"] = f"{report.TEST_TITLES[statistics.test]} undefined: {exc}"
+        notes.append(f"{who}, {row['measure']}: no p-value: {exc}.")
 
 
 _AGGREGATES = {"sum": "a sum", "gm": "a geometric mean", "first": "text"}
 
 
-def _row(measure: str, run: str, is_baseline: bool, mean: float) -> Row:
+def _row(measure: str, run: str, is_baseline: bool, mean: float,
+         versus: Optional[str] = None) -> Row:
+    """A row: a run's mean, or (*versus* given) its comparison, to be filled."""
     row: Row = dict.fromkeys(ROW_KEYS)
-    row.update(measure=measure, run=run, baseline=is_baseline, mean=mean,
-               significant=None if is_baseline else False)
+    row.update(measure=measure, run=run, versus=versus, baseline=is_baseline, mean=mean,
+               significant=None if versus is None else False)
     return row
 
 

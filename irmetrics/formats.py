@@ -191,8 +191,10 @@ def html_table(
     css_class: Optional[str] = None,
     right: Collection[int] = (),
     sep: str = "",
+    markup: bool = False,
 ) -> str:
-    """An HTML table, every cell escaped; *right*: the columns aligned right;
+    """An HTML table, every cell escaped (*markup*: the cells are HTML
+    already, escaped by the caller); *right*: the columns aligned right;
     *sep*: what goes between the table's parts (``"\\n"``: a row a line).
 
     >>> html_table(["a"], [["<1>"]])
@@ -201,12 +203,13 @@ def html_table(
     import html  # only for notebooks
 
     esc = html.escape
+    cell = str if markup else esc
     start = f'<table class="{esc(css_class)}">' if css_class else "<table>"
     if caption is not None:
         start += f"<caption>{esc(caption)}</caption>"
     head = "<thead><tr>" + "".join(f"<th>{esc(h)}</th>" for h in header) + "</tr></thead>"
-    body = ["<tr>" + "".join(f'<td style="text-align: right">{esc(c)}</td>' if i in right
-                             else f"<td>{esc(c)}</td>" for i, c in enumerate(row)) + "</tr>"
+    body = ["<tr>" + "".join(f'<td style="text-align: right">{cell(c)}</td>' if i in right
+                             else f"<td>{cell(c)}</td>" for i, c in enumerate(row)) + "</tr>"
             for row in rows]
     return sep.join([start, head, "<tbody>", *body, "</tbody></table>"])
 

@@ -164,7 +164,8 @@ _ROW_KINDS = {
     "measure": "str", "run": "str", "baseline": "bool", "mean": "float",
     "difference": "float", "ci_low": "float", "ci_high": "float", "statistic": "float",
     "p_value": "float", "p_adjusted": "float", "significant": "bool", "wins": "int",
-    "ties": "int", "losses": "int", "note": "str",
+    "ties": "int", "losses": "int", "note": "str", "versus": "str", "effect_size": "float",
+    "effect_ci_low": "float", "effect_ci_high": "float",
 }
 
 
@@ -174,7 +175,8 @@ def comparison_frame(comparison: Comparison, *, backend: str = "pandas") -> Any:
     Columns: :data:`~irmetrics.compare.ROW_KEYS` in that order (``measure``,
     ``run``, ``baseline``, ``mean``, ``difference``, ``ci_low``, ``ci_high``,
     ``statistic``, ``p_value``, ``p_adjusted``, ``significant``, ``wins``,
-    ``ties``, ``losses``, ``note``); what does not apply (the baseline's
+    ``ties``, ``losses``, ``note``, ``versus``, ``effect_size``,
+    ``effect_ci_low``, ``effect_ci_high``); what does not apply (the baseline's
     difference, a p-value the test leaves undefined) is missing (NaN or
     ``<NA>`` in pandas, null in polars).
     """

@@ -110,7 +110,8 @@ def differences(
     if measure is None:
         measure = comparison.measures[0]
     _check_measure(comparison, measure)
-    baseline = comparison.baseline
+    # (all pairs: the differences from the first run)
+    baseline = comparison.runs[0] if comparison.baseline is None else comparison.baseline
     others = [r for r in comparison.runs if r != baseline]
     if run is None:
         run = others[0]

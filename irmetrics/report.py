@@ -38,8 +38,12 @@ TEST_TITLES = {
     "wilcoxon": "two-sided Wilcoxon signed-rank test",
     "permutation": "two-sided paired randomization test",
     "bootstrap": "two-sided paired bootstrap test",
+    "tukey-hsd": "two-way Tukey HSD test (topics as blocks)",
+    "randomized-tukey": "randomised Tukey HSD test (Carterette 2012)",
 }
-_CORRECTION_TITLES = {"holm": "Holm", "bonferroni": "Bonferroni", "none": "no"}
+_CORRECTION_TITLES = {"holm": "Holm", "bonferroni": "Bonferroni", "none": "no",
+                      "holm-sidak": "Holm-Sidak", "hommel": "Hommel",
+                      "fdr_bh": "Benjamini-Hochberg", "fdr_by": "Benjamini-Yekutieli"}
 _MARK = "*"
 
 
@@ -47,38 +51,54 @@ _MARK = "*"
 
 
 def _header(c: Any) -> str:
-    return (
-        f"Baseline {c.baseline!r}; {TEST_TITLES[c.test]}; "
-        f"{len(c.queries)} paired queries."
-    )
+    if c.pairs == "all":
+        what = f"All pairs of {len(c.runs)} runs"
+    elif len(c.baselines) > 1:
+        what = "Baselines " + ", ".join(map(repr, c.baselines))
+    else:
+        what = f"Baseline {c.baseline!r}"
+    return f"{what}; {TEST_TITLES[c.test]}; {len(c.queries)} paired queries."
+
+
+def _how(c: Any) -> str:
+    """The test, alpha and the family, in words."""
+    if c.test in ("tukey-hsd", "randomized-tukey"):
+        how = f"; the test controls the family-wise error rate over {c.family}"
+    elif c.correction == "none":
+        how = f"without correction for multiple comparisons ({c.family})"
+    else:
+        how = f"after {_CORRECTION_TITLES[c.correction]} correction over {c.family}"
+    return f"{TEST_TITLES[c.test]}, p <= {c.alpha:g}{'' if how[0] == ';' else ' '}{how}"
 
 
 def _footer(c: Any) -> List[str]:
-    others = len(c.runs) - 1
-    if c.correction == "none":
-        how = "without correction for multiple comparisons"
-    else:
-        how = (
-            f"after {_CORRECTION_TITLES[c.correction]} correction over the {others} "
-            f"comparison{'s' if others != 1 else ''} of each measure"
-        )
-    lines = [
-        f"{_MARK} significantly different from the baseline ({TEST_TITLES[c.test]}, "
-        f"p <= {c.alpha:g} {how}).",
+    one = len(c.baselines) == 1
+    marked = "different from the baseline" if one else "different from the run compared with"
+    versus = "the baseline" if one else "the run compared with"
+    return [
+        f"{_MARK} significantly {marked} ({_how(c)}).",
         f"CI: {_fmt_percent(c.confidence)} confidence interval of the mean difference "
-        f"({c.ci_method}); W/T/L: queries better/equal/worse than the baseline.",
-    ]
-    return lines + list(c.notes)
+        f"({c.ci_method}); W/T/L: queries better/equal/worse than {versus}.",
+    ] + list(c.notes)
+
+
+def _paper_footer(c: Any) -> List[str]:
+    """Under a table of letter marks: what a mark says, and the notes."""
+    return [f"A letter after a mean: significantly better than the run of that letter "
+            f"({_how(c)})."] + list(c.notes)
 
 
 def _cells(c: Any, r: Row) -> List[str]:
+    versus = [] if len(c.baselines) == 1 else [r["versus"] or ""]
+    if r["versus"] is None:
+        return [r["measure"], r["run"], *versus, f"{r['mean']:.4f}",
+                "(baseline)" if r["baseline"] else "", "", "", "", ""]
     mark = _MARK if r["significant"] else ""
-    if r["baseline"]:
-        return [r["measure"], r["run"], f"{r['mean']:.4f}", "(baseline)", "", "", "", ""]
     ci = "" if r["ci_low"] is None else f"[{r['ci_low']:+.4f}, {r['ci_high']:+.4f}]"
     return [
         r["measure"],
         r["run"],
+        *versus,
         f"{r['mean']:.4f}{mark}",
         f"{r['difference']:+.4f}",
         ci,
@@ -89,10 +109,24 @@ def _cells(c: Any, r: Row) -> List[str]:
 
 
 def _columns(c: Any) -> List[str]:
-    title = _CORRECTION_TITLES[c.correction]
-    adjusted = "p" if c.correction == "none" else f"p ({title})"
-    return ["measure", "run", "mean", "diff", f"{_fmt_percent(c.confidence)} CI",
+    if c.test in ("tukey-hsd", "randomized-tukey"):
+        adjusted = "p (family)"
+    elif c.correction == "none":
+        adjusted = "p"
+    else:
+        adjusted = f"p ({_CORRECTION_TITLES[c.correction]})"
+    versus = [] if len(c.baselines) == 1 else ["versus"]
+    return ["measure", "run", *versus, "mean", "diff", f"{_fmt_percent(c.confidence)} CI",
             "p", adjusted, "W/T/L"]
+
+
+def _paper_rows(c: Any) -> List[List[Any]]:
+    """The table for papers: per run, its letter and name, then per measure
+    its mean and the letters of the runs it is significantly better than."""
+    marks = {m: c.marks(m) for m in c.measures}
+    means = {(r["run"], r["measure"]): r["mean"] for r in c._rows if r["versus"] is None}
+    return [[letter, run] + [(f"{means[run, m]:.4f}", marks[m][run]) for m in c.measures]
+            for run, letter in c.letters.items()]
 
 
 def text(c: Any) -> str:
@@ -100,7 +134,7 @@ def text(c: Any) -> str:
     header = _columns(c)
     body = [[_one_line(c) for c in _cells(c, r)] for r in c._rows]
     widths = [max(len(row[i]) for row in [header] + body) for i in range(len(header))]
-    left = {0, 1}
+    left = {0, 1, 2} if len(c.baselines) != 1 else {0, 1}
 
     def line(cells: Sequence[str]) -> str:
         parts = [c.ljust(w) if i in left else c.rjust(w)
@@ -114,7 +148,18 @@ def text(c: Any) -> str:
 
 
 def markdown(c: Any) -> str:
-    """A Markdown (GitHub) table with the same columns as :meth:`to_text`."""
+    """A Markdown (GitHub) table with the same columns as :meth:`to_text`;
+    with other comparisons than one baseline's, the table for papers."""
+    if len(c.baselines) != 1:
+        out = [_md_escape(_header(c), line=True), ""]
+        out.append("| run | " + " | ".join(_md_escape(m) for m in c.measures) + " |")
+        out.append("|---|" + "---:|" * len(c.measures))
+        for letter, run, *cells in _paper_rows(c):
+            marked = [mean + (f"<sup>{mark}</sup>" if mark else "") for mean, mark in cells]
+            out.append(f"| ({letter}) {_md_escape(run)} | " + " | ".join(marked) + " |")
+        out.append("")
+        out += [_md_escape(line, line=True) + "  " for line in _paper_footer(c)]
+        return "\n".join(out).rstrip() + "\n"
     header = _columns(c)
     out = [_md_escape(_header(c), line=True), ""]
     out.append("| " + " | ".join(header) + " |")
@@ -136,6 +181,8 @@ def latex(c: Any) -> str:
     out = [f"\\begin{{tabular}}{{{cols}}}", "\\toprule"]
     out.append(" & ".join(["Run"] + [_tex_escape(m) for m in c.measures]) + " \\\\")
     out.append("\\midrule")
+    if len(c.baselines) != 1:
+        return _latex_paper(c, out)
     for run in c.runs:
         # "{}" first: a row that began with "[" or "*" would be read as the
         # argument of the "\\" or "\midrule" before it.
@@ -157,10 +204,32 @@ def latex(c: Any) -> str:
     return "\n".join(out) + "\n"
 
 
+def _latex_paper(c: Any, out: List[str]) -> str:
+    """The LaTeX table for papers, after its header lines *out*."""
+    for letter, run, *cells in _paper_rows(c):
+        marked = [mean + (f"$^{{{mark}}}$" if mark else "") for mean, mark in cells]
+        out.append(" & ".join([f"{{}}({letter}) {_tex_escape(run)}"] + marked) + " \\\\")
+    out.append("\\bottomrule")
+    for line in _paper_footer(c):
+        before, _, after = line.partition(f"p <= {c.alpha:g}")
+        note = _tex_escape(before) + (f"$p \\le {c.alpha:g}$" + _tex_escape(after) if _ else "")
+        out.append(f"\\multicolumn{{{len(c.measures) + 1}}}{{l}}{{\\footnotesize {note}}} \\\\")
+    out.append("\\end{tabular}")
+    return "\n".join(out) + "\n"
+
+
 def html(c: Any) -> str:
     """An HTML table (Jupyter shows it), every name and id escaped."""
     import html as _html  # only for notebooks
 
+    if len(c.baselines) != 1:
+        footer = "<br>".join(_html.escape(line) for line in _paper_footer(c))
+        rows = [[f"({letter}) {_html.escape(run)}"]
+                + [mean + (f"<sup>{mark}</sup>" if mark else "") for mean, mark in cells]
+                for letter, run, *cells in _paper_rows(c)]
+        return (f"<p>{_html.escape(_header(c))}</p>"
+                + html_table(["run", *c.measures], rows, markup=True)
+                + f"<p><small>{footer}</small></p>")
     footer = "<br>".join(_html.escape(line) for line in _footer(c))
     return (
         f"<p>{_html.escape(_header(c))}</p>"

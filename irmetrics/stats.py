@@ -13,6 +13,7 @@ statsmodels'.  The distributions behind them are in ``_distributions.py``.
 :func:`permutation_test`       paired randomization (sign-flip) test of the mean
 :func:`bootstrap_test`         paired bootstrap test of the mean (shift method)
 :func:`bootstrap_ci`           percentile bootstrap interval of the mean difference
+:func:`randomized_tukey_hsd`   randomised Tukey HSD of k systems (Carterette 2012)
 :func:`t_ci`                   t interval of the mean difference
 :func:`adjust_p_values`        Holm, Bonferroni, Holm-Sidak, Hommel,
                                Benjamini-Hochberg and -Yekutieli corrections
@@ -49,8 +50,9 @@ import itertools
 import math
 import string
 from bisect import bisect_left, bisect_right
-from itertools import groupby
+from itertools import accumulate, combinations, groupby, islice, permutations
 from numbers import Real
+from operator import add, itemgetter
 from typing import TYPE_CHECKING, Any, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from ._checks import check_choice, check_int, check_list, check_positive_real
@@ -76,6 +78,7 @@ __all__ = [
     "permutation_test",
     "bootstrap_test",
     "bootstrap_ci",
+    "randomized_tukey_hsd",
     "t_ci",
     "adjust_p_values",
     "CORRECTIONS",
@@ -542,27 +545,108 @@ def permutation_test(
         for a in left:
             count += size - bisect_left(right, target - a) + bisect_right(right, -target - a)
         return SignificanceResult(mean, count / 2.0**n, "exact")
-    # Sampled: a random n-bit word per resample; bit i set flips d_i.  The
-    # signed sum is read from tables of partial sums over 8 bits at a time
-    # (_signed_sums lists them in that order: bit i of the index flips v_i).
-    tables = [_signed_sums(d[i : i + 8]) for i in range(0, n, 8)]
-    count = 0
-    for _ in range(n_resamples):
-        bits = rng.getrandbits(n)
-        s = 0.0
-        for table in tables:
-            s += table[bits & 0xFF]
-            bits >>= 8
-        if abs(s) >= target:
-            count += 1
+    # Sampled: per 8 differences (the last padded with zeros), a table of the
+    # 256 signed sums of theirs and a random byte per resample (bit i set flips
+    # the i-th): each table is read for all the resamples at once, in C.
+    padded = d + [0.0] * (-n % 8)
+    tables = [_signed_sums(padded[i : i + 8]) for i in range(0, n, 8)]
+    sums = _added_up((_gather(t, rng.randbytes(n_resamples)) for t in tables), n_resamples)
+    count = sum(1 for s in sums if abs(s) >= target)
     return SignificanceResult(mean, (count + 1) / (n_resamples + 1), "sampled")
 
 
-def _bootstrap_means(
-    d: Sequence[float], n_resamples: int, rng: random.Random
-) -> List[float]:
+def _gather(table: Sequence[float], cells: Sequence[int]) -> Sequence[float]:
+    """``[table[c] for c in cells]``, in C."""
+    return itemgetter(*cells)(table) if len(cells) > 1 else [table[c] for c in cells]
+
+
+def _added_up(parts: Iterable[Sequence[float]], size: int) -> List[float]:
+    """The element-wise sums of *parts*, sequences of *size* numbers: added
+    64 parts at a time, in C (``zip`` and ``sum``)."""
+    totals = [0.0] * size
+    parts = iter(parts)
+    while True:
+        chunk = list(islice(parts, 64))
+        if not chunk:
+            return totals
+        totals = list(map(add, totals, map(sum, zip(*chunk))))
+
+
+def _random_bytes(rng: random.Random, count: int, below: int) -> bytes:
+    """*count* random bytes, each uniform on [0, below) (rejection of the others)."""
+    reject = bytes(range(below, 256))
+    out = b""
+    while len(out) < count:
+        out += rng.randbytes((count - len(out)) * 256 // below + 8).translate(None, reject)
+    return out[:count]
+
+
+def _split_in_halves(m: int, levels: int, rng: random.Random) -> List[int]:
+    """How *m* draws fall into 2**levels equal blocks: each half of a block
+    gets Binomial(m, 1/2) of its draws, the bits set in m random bits."""
+    counts = [m]
+    for _ in range(levels):
+        halves = []
+        for c in counts:
+            left = _bit_count(rng.getrandbits(c)) if c else 0
+            halves += [left, c - left]
+        counts = halves
+    return counts
+
+
+def _bit_count(v: int) -> int:
+    return v.bit_count() if hasattr(v, "bit_count") else bin(v).count("1")  # (Python 3.9)
+
+
+def _bootstrap_sums(
+    columns: Sequence[Sequence[float]], n_resamples: int, rng: random.Random
+) -> List[List[float]]:
+    """Each column's sum over each of *n_resamples* bootstrap resamples of
+    the rows (n draws with replacement; the same rows for every column).
+
+    The rows sit in 2**levels blocks of at most 256 cells (the last cells of
+    the last block empty).  Each resample's n draws are split between the
+    blocks by halves (:func:`_split_in_halves`); then block by block, for
+    all the resamples at once, the draws are random bytes whose rows are
+    read in C (``itemgetter``) and added up resample by resample (``sum``
+    of an ``islice``), once per column.  A draw on an empty cell is drawn
+    again among all n rows.  Each draw is of any row with probability 1/n,
+    independently: the ordinary bootstrap.
+    """
+    n = len(columns[0])
+    levels = max(0, (n - 1).bit_length() - 8)
+    size = -(-n >> levels)  # cells per block
+    below = 256 - 256 % size
+    splits = list(zip(*(_split_in_halves(n, levels, rng) for _ in range(n_resamples))))
+    sums = [[0.0] * n_resamples for _ in columns]
+    redraw = [0] * n_resamples
+    for block, counts in enumerate(splits):
+        rows = [block * size + b % size for b in range(below)]
+        cells = _random_bytes(rng, sum(counts), below)
+        empty = bytes(b for b, r in enumerate(rows) if r >= n)
+        if empty:  # the last block: its draws on empty cells are drawn again
+            kept = [cells[a - m : a].translate(None, empty)
+                    for a, m in zip(accumulate(counts), counts)]
+            redraw = [m - len(k) for m, k in zip(counts, kept)]
+            cells, counts = b"".join(kept), tuple(map(len, kept))
+        if len(cells) < 2:  # (itemgetter needs two cells to return a tuple)
+            cells += bytes(2 - len(cells))
+        get = itemgetter(*cells)
+        for total, column in zip(sums, columns):
+            drawn = iter(get([column[r] if r < n else 0.0 for r in rows]))
+            for i, m in enumerate(counts):
+                if m:
+                    total[i] += sum(islice(drawn, m))
+    for i, m in enumerate(redraw):
+        again = [rng.randrange(n) for _ in range(m)]
+        for total, column in zip(sums, columns):
+            total[i] += sum(map(column.__getitem__, again))
+    return sums
+
+
+def _bootstrap_means(d: Sequence[float], n_resamples: int, rng: random.Random) -> List[float]:
     n = len(d)
-    return [math.fsum(rng.choices(d, k=n)) / n for _ in range(n_resamples)]
+    return [s / n for s in _bootstrap_sums([d], n_resamples, rng)[0]]
 
 
 def _percentile(ordered: Sequence[float], q: float) -> float:
@@ -571,6 +655,24 @@ def _percentile(ordered: Sequence[float], q: float) -> float:
     lo = math.floor(h)
     hi = min(lo + 1, len(ordered) - 1)
     return ordered[lo] + (h - lo) * (ordered[hi] - ordered[lo])
+
+
+def _percentile_interval(means: Sequence[float], confidence: float) -> Tuple[float, float]:
+    """The (1 - confidence)/2 and (1 + confidence)/2 quantiles of *means*."""
+    ordered = sorted(means)
+    tail = (1.0 - confidence) / 2.0
+    return _percentile(ordered, tail), _percentile(ordered, 1.0 - tail)
+
+
+def _shift_p_value(means: Sequence[float], d: Sequence[float]) -> float:
+    """The bootstrap test's p-value from the resampled means of *d*: the
+    share of resamples whose mean, shifted by -mean(d) (the null
+    hypothesis), is at least |mean(d)| in absolute value."""
+    n = len(d)
+    mean = math.fsum(d) / n
+    target = abs(mean) - _TIE_RTOL * math.fsum(abs(v) for v in d) / n
+    count = sum(1 for m in means if abs(m - mean) >= target)
+    return (count + 1) / (len(means) + 1)
 
 
 def bootstrap_ci(
@@ -584,10 +686,11 @@ def bootstrap_ci(
     """Percentile bootstrap confidence interval of mean(x - y).
 
     The n differences are resampled with replacement *n_resamples* times
-    (``random.Random(seed).choices``); the interval runs from the
+    (drawn from ``random.Random(seed)``); the interval runs from the
     (1 - confidence)/2 to the (1 + confidence)/2 quantile of the resampled
     means, interpolated linearly between order statistics (numpy's default).
-    The same seed gives the same interval.
+    The same seed gives the same interval, and the same resamples as
+    :func:`bootstrap_test`.
 
     >>> low, high = bootstrap_ci([0.5, 0.7, 0.6, 0.9], [0.4, 0.5, 0.6, 0.6])
     >>> 0.0 <= low < 0.15 < high <= 0.3       # between min(d) and max(d)
@@ -595,11 +698,10 @@ def bootstrap_ci(
     """
     confidence = _check_level(confidence)
     n_resamples, rng, e, d = _resampling(x, y, n_resamples, seed)
-    means = sorted(_bootstrap_means(d, n_resamples, rng))
-    tail = (1.0 - confidence) / 2.0
-    return _finite_interval(
-        _percentile(means, tail), _percentile(means, 1.0 - tail), e, "bootstrap interval"
-    )
+    if len(set(d)) == 1:
+        return _finite_interval(d[0], d[0], e, "bootstrap interval")
+    low, high = _percentile_interval(_bootstrap_means(d, n_resamples, rng), confidence)
+    return _finite_interval(low, high, e, "bootstrap interval")
 
 
 def bootstrap_test(
@@ -615,18 +717,119 @@ def bootstrap_test(
     hypothesis holds) and resampled with replacement; p = (count + 1) /
     (n_resamples + 1), count the resamples with |mean(w*)| >= |mean(d)|
     (Efron and Tibshirani 1993, section 16.4).  The statistic is mean(d).
+    The resamples are those of :func:`bootstrap_ci` with the same seed
+    (mean(w*) = mean(d*) - mean(d)).
 
     >>> r = bootstrap_test([0.5, 0.7, 0.6, 0.9], [0.4, 0.5, 0.6, 0.6], seed=3)
     >>> r.method, 0.0 < r.p_value < 0.2
     ('bootstrap', True)
     """
     n_resamples, rng, e, d = _resampling(x, y, n_resamples, seed)
-    n = len(d)
-    mean = math.fsum(d) / n
-    w = [v - mean for v in d]
-    target = abs(mean) - _TIE_RTOL * math.fsum(abs(v) for v in d) / n
-    count = sum(1 for m in _bootstrap_means(w, n_resamples, rng) if abs(m) >= target)
-    return SignificanceResult(math.ldexp(mean, e), (count + 1) / (n_resamples + 1), "bootstrap")
+    p = _shift_p_value(_bootstrap_means(d, n_resamples, rng), d)
+    return SignificanceResult(math.ldexp(math.fsum(d) / len(d), e), p, "bootstrap")
+
+
+def _combinations(rows: Sequence[Sequence[float]]) -> List[List[float]]:
+    """For each system c = 1..k-1, its sum minus system 0's over *rows*
+    under each way to permute every row's k values across the k systems
+    (the ways in one order for every c: the last row's varying slowest)."""
+    tables = []
+    for c in range(1, len(rows[0])):
+        table = [0.0]
+        for row in rows:
+            shares = [p[c] - p[0] for p in permutations(row)]
+            table = [t + v for v in shares for t in table]
+        tables.append(table)
+    return tables
+
+
+def _range_counts(
+    samples: List[List[float]], n_resamples: int, rng: random.Random, exact: bool
+) -> Tuple[List[float], int]:
+    """The range of the k system sums (max - min) over each resample that
+    permutes every topic's k values across the systems, and their number.
+
+    Topics go in blocks of b, as many as keep the (k!)**b ways to permute a
+    block within a byte (at least one topic); each block's table holds every
+    way's sums (:func:`_combinations`).  Sampled: block by block, for all
+    resamples at once, a random byte picks each resample's way, and the
+    blocks' sums are added in C (:func:`_added_up`).  Exact: every
+    combination of every block's ways.
+    """
+    k, n = len(samples), len(samples[0])
+    ways = math.factorial(k)
+    per_block = max(1, int(math.log(256, ways) + 1e-9)) if ways <= 256 else 1
+    rows = list(zip(*samples))
+    blocks = [_combinations(rows[i : i + per_block]) for i in range(0, n, per_block)]
+    if exact:
+        total = 1
+        sums = [[0.0] * (k - 1)]
+        for tables in blocks:
+            total *= len(tables[0])
+            sums = [[a + t[w] for a, t in zip(s, tables)]
+                    for w in range(len(tables[0])) for s in sums]
+        return [max(0.0, *s) - min(0.0, *s) for s in sums], total
+    picks = []  # each block's way for each resample (a byte below a multiple of the ways)
+    for tables in blocks:
+        size = len(tables[0])
+        repeat = 256 // size if size <= 256 else 1
+        cells = (_random_bytes(rng, n_resamples, size * repeat) if size <= 256
+                 else [rng.randrange(size) for _ in range(n_resamples)])
+        picks.append(([t * repeat for t in tables], cells))
+    sums = [_added_up((_gather(t[c], cells) for t, cells in picks), n_resamples)
+            for c in range(k - 1)]
+    return [max(0.0, *s) - min(0.0, *s) for s in zip(*sums)], n_resamples
+
+
+def randomized_tukey_hsd(
+    *samples: Iterable[float],
+    n_resamples: int = 10_000,
+    seed: Optional[int] = 0,
+    exact: Optional[bool] = None,
+) -> TukeyHSDResult:
+    """Randomised Tukey HSD (Carterette 2012): every pair of k systems
+    measured on the same n topics, the family of all pairs controlled.
+
+    Under the null hypothesis the systems are exchangeable on each topic:
+    a resample permutes each topic's k values across the systems.  p_ij is
+    the share of resamples whose range of system means (max - min) is at
+    least |mean_i - mean_j| (within 1e-9 of the largest |value|: ranges
+    equal in exact arithmetic may differ in their last bits).  ``exact=True``
+    counts all (k!)**n resamples (p = count / (k!)**n); otherwise
+    *n_resamples* are drawn from ``random.Random(seed)`` and
+    p = (count + 1) / (n_resamples + 1).  ``exact=None``: exact when
+    (k!)**n <= 100,000.  ``df`` and ``residual_variance`` are those of the
+    two-way ANOVA of the samples (:func:`two_way_anova`), for reference.
+
+    >>> r = randomized_tukey_hsd([0.2, 0.3, 0.4], [0.5, 0.6, 0.7], [0.2, 0.4, 0.3])
+    >>> r.method, round(r.pvalue[0][1], 4)   # exact: 24 of the 6**3 = 216 resamples
+    ('randomized', 0.1111)
+    >>> r.pvalue[0][2]                        # equal means: every range is at least 0
+    1.0
+    """
+    n_resamples = _check_resamples(n_resamples)
+    rng = _rng(seed)
+    data = _samples(samples, "two-way")
+    k, n = len(data), len(data[0])
+    if exact is None:
+        exact = n * math.log(math.factorial(k)) <= math.log(100_000)
+    elif not isinstance(exact, bool):
+        raise InvalidArgumentError(f"'exact' must be a bool or None (got {exact!r})")
+    ranges, total = _range_counts(data, n_resamples, rng, exact)
+    ranges.sort()
+    sums = [math.fsum(s) for s in data]
+    tol = _TIE_RTOL * n * max(abs(v) for s in data for v in s)
+    pvalue = [[1.0] * k for _ in range(k)]
+    for i, j in combinations(range(k), 2):
+        count = total - bisect_left(ranges, abs(sums[i] - sums[j]) - tol)
+        p = count / total if exact else (count + 1) / (n_resamples + 1)
+        pvalue[i][j] = pvalue[j][i] = min(1.0, p)
+    means = [v / n for v in sums]
+    anova = two_way_anova(*data)
+    return TukeyHSDResult(
+        [[a - b for b in means] for a in means], pvalue, anova.df_residual,
+        anova.residual_variance, "randomized",
+    )
 
 
 # === Multiple comparisons =====================================================

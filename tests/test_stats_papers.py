@@ -104,9 +104,12 @@ from hypothesis import assume, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from oracles import require  # noqa: E402
 
-from irmetrics import compare as compare_module  # noqa: E402
 from irmetrics import report, stats  # noqa: E402
 from irmetrics.cli import _run  # noqa: E402
+
+# (irmetrics.compare, the attribute of the package, is the function: the
+# module's TESTS are imported by name)
+from irmetrics.compare import TESTS as COMPARE_TESTS  # noqa: E402
 from irmetrics.compare import compare  # noqa: E402
 from irmetrics.errors import InvalidArgumentError, UndefinedStatisticError  # noqa: E402
 
@@ -562,7 +565,7 @@ p_value_lists = st.lists(
 def test_the_new_corrections_are_registered():
     assert stats.CORRECTIONS[:3] == ("holm", "bonferroni", "none")
     assert set(NEW_CORRECTIONS) <= set(stats.CORRECTIONS)
-    assert set(compare_module.TESTS) >= {"tukey-hsd", "randomized-tukey"}
+    assert set(COMPARE_TESTS) >= {"tukey-hsd", "randomized-tukey"}
 
 
 @pytest.mark.parametrize("method", ["holm", "bonferroni", *NEW_CORRECTIONS])
@@ -685,6 +688,35 @@ def test_bootstrap_test_within_three_monte_carlo_errors(seed):
     b = 5000
     got = stats.bootstrap_test(d, n_resamples=b, seed=seed)
     assert within_monte_carlo(got.p_value, expected, b)
+
+
+def test_compare_resamples_the_queries_once_for_every_comparison():
+    # The bootstrap's draws depend on n, n_resamples and seed only: compare()
+    # resamples a measure's queries once, and each baseline comparison's
+    # interval and bootstrap test are those of stats on its differences alone.
+    names, runs = scored_runs(127, 4, 30)
+    result = compare(None, runs, ["m"], test="bootstrap", n_resamples=400, seed=5)
+    base = values(runs, "run0", "m")
+    for name in names[1:]:
+        d = [a - b for a, b in zip(values(runs, name, "m"), base)]
+        row = result.row(name, "m")
+        assert (row["ci_low"], row["ci_high"]) == stats.bootstrap_ci(
+            d, confidence=0.95, n_resamples=400, seed=5)
+        assert row["p_value"] == stats.bootstrap_test(d, n_resamples=400, seed=5).p_value
+
+
+def test_bootstrap_sums_are_the_sums_of_rows_drawn_uniformly():
+    # Every row is drawn with probability 1/n: over many resamples each
+    # row's share of the draws is 1/n within a few standard errors (n = 301:
+    # two blocks of 151 cells, the last one empty: drawn again).
+    import random as _random
+
+    n, b = 301, 400
+    columns = [[1.0 if i == j else 0.0 for i in range(n)] for j in (0, 150, 151, 300)]
+    sums = stats._bootstrap_sums(columns, b, _random.Random(3))
+    for column in sums:  # draws of that one row, Binomial(n * b, 1/n) in all
+        assert abs(math.fsum(column) - b) <= 4 * math.sqrt(b)
+        assert all(float(v).is_integer() for v in column)
 
 
 @st.composite
@@ -956,6 +988,20 @@ def test_paper_tables_escape_names_as_todays_reports():
     assert "l&lt;m&gt;n" in html and "<m>" not in html
     assert set(re.findall(r"<(\w+)", html)) <= {
         "p", "table", "thead", "tr", "th", "tbody", "td", "br", "small", "sup"}
+
+
+def test_docs_five_system_table_is_the_printed_one():
+    # docs/compare.md shows the Markdown that its example prints (the docs
+    # tests run the example and compare the ```text block after it) and the
+    # same table as a page renders it: the two must be the same table.
+    page = (ROOT / "docs" / "compare.md").read_text(encoding="utf-8")
+    printed = re.search(r'pairs="all"\)[^\n]*\nprint\(result\.to_markdown\(\)\)\n```\n\n```text\n'
+                        r"(.*?)```", page, re.S)
+    rendered = re.search(r"<!-- example: compare papers rendered -->\n(.*?)\n\n", page, re.S)
+    assert printed and rendered
+    table = [line for line in printed.group(1).splitlines() if line.startswith("|")]
+    assert rendered.group(1).splitlines() == table
+    assert len(table) == 2 + 5 and "<sup>" in rendered.group(1)
 
 
 # === 8. DataFrames and the command line =======================================
