@@ -496,9 +496,11 @@ def _measure_rows(
     index = {name: i for i, name in enumerate(runs)}
     shown = design.baselines if design.one_baseline else runs
     rows = [_row(measure, name, name in design.baselines, means[index[name]]) for name in shown]
-    for i, j in ((index[r], index[v]) for r, v in design.comparisons):
-        for qid, v, b in zip(common, samples[i], samples[j]):
-            if not math.isfinite(v - b):
+    pairs = [(index[r], index[v]) for r, v in design.comparisons]
+    differences = [[v - b for v, b in zip(samples[i], samples[j])] for i, j in pairs]
+    for (i, j), d in zip(pairs, differences):
+        for qid, v, b, diff in zip(common, samples[i], samples[j], d):
+            if not math.isfinite(diff):
                 whom = "the baseline" if design.baselines else "run"
                 raise InvalidArgumentError(
                     f"run {runs[i]!r}, query {qid!r}, measure {measure!r}: the difference from "
@@ -512,14 +514,12 @@ def _measure_rows(
         notes.append(f"{measure}: no p-value: {exc}.")
     resampled = statistics.resampled_means(samples)
     compared = []
-    for i, j in ((index[r], index[v]) for r, v in design.comparisons):
+    for (i, j), d in zip(pairs, differences):
         row = _row(measure, runs[i], False, means[i], runs[j])
-        values, base = samples[i], samples[j]
-        d = [v - b for v, b in zip(values, base)]
         row["difference"] = stats._mean(d)
-        row["wins"] = sum(1 for v, b in zip(values, base) if v > b)
-        row["ties"] = sum(1 for v, b in zip(values, base) if v == b)
-        row["losses"] = sum(1 for v, b in zip(values, base) if v < b)
+        row["wins"] = sum(1 for v in d if v > 0)
+        row["ties"] = sum(1 for v in d if v == 0)
+        row["losses"] = sum(1 for v in d if v < 0)
         drawn = None if resampled is None else (
             resampled[0], [a - b for a, b in zip(resampled[1][i], resampled[1][j])])
         who = runs[i] if design.one_baseline else f"{runs[i]} vs {runs[j]}"

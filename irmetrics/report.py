@@ -15,7 +15,7 @@ are.  The comparison's statistics are computed in :mod:`irmetrics.compare`.
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 # each run of control characters as one space: a name or id from a file must
 # not end a table row (or, in LaTeX, a paragraph), nor reach a terminal
@@ -60,14 +60,20 @@ def _header(c: Any) -> str:
     return f"{what}; {TEST_TITLES[c.test]}; {len(c.queries)} paired queries."
 
 
+def _correction(c: Any) -> Tuple[str, str]:
+    """How the p-values are corrected over the family: in words, and as the
+    title of the column of corrected p-values."""
+    if c.test in ("tukey-hsd", "randomized-tukey"):
+        return f"; the test controls the family-wise error rate over {c.family}", "p (family)"
+    if c.correction == "none":
+        return f"without correction for multiple comparisons ({c.family})", "p"
+    title = _CORRECTION_TITLES[c.correction]
+    return f"after {title} correction over {c.family}", f"p ({title})"
+
+
 def _how(c: Any) -> str:
     """The test, alpha and the family, in words."""
-    if c.test in ("tukey-hsd", "randomized-tukey"):
-        how = f"; the test controls the family-wise error rate over {c.family}"
-    elif c.correction == "none":
-        how = f"without correction for multiple comparisons ({c.family})"
-    else:
-        how = f"after {_CORRECTION_TITLES[c.correction]} correction over {c.family}"
+    how = _correction(c)[0]
     return f"{TEST_TITLES[c.test]}, p <= {c.alpha:g}{'' if how[0] == ';' else ' '}{how}"
 
 
@@ -109,23 +115,19 @@ def _cells(c: Any, r: Row) -> List[str]:
 
 
 def _columns(c: Any) -> List[str]:
-    if c.test in ("tukey-hsd", "randomized-tukey"):
-        adjusted = "p (family)"
-    elif c.correction == "none":
-        adjusted = "p"
-    else:
-        adjusted = f"p ({_CORRECTION_TITLES[c.correction]})"
     versus = [] if len(c.baselines) == 1 else ["versus"]
     return ["measure", "run", *versus, "mean", "diff", f"{_fmt_percent(c.confidence)} CI",
-            "p", adjusted, "W/T/L"]
+            "p", _correction(c)[1], "W/T/L"]
 
 
-def _paper_rows(c: Any) -> List[List[Any]]:
+def _paper_rows(c: Any, sup: str) -> List[List[str]]:
     """The table for papers: per run, its letter and name, then per measure
-    its mean and the letters of the runs it is significantly better than."""
+    its mean followed by the letters of the runs it is significantly better
+    than, written as a superscript by the format string *sup*."""
     marks = {m: c.marks(m) for m in c.measures}
     means = {(r["run"], r["measure"]): r["mean"] for r in c._rows if r["versus"] is None}
-    return [[letter, run] + [(f"{means[run, m]:.4f}", marks[m][run]) for m in c.measures]
+    return [[letter, run] + [f"{means[run, m]:.4f}" + (sup.format(marks[m][run]) if marks[m][run]
+                                                        else "") for m in c.measures]
             for run, letter in c.letters.items()]
 
 
@@ -151,69 +153,55 @@ def markdown(c: Any) -> str:
     """A Markdown (GitHub) table with the same columns as :meth:`to_text`;
     with other comparisons than one baseline's, the table for papers."""
     if len(c.baselines) != 1:
-        out = [_md_escape(_header(c), line=True), ""]
-        out.append("| run | " + " | ".join(_md_escape(m) for m in c.measures) + " |")
-        out.append("|---|" + "---:|" * len(c.measures))
-        for letter, run, *cells in _paper_rows(c):
-            marked = [mean + (f"<sup>{mark}</sup>" if mark else "") for mean, mark in cells]
-            out.append(f"| ({letter}) {_md_escape(run)} | " + " | ".join(marked) + " |")
-        out.append("")
-        out += [_md_escape(line, line=True) + "  " for line in _paper_footer(c)]
-        return "\n".join(out).rstrip() + "\n"
-    header = _columns(c)
-    out = [_md_escape(_header(c), line=True), ""]
-    out.append("| " + " | ".join(header) + " |")
-    out.append("|" + "|".join(["---", "---"] + ["---:"] * (len(header) - 2)) + "|")
-    for r in c._rows:
+        header = ["run"] + [_md_escape(m) for m in c.measures]
+        left = 1
+        body = [[f"({letter}) {_md_escape(run)}", *marked]
+                for letter, run, *marked in _paper_rows(c, "<sup>{}</sup>")]
+        footer = _paper_footer(c)
+    else:
+        header = _columns(c)
+        left = 2
         # The measure and the run come from outside; the other cells are
         # numbers written here, with at most a "*" to escape.
-        measure, run, *numbers = _cells(c, r)
-        cells = [_md_escape(measure), _md_escape(run)] + [n.replace("*", "\\*") for n in numbers]
-        out.append("| " + " | ".join(cells) + " |")
-    out.append("")
-    out += [_md_escape(line, line=True) + "  " for line in _footer(c)]
+        body = [[_md_escape(measure), _md_escape(run)] + [n.replace("*", "\\*") for n in numbers]
+                for measure, run, *numbers in (_cells(c, r) for r in c._rows)]
+        footer = _footer(c)
+    align = ["---"] * left + ["---:"] * (len(header) - left)
+    table = ["| " + " | ".join(cells) + " |" for cells in [header] + body]
+    table.insert(1, "|" + "|".join(align) + "|")  # under the header
+    out = [_md_escape(_header(c), line=True), ""] + table + [""]
+    out += [_md_escape(line, line=True) + "  " for line in footer]
     return "\n".join(out).rstrip() + "\n"
 
 
 def latex(c: Any) -> str:
-    """A LaTeX ``tabular`` (booktabs) for a paper: runs by measures, means marked."""
+    """A LaTeX ``tabular`` (booktabs) for a paper: runs by measures, means
+    marked; with other comparisons than one baseline's, the table for papers."""
     cols = "l" + "r" * len(c.measures)
     out = [f"\\begin{{tabular}}{{{cols}}}", "\\toprule"]
     out.append(" & ".join(["Run"] + [_tex_escape(m) for m in c.measures]) + " \\\\")
     out.append("\\midrule")
+    # "{}" first in a row: a row that began with "[" or "*" would be read as
+    # the argument of the "\\" or "\midrule" before it.
     if len(c.baselines) != 1:
-        return _latex_paper(c, out)
-    for run in c.runs:
-        # "{}" first: a row that began with "[" or "*" would be read as the
-        # argument of the "\\" or "\midrule" before it.
-        name = "{}" + _tex_escape(run) + (" (baseline)" if run == c.baseline else "")
-        cells = [name]
-        for m in c.measures:
-            r = c.row(run, m)
-            cells.append(f"{r['mean']:.4f}" + ("$^{*}$" if r["significant"] else ""))
-        out.append(" & ".join(cells) + " \\\\")
+        for letter, run, *marked in _paper_rows(c, "$^{{{}}}$"):
+            out.append(" & ".join([f"{{}}({letter}) {_tex_escape(run)}"] + marked) + " \\\\")
+        mark, notes = "", _paper_footer(c)
+    else:
+        for run in c.runs:
+            name = "{}" + _tex_escape(run) + (" (baseline)" if run == c.baseline else "")
+            cells = [name]
+            for m in c.measures:
+                r = c.row(run, m)
+                cells.append(f"{r['mean']:.4f}" + ("$^{*}$" if r["significant"] else ""))
+            out.append(" & ".join(cells) + " \\\\")
+        mark, notes = "$^{*}$ ", [_footer(c)[0][len(_MARK) + 1 :]]
     out.append("\\bottomrule")
-    # The comparison in math mode: $p \le 0.05$.
-    before, _, after = _footer(c)[0][len(_MARK) + 1 :].partition(f"p <= {c.alpha:g}")
-    note = _tex_escape(before) + f"$p \\le {c.alpha:g}$" + _tex_escape(after)
-    out.append(
-        f"\\multicolumn{{{len(c.measures) + 1}}}{{l}}{{\\footnotesize $^{{*}}$ {note}}}"
-        " \\\\"
-    )
-    out.append("\\end{tabular}")
-    return "\n".join(out) + "\n"
-
-
-def _latex_paper(c: Any, out: List[str]) -> str:
-    """The LaTeX table for papers, after its header lines *out*."""
-    for letter, run, *cells in _paper_rows(c):
-        marked = [mean + (f"$^{{{mark}}}$" if mark else "") for mean, mark in cells]
-        out.append(" & ".join([f"{{}}({letter}) {_tex_escape(run)}"] + marked) + " \\\\")
-    out.append("\\bottomrule")
-    for line in _paper_footer(c):
-        before, _, after = line.partition(f"p <= {c.alpha:g}")
-        note = _tex_escape(before) + (f"$p \\le {c.alpha:g}$" + _tex_escape(after) if _ else "")
-        out.append(f"\\multicolumn{{{len(c.measures) + 1}}}{{l}}{{\\footnotesize {note}}} \\\\")
+    for line in notes:
+        # The comparison in math mode: $p \le 0.05$.
+        before, found, after = line.partition(f"p <= {c.alpha:g}")
+        note = _tex_escape(before) + (f"$p \\le {c.alpha:g}$" + _tex_escape(after) if found else "")
+        out.append(f"\\multicolumn{{{len(cols)}}}{{l}}{{\\footnotesize {mark}{note}}} \\\\")
     out.append("\\end{tabular}")
     return "\n".join(out) + "\n"
 
@@ -222,18 +210,18 @@ def html(c: Any) -> str:
     """An HTML table (Jupyter shows it), every name and id escaped."""
     import html as _html  # only for notebooks
 
-    if len(c.baselines) != 1:
-        footer = "<br>".join(_html.escape(line) for line in _paper_footer(c))
-        rows = [[f"({letter}) {_html.escape(run)}"]
-                + [mean + (f"<sup>{mark}</sup>" if mark else "") for mean, mark in cells]
-                for letter, run, *cells in _paper_rows(c)]
-        return (f"<p>{_html.escape(_header(c))}</p>"
-                + html_table(["run", *c.measures], rows, markup=True)
-                + f"<p><small>{footer}</small></p>")
-    footer = "<br>".join(_html.escape(line) for line in _footer(c))
+    paper = len(c.baselines) != 1
+    if paper:
+        columns = ["run", *c.measures]
+        rows = [[f"({letter}) {_html.escape(run)}", *marked]
+                for letter, run, *marked in _paper_rows(c, "<sup>{}</sup>")]
+    else:
+        columns = _columns(c)
+        rows = [_cells(c, r) for r in c._rows]
+    footer = "<br>".join(_html.escape(line) for line in (_paper_footer(c) if paper else _footer(c)))
     return (
         f"<p>{_html.escape(_header(c))}</p>"
-        + html_table(_columns(c), [_cells(c, r) for r in c._rows])
+        + html_table(columns, rows, markup=paper)
         + f"<p><small>{footer}</small></p>"
     )
 

@@ -46,10 +46,10 @@ than return NaN.
 
 from __future__ import annotations
 
-import itertools
 import math
 import string
 from bisect import bisect_left, bisect_right
+from collections.abc import Callable
 from itertools import accumulate, combinations, groupby, islice, permutations
 from numbers import Real
 from operator import add, itemgetter
@@ -270,15 +270,18 @@ def _check_alpha(alpha: Any, name: str = "'alpha'") -> float:
 # === The paired t test ========================================================
 
 
-def _t_statistic(d: Sequence[float]) -> Tuple[int, float, float, float]:
+def _t_statistic(
+    d: Sequence[float], what: str = "the t statistic"
+) -> Tuple[int, float, float, float]:
     """(e, mean * 2**-e, standard error * 2**-e, t) of the differences,
     computed on them scaled by 2**-e (:func:`_scaled`: no overflow, no
-    underflow, the same t); undefined if all are equal."""
+    underflow, the same t); undefined if all are equal (the error says
+    that *what* is undefined)."""
     n = len(d)
     if len(set(d)) == 1:
         raise UndefinedStatisticError(
             f"the {n} differences are all equal ({d[0]!r}): their standard deviation "
-            "is 0, so the t statistic is undefined"
+            f"is 0, so {what} is undefined"
         )
     e, scaled = _scaled(d)
     mean = math.fsum(scaled) / n
@@ -819,17 +822,14 @@ def randomized_tukey_hsd(
     ranges.sort()
     sums = [math.fsum(s) for s in data]
     tol = _TIE_RTOL * n * max(abs(v) for s in data for v in s)
-    pvalue = [[1.0] * k for _ in range(k)]
-    for i, j in combinations(range(k), 2):
+
+    def p_value(i: int, j: int) -> float:
         count = total - bisect_left(ranges, abs(sums[i] - sums[j]) - tol)
-        p = count / total if exact else (count + 1) / (n_resamples + 1)
-        pvalue[i][j] = pvalue[j][i] = min(1.0, p)
-    means = [v / n for v in sums]
+        return min(1.0, count / total if exact else (count + 1) / (n_resamples + 1))
+
     anova = two_way_anova(*data)
-    return TukeyHSDResult(
-        [[a - b for b in means] for a in means], pvalue, anova.df_residual,
-        anova.residual_variance, "randomized",
-    )
+    return _all_pairs([v / n for v in sums], p_value, anova.df_residual,
+                      anova.residual_variance, "randomized")
 
 
 # === Multiple comparisons =====================================================
@@ -886,13 +886,13 @@ def adjust_p_values(p_values: Iterable[float], *, method: str = "holm") -> List[
     if method == "hommel":
         adjusted = _hommel(ranked)
     elif method in ("holm", "holm-sidak"):
-        adjusted = list(itertools.accumulate(
+        adjusted = list(accumulate(
             [(m - j) * p if method == "holm" else _sidak(p, m - j) for j, p in enumerate(ranked)],
             max))
     else:  # step-up: the running minimum from the largest p-value down
         harmonic = math.fsum(1.0 / j for j in range(1, m + 1)) if method == "fdr_by" else 1.0
         raw = [p / ((j + 1) / m / harmonic) for j, p in enumerate(ranked)]
-        adjusted = list(itertools.accumulate(reversed(raw), min))[::-1]
+        adjusted = list(accumulate(reversed(raw), min))[::-1]
     out = [0.0] * m
     for i, value in zip(order, adjusted):
         out[i] = min(1.0, value)
@@ -1069,18 +1069,31 @@ def tukey_hsd(*samples: Iterable[float], design: str = "one-way") -> TukeyHSDRes
         variance = math.fsum(
             (v - m) ** 2 for row, m in zip(rows, means) for v in row
         ) / df
-    if not variance > 0.0:
-        raise UndefinedStatisticError(
-            "the residual variance is 0 (every score is explained by the design): "
-            "the studentized range statistic is undefined"
-        )
-    statistic = [[mi - mj if i != j else 0.0 for j, mj in enumerate(means)]
-                 for i, mi in enumerate(means)]
-    pvalue = [[1.0] * k for _ in range(k)]
-    for i, j in itertools.combinations(range(k), 2):
+    _check_variance(variance, " (every score is explained by the design): the studentized "
+                    "range statistic is undefined")
+
+    def p_value(i: int, j: int) -> float:
         se = math.sqrt(variance / 2.0 * (1.0 / sizes[i] + 1.0 / sizes[j]))
-        pvalue[i][j] = pvalue[j][i] = studentized_range_sf(abs(statistic[i][j]) / se, k, df)
-    return TukeyHSDResult(statistic, pvalue, df, variance, design)
+        return studentized_range_sf(abs(means[i] - means[j]) / se, k, df)
+
+    return _all_pairs(means, p_value, df, variance, design)
+
+
+def _all_pairs(means: Sequence[float], p_value: Callable[[int, int], float], df: int,
+               variance: float, method: str) -> TukeyHSDResult:
+    """The result of a test of every pair of k systems: the differences of
+    their *means*, and p_value(i, j) of each pair i < j."""
+    k = len(means)
+    pvalue = [[1.0] * k for _ in range(k)]
+    for i, j in combinations(range(k), 2):
+        pvalue[i][j] = pvalue[j][i] = p_value(i, j)
+    return TukeyHSDResult([[a - b for b in means] for a in means], pvalue, df, variance, method)
+
+
+def _check_variance(variance: float, why: str) -> None:
+    """A residual variance of 0 leaves the statistic undefined: *why* says which."""
+    if not variance > 0.0:
+        raise UndefinedStatisticError(f"the residual variance is 0{why}")
 
 
 def letter_groups(different: Sequence[Sequence[bool]]) -> List[str]:
@@ -1105,7 +1118,7 @@ def letter_groups(different: Sequence[Sequence[bool]]) -> List[str]:
             f"{', '.join(str(len(row)) for row in rows)})"
         )
     groups: List[frozenset[int]] = [frozenset(range(k))]
-    for i, j in itertools.combinations(range(k), 2):
+    for i, j in combinations(range(k), 2):
         if not (rows[i][j] or rows[j][i]):
             continue
         split = []
@@ -1171,13 +1184,8 @@ def paired_cohens_d(
     """
     confidence = _check_level(confidence)
     d = _differences(x, y)
-    if len(set(d)) == 1:
-        raise UndefinedStatisticError(
-            f"the {len(d)} differences are all equal ({d[0]!r}): their standard deviation "
-            "is 0, so Cohen's d is undefined"
-        )
     n = len(d)
-    t = _t_statistic(d)[3]
+    t = _t_statistic(d, "Cohen's d")[3]
     return _noncentral_t_interval(t / math.sqrt(n), math.sqrt(n), n - 1, confidence)
 
 
@@ -1200,15 +1208,12 @@ def standardized_mean_differences(
     confidence = _check_level(confidence)
     rows = _samples(samples, "two-way")
     anova = two_way_anova(*rows)
-    if not anova.residual_variance > 0.0:
-        raise UndefinedStatisticError(
-            "the residual variance is 0: the standardised mean differences are undefined"
-        )
+    _check_variance(anova.residual_variance, ": the standardised mean differences are undefined")
     k, n = len(rows), len(rows[0])
     sd = math.sqrt(anova.residual_variance)
     means = [_mean(row) for row in rows]
     out: List[List[Optional[EffectSize]]] = [[None] * k for _ in range(k)]
-    for i, j in itertools.combinations(range(k), 2):
+    for i, j in combinations(range(k), 2):
         es = _noncentral_t_interval((means[i] - means[j]) / sd, math.sqrt(n / 2.0),
                                     anova.df_residual, confidence)
         out[i][j] = es
