@@ -144,6 +144,15 @@ def shown(value: Any) -> str:
     return repr(value) if is_real(value) else f"{kind_of(value)} {value!r}"
 
 
+def check_finite(value: Any, name: str) -> float:
+    """Check a finite number (bools rejected), named in messages as *name*
+    itself (``x[1]``, or where it was found)."""
+    v = as_number(value)
+    if not math.isfinite(v):
+        raise InvalidArgumentError(f"{name} must be a finite number (got {value!r})")
+    return v
+
+
 def check_positive_real(value: Any, name: str) -> float:
     """Check a finite number > 0 (bools rejected)."""
     v = as_number(value)

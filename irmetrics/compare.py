@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import math
 from itertools import combinations
-from numbers import Real
 from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 from . import frames, plot, report, stats
+from ._checks import check_finite
 from ._tabular import _query_id
 from .errors import InvalidArgumentError, UndefinedStatisticError
 from .evaluate import Evaluation, _as_qrels, evaluate
@@ -56,8 +56,7 @@ class _Statistics(NamedTuple):
             )
         stats.adjust_p_values([], method=correction)  # (stats checks the correction's name)
         level = stats._check_alpha(alpha)
-        stats._check_resamples(n_resamples)
-        stats._rng(seed)
+        stats._check_resampling(n_resamples, seed)
         return cls(test, correction, level, n_resamples, seed)
 
     @property
@@ -91,10 +90,13 @@ class _Statistics(NamedTuple):
         sums = stats._bootstrap_sums(columns, self.n_resamples, stats._rng(self.seed))
         return e, [[0.0] * self.n_resamples] + [[v / n for v in c] for c in sums]
 
-    def significance(self, d: List[float], means: Optional[Tuple[int, List[float]]]
-                     ) -> Tuple[float, float]:
+    def significance(self, d: List[float], means: Optional[Tuple[int, List[float]]],
+                     family_p: Optional[float]) -> Tuple[float, Optional[float]]:
         """(statistic, p-value) of the test of the differences *d*; *means*:
-        (e, their resampled means times 2**-e)."""
+        (e, their resampled means times 2**-e); *family_p*: the p-value of
+        the pair from a test of all pairs at once, whose statistic is mean(d)."""
+        if self.test in FAMILY_TESTS:
+            return stats._mean(d), family_p
         if self.test == "bootstrap" and means is not None:
             e, resampled = means
             return stats._mean(d), stats._shift_p_value(resampled, [math.ldexp(v, -e) for v in d])
@@ -113,9 +115,7 @@ class _Statistics(NamedTuple):
             return stats.t_ci(d, confidence=1.0 - self.alpha)
         if len(set(d)) == 1:
             return d[0], d[0]
-        e, resampled = means
-        low, high = stats._percentile_interval(resampled, 1.0 - self.alpha)
-        return stats._finite_interval(low, high, e, "bootstrap interval")
+        return stats._percentile_interval(means[1], 1.0 - self.alpha, means[0])
 
 
 class Comparison:
@@ -335,14 +335,10 @@ def compare(
     >>> round(row["p_value"], 4)         # d = 0.5, 0.5, 0: t = 2, 2 degrees of freedom
     0.1835
     """
-    design = _design(runs, baseline, pairs)
     if test is None:
-        test = "tukey-hsd" if design.pairs == "all" else "paired-t"
+        test = "tukey-hsd" if pairs == "all" else "paired-t"
+    design = _design(runs, baseline, pairs, family_test=test in FAMILY_TESTS)
     statistics = _Statistics.checked(test, correction, alpha, n_resamples, seed)
-    if test in FAMILY_TESTS and design.pairs != "all":  # the test's family: all pairs
-        n_pairs = len(design.runs) * (len(design.runs) - 1) // 2
-        design = design._replace(size=n_pairs,
-                                 family=f"the {n_pairs} pairs of runs of each measure")
     ordered = design.runs
     measure_names = list(dict.fromkeys(m.strip() for m in _measure_list(measures)))
     tables = _score(qrels, runs, ordered, measure_names, relevance_level=relevance_level,
@@ -387,8 +383,10 @@ class _Design(NamedTuple):
         return len(self.baselines) == 1
 
 
-def _design(runs: Any, baseline: Any, pairs: str) -> _Design:
-    """The runs (the baselines first) and their comparisons, checked."""
+def _design(runs: Any, baseline: Any, pairs: str, *, family_test: bool) -> _Design:
+    """The runs (the baselines first) and their comparisons, checked.  The
+    family is every pair of runs when every pair is compared or the test
+    compares them all at once (*family_test*)."""
     if not isinstance(runs, Mapping):
         raise InvalidArgumentError(
             f"'runs' must be a mapping of run names to runs (got {type(runs).__name__})"
@@ -405,25 +403,30 @@ def _design(runs: Any, baseline: Any, pairs: str) -> _Design:
         if baseline is not None:
             raise InvalidArgumentError("'baseline' cannot be given with pairs='all' "
                                        "(every pair of runs is compared)")
+        bases: List[str] = []
+        others = names
         comparisons = [(b, a) for a, b in combinations(names, 2)]
-        return _Design(names, (), pairs, comparisons,
-                       f"the {len(comparisons)} pairs of runs of each measure", len(comparisons))
-    bases = [names[0]] if baseline is None else [baseline] if isinstance(baseline, str) \
-        else list(baseline)
-    for name in bases:
-        if name not in runs:
+    else:
+        bases = [names[0]] if baseline is None else [baseline] if isinstance(baseline, str) \
+            else list(baseline)
+        for name in bases:
+            if name not in runs:
+                raise InvalidArgumentError(
+                    f"baseline {name!r} is not one of the runs ({', '.join(map(repr, names))})"
+                )
+        others = [n for n in names if n not in bases]
+        if not others or len(set(bases)) != len(bases):
             raise InvalidArgumentError(
-                f"baseline {name!r} is not one of the runs ({', '.join(map(repr, names))})"
-            )
-    others = [n for n in names if n not in bases]
-    if not others or len(set(bases)) != len(bases):
-        raise InvalidArgumentError(
-            f"'baseline' must name distinct runs and leave one to compare (got {baseline!r})")
-    comparisons = [(r, b) for b in bases for r in others]
-    m = len(comparisons)
-    family = f"the {m} comparison{'s' if m != 1 else ''} of each measure"
-    if len(bases) > 1:
-        family += f" (each other run with each of the {len(bases)} baselines)"
+                f"'baseline' must name distinct runs and leave one to compare (got {baseline!r})")
+        comparisons = [(r, b) for b in bases for r in others]
+    if pairs == "all" or family_test:
+        m = len(names) * (len(names) - 1) // 2
+        family = f"the {m} pairs of runs of each measure"
+    else:
+        m = len(comparisons)
+        family = f"the {m} comparison{'s' if m != 1 else ''} of each measure"
+        if len(bases) > 1:
+            family += f" (each other run with each of the {len(bases)} baselines)"
     return _Design(bases + others, tuple(bases), pairs, comparisons, family, m)
 
 
@@ -523,8 +526,12 @@ def _measure_rows(
         drawn = None if resampled is None else (
             resampled[0], [a - b for a, b in zip(resampled[1][i], resampled[1][j])])
         who = runs[i] if design.one_baseline else f"{runs[i]} vs {runs[j]}"
-        _test(row, d, drawn, None if family is None else family[i][j], statistics,
-              notes, who)
+        try:
+            row["statistic"], row["p_value"] = statistics.significance(
+                d, drawn, None if family is None else family[i][j])
+        except UndefinedStatisticError as exc:
+            row["note"] = f"{report.TEST_TITLES[statistics.test]} undefined: {exc}"
+            notes.append(f"{who}, {measure}: no p-value: {exc}.")
         try:
             row["ci_low"], row["ci_high"] = statistics.interval(d, drawn)
         except InvalidArgumentError as exc:  # a bound beyond the largest float
@@ -545,20 +552,6 @@ def _measure_rows(
         r["p_adjusted"] = p
         r["significant"] = p <= statistics.alpha
     return rows + compared
-
-
-def _test(row: Row, d: List[float], drawn: Any, family_p: Any, statistics: _Statistics,
-          notes: List[str], who: str) -> None:
-    """The row's statistic and p-value: its family's test's, or its own test's."""
-    if statistics.test in FAMILY_TESTS:
-        row["statistic"] = row["difference"]
-        row["p_value"] = family_p
-        return
-    try:
-        row["statistic"], row["p_value"] = statistics.significance(d, drawn)
-    except UndefinedStatisticError as exc:
-        row["note"] = f"{report.TEST_TITLES[statistics.test]} undefined: {exc}"
-        notes.append(f"{who}, {row['measure']}: no p-value: {exc}.")
 
 
 _AGGREGATES = {"sum": "a sum", "gm": "a geometric mean", "first": "text"}
@@ -598,13 +591,7 @@ def _scored_table(name: str, scored: Any, measures: Sequence[str]) -> Table:
                 raise InvalidArgumentError(
                     f"run {name!r}, query {qid!r} has no value for measure {m!r}"
                 )
-            v = values[m]
-            if isinstance(v, bool) or not isinstance(v, Real) or not math.isfinite(float(v)):
-                raise InvalidArgumentError(
-                    f"run {name!r}, query {qid!r}, measure {m!r}: must be a finite number "
-                    f"(got {v!r})"
-                )
-            row[m] = float(v)
+            row[m] = check_finite(values[m], f"run {name!r}, query {qid!r}, measure {m!r}:")
         out[qid] = row
     return out
 

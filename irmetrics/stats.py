@@ -55,7 +55,7 @@ from numbers import Real
 from operator import add, itemgetter
 from typing import TYPE_CHECKING, Any, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
-from ._checks import check_choice, check_int, check_list, check_positive_real
+from ._checks import check_choice, check_finite, check_int, check_list, check_positive_real
 from ._distributions import (
     f_sf,
     nct_cdf,
@@ -173,12 +173,7 @@ def t_quantile(p: float, df: float) -> float:
 
 def _numbers(values: Iterable[Any], name: str) -> List[float]:
     items = check_list(values, name, "a sequence of numbers", "a sequence of numbers in order")
-    out = []
-    for i, v in enumerate(items):
-        if isinstance(v, bool) or not isinstance(v, Real) or not math.isfinite(float(v)):
-            raise InvalidArgumentError(f"{name}[{i}] must be a finite number (got {v!r})")
-        out.append(float(v))
-    return out
+    return [check_finite(v, f"{name}[{i}]") for i, v in enumerate(items)]
 
 
 def _differences(x: Iterable[float], y: Optional[Iterable[float]], minimum: int = 2) -> List[float]:
@@ -238,8 +233,9 @@ def _finite_interval(low: float, high: float, e: int, what: str) -> Tuple[float,
         ) from None
 
 
-def _check_resamples(n_resamples: Any) -> int:
-    return check_int(n_resamples, "n_resamples", 1, what="a positive int")
+def _check_resampling(n_resamples: Any, seed: Optional[int]) -> Tuple[int, random.Random]:
+    """*n_resamples* checked, and the generator of *seed* (:func:`_rng`)."""
+    return check_int(n_resamples, "n_resamples", 1, what="a positive int"), _rng(seed)
 
 
 def _check_level(value: Any, name: str = "'confidence'", what: str = "in (0, 1)") -> float:
@@ -492,8 +488,7 @@ def _resampling(
     """What every resampling test checks first, in this order: *n_resamples*,
     *seed* (its generator) and the differences, returned scaled by 2**-e
     (:func:`_scaled`, exact: no sum, mean or shift of them overflows)."""
-    n = _check_resamples(n_resamples)
-    rng = _rng(seed)
+    n, rng = _check_resampling(n_resamples, seed)
     e, d = _scaled(_differences(x, y))
     return n, rng, e, d
 
@@ -660,11 +655,13 @@ def _percentile(ordered: Sequence[float], q: float) -> float:
     return ordered[lo] + (h - lo) * (ordered[hi] - ordered[lo])
 
 
-def _percentile_interval(means: Sequence[float], confidence: float) -> Tuple[float, float]:
-    """The (1 - confidence)/2 and (1 + confidence)/2 quantiles of *means*."""
+def _percentile_interval(means: Sequence[float], confidence: float, e: int) -> Tuple[float, float]:
+    """The (1 - confidence)/2 and (1 + confidence)/2 quantiles of *means*,
+    times 2**e (:func:`_finite_interval`)."""
     ordered = sorted(means)
     tail = (1.0 - confidence) / 2.0
-    return _percentile(ordered, tail), _percentile(ordered, 1.0 - tail)
+    return _finite_interval(_percentile(ordered, tail), _percentile(ordered, 1.0 - tail), e,
+                            "bootstrap interval")
 
 
 def _shift_p_value(means: Sequence[float], d: Sequence[float]) -> float:
@@ -703,8 +700,7 @@ def bootstrap_ci(
     n_resamples, rng, e, d = _resampling(x, y, n_resamples, seed)
     if len(set(d)) == 1:
         return _finite_interval(d[0], d[0], e, "bootstrap interval")
-    low, high = _percentile_interval(_bootstrap_means(d, n_resamples, rng), confidence)
-    return _finite_interval(low, high, e, "bootstrap interval")
+    return _percentile_interval(_bootstrap_means(d, n_resamples, rng), confidence, e)
 
 
 def bootstrap_test(
@@ -810,8 +806,7 @@ def randomized_tukey_hsd(
     >>> r.pvalue[0][2]                        # equal means: every range is at least 0
     1.0
     """
-    n_resamples = _check_resamples(n_resamples)
-    rng = _rng(seed)
+    n_resamples, rng = _check_resampling(n_resamples, seed)
     data = _samples(samples, "two-way")
     k, n = len(data), len(data[0])
     if exact is None:
