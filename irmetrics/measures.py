@@ -2193,13 +2193,6 @@ def trec_measure_names(version: str = TREC_EVAL_VERSIONS[0]) -> List[str]:
     return [f.key for f in FAMILIES if f.trec and TREC_EVAL_VERSIONS.index(f.since) <= last]
 
 
-def _all_trec(version: str) -> List[str]:
-    """The measures of trec_eval *version*'s group all_trec, in its order."""
-    last = TREC_EVAL_VERSIONS.index(version)
-    return [f.key for f in FAMILIES
-            if f.trec and f.all_trec and TREC_EVAL_VERSIONS.index(f.since) <= last]
-
-
 # Other tools' names for irmetrics' measures (lower case): ir_measures'
 # aliases, ranx's and scikit-learn's words; the suggestion keeps the cutoff
 # and options the user wrote.
@@ -2557,7 +2550,9 @@ def expand_trec_argument_named(arg: str, version: str = "9.0.8") -> List[Tuple[s
     'set_F_0.50'
     """
     if arg in TREC_GROUPS or arg == "all_trec":
-        keys = TREC_GROUPS.get(arg) or tuple(_all_trec(version))
+        # all_trec: trec_eval version's measures but those its group leaves out
+        keys = TREC_GROUPS.get(arg) or tuple(k for k in trec_measure_names(version)
+                                              if _BY_TREC[k].all_trec)
         out: List[Tuple[str, Measure]] = []
         for key in keys:
             out.extend(expand_trec_argument_named(key))
