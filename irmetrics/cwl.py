@@ -208,11 +208,15 @@ def scaled(labels: Iterable[Label], min_rel: float, max_rel: float) -> List[Opti
 # === The list functions ======================================================
 
 
-def _list_value(model: str, labels: Iterable[Any], k: Optional[int], param: float,
+def _list_value(model: str, labels: Iterable[Any], k: Optional[int], param: Any,
                 max_rel: Any, min_rel: Any, quantity: str,
                 costs: Optional[Iterable[Any]]) -> float:
-    """One quantity of *model* from labels, each argument checked once."""
+    """One quantity of *model* from labels, each argument checked once (its
+    model's parameter, named in :data:`MODELS`: p in (0, 1), others > 0)."""
     ls = check_labels(labels)
+    name = MODELS[model][1]
+    if name:
+        param = check_probability(param) if name == "p" else check_positive_real(param, name)
     top = check_positive_real(max_rel, "max_rel")
     low = 0.0 if min_rel == 0 else check_positive_real(min_rel, "min_rel")
     if low >= top:
@@ -238,8 +242,7 @@ def inst(labels: Iterable[Any], *, max_rel: float, T: float = 1.0, min_rel: floa
     ... # = 1 / sum_{i<=1000} 1/i^2
     0.608297
     """
-    return _list_value("INST", labels, None, check_positive_real(T, "T"), max_rel, min_rel,
-                       quantity, costs)
+    return _list_value("INST", labels, None, T, max_rel, min_rel, quantity, costs)
 
 
 def insq(labels: Iterable[Any], *, max_rel: float, T: float = 1.0, min_rel: float = 0,
@@ -249,8 +252,7 @@ def insq(labels: Iterable[Any], *, max_rel: float, T: float = 1.0, min_rel: floa
     >>> round(insq([1], max_rel=1), 6)   # P_i = (2 / (i+1))^2: 1 / sum_{i<=1000} P_i
     0.388238
     """
-    return _list_value("INSQ", labels, None, check_positive_real(T, "T"), max_rel, min_rel,
-                       quantity, costs)
+    return _list_value("INSQ", labels, None, T, max_rel, min_rel, quantity, costs)
 
 
 def bpm(labels: Iterable[Any], k: int, *, max_rel: float, T: float = 1.0, min_rel: float = 0,
@@ -261,8 +263,7 @@ def bpm(labels: Iterable[Any], k: int, *, max_rel: float, T: float = 1.0, min_re
     >>> bpm([0, 1, 1], 10, max_rel=1)   # ranks 1 and 2 read: (0 + 1) / 2
     0.5
     """
-    kk = check_k(k, optional=False)
-    return _list_value("BPM", labels, kk, check_positive_real(T, "T"), max_rel, min_rel,
+    return _list_value("BPM", labels, check_k(k, optional=False), T, max_rel, min_rel,
                        quantity, costs)
 
 
@@ -296,8 +297,7 @@ def nerr10(labels: Iterable[Any], *, max_rel: float, p: float = 0.9, min_rel: fl
     >>> round(nerr10([1], max_rel=1), 6)
     1.0
     """
-    return _list_value("NERR10", labels, None, check_probability(p), max_rel, min_rel,
-                       quantity, costs)
+    return _list_value("NERR10", labels, None, p, max_rel, min_rel, quantity, costs)
 
 
 def nerr11(labels: Iterable[Any], *, max_rel: float, T: float = 1.0, min_rel: float = 0,
@@ -307,8 +307,7 @@ def nerr11(labels: Iterable[Any], *, max_rel: float, T: float = 1.0, min_rel: fl
     >>> nerr11([1, 1], max_rel=1)
     1.0
     """
-    return _list_value("NERR11", labels, None, check_positive_real(T, "T"), max_rel, min_rel,
-                       quantity, costs)
+    return _list_value("NERR11", labels, None, T, max_rel, min_rel, quantity, costs)
 
 
 def sdcg(labels: Iterable[Any], k: int, *, max_rel: float, min_rel: float = 0,
@@ -332,8 +331,7 @@ def tbg(labels: Iterable[Any], *, max_rel: float, H: float = 224, min_rel: float
     >>> round(tbg([1], max_rel=1, H=1), 6)   # unit costs: RBP with p = 1/2
     0.5
     """
-    return _list_value("TBG", labels, None, check_positive_real(H, "H"), max_rel, min_rel,
-                       quantity, costs)
+    return _list_value("TBG", labels, None, H, max_rel, min_rel, quantity, costs)
 
 
 def u_measure(labels: Iterable[Any], *, max_rel: float, L: float = 1000, min_rel: float = 0,
@@ -344,8 +342,7 @@ def u_measure(labels: Iterable[Any], *, max_rel: float, L: float = 1000, min_rel
     >>> u_measure([1, 0], max_rel=1, L=2)   # W = 2/3, 1/3
     0.6666666666666666
     """
-    return _list_value("UMeasure", labels, None, check_positive_real(L, "L"), max_rel, min_rel,
-                       quantity, costs)
+    return _list_value("UMeasure", labels, None, L, max_rel, min_rel, quantity, costs)
 
 
 def rbp_cwl(labels: Iterable[Any], *, p: float = 0.8, rel: float = 1, quantity: str = "ResEU",
@@ -359,4 +356,4 @@ def rbp_cwl(labels: Iterable[Any], *, p: float = 0.8, rel: float = 1, quantity: 
     """
     r = check_rel(rel)
     binary = [None if x is None else float(x >= r) for x in check_labels(labels)]
-    return _list_value("RBP", binary, None, check_probability(p), 1, 0, quantity, costs)
+    return _list_value("RBP", binary, None, p, 1, 0, quantity, costs)

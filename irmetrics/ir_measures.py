@@ -52,31 +52,17 @@ def _ir_measures() -> Any:
     return ir_measures
 
 
+#: ir_measures' providers whose measures irmetrics' registry computes too.
+_PROVIDERS = ("msmarco", "cwl_eval", "compat", "accuracy", "judged", "pyndeval")
+
+
 def _beyond(ir: Any) -> List[Any]:
     """The measures irmetrics' registry computes beyond the pytrec_eval
     provider's, as ir_measures' own providers declare them (msmarco's RR@k,
-    cwl_eval's, compat's, accuracy's, judged's, pyndeval's)."""
-    m, base = ir.measures, ir.providers.base
-    anything, no = base.Any(), base.Choices(base.NOT_PROVIDED)
-    cwl = {"min_rel": anything, "max_rel": base.Any(required=True)}
-    ia = {"rel": anything, "judged_only": anything}
-    return [
-        m._RR(cutoff=base.Any(required=True), **ia), m._NumRel(rel=anything),
-        m._Judged(cutoff=anything), m._RBP(cutoff=no, p=anything, rel=base.Any(required=True)),
-        m._INST(T=anything, **cwl), m._INSQ(T=anything, **cwl),
-        m._BPM(cutoff=anything, T=anything, **cwl),
-        m._SDCG(cutoff=anything, dcg=base.Choices("log2"), **cwl),
-        m._NERR8(cutoff=anything, **cwl), m._NERR9(cutoff=anything, **cwl),
-        m._NERR10(p=anything, **cwl), m._NERR11(T=anything, **cwl),
-        m._Compat(p=anything, normalize=anything), m._Accuracy(cutoff=anything, rel=anything),
-        m._alpha_DCG(cutoff=anything, alpha=anything, **ia),
-        m._alpha_nDCG(cutoff=anything, alpha=anything, **ia),
-        m._ERR_IA(cutoff=anything, **ia), m._nERR_IA(cutoff=anything, **ia),
-        m._NRBP(alpha=anything, beta=anything, rel=anything),
-        m._nNRBP(alpha=anything, beta=anything, rel=anything),
-        m._AP_IA(**ia), m._P_IA(cutoff=anything, **ia),
-        m._StRecall(cutoff=anything, rel=anything),
-    ]
+    cwl_eval's, compat's, accuracy's, judged's, pyndeval's), and NumRel at
+    any level."""
+    declared = [m for name in _PROVIDERS for m in ir.providers.registry[name].SUPPORTED_MEASURES]
+    return [*declared, ir.measures._NumRel(rel=ir.providers.base.Any())]
 
 
 def _evaluators(ir: Any) -> Tuple[Any, Any]:

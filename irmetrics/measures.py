@@ -1871,7 +1871,6 @@ def _opt_length(value: str) -> int:
 _REL: Dict[str, Callable[[str], Any]] = {"rel": _opt_rel}
 _CWL: Dict[str, Callable[[str], Any]] = {
     "min_rel": _opt_min_rel, "max_rel": _opt_max_rel, "quantity": _opt_quantity}
-_CWL_T = Takes(options={**_CWL, "T": _opt_positive["T"]})
 _GAIN: Dict[str, Callable[[str], Any]] = {"gain": _opt_gain}
 _CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _RECALL_LEVELS = tuple(i / 10 for i in range(11))
@@ -1909,6 +1908,36 @@ _PREFS_SUMMARIES = (
     ("prefs_avgjg_imp", "prefs_avgjg without the pairs of which neither is retrieved."),
 )
 _OUTSIDE_ALL_TREC = Names(all_trec=False)
+
+
+def _cwl_takes(key: str, cutoff: bool) -> Takes:
+    """A C/W/L family's options: min_rel, max_rel, quantity and its model's parameter."""
+    options = dict(_CWL)
+    name = _cwl.MODELS[key][1]
+    if name:
+        options[name] = _opt_p if name == "p" else _opt_positive[name]
+    return Takes("cutoff" if cutoff else "none", options=options)
+
+
+#: The C/W/L measures (irmetrics.cwl): ir_measures' names, cwl-eval's user
+#: models; one computation, a family is its continuation (cwl.MODELS[key]).
+#: Each: its key, whether it takes a cutoff, its public function, its summary.
+_CWL_SUMMARIES = (
+    ("INST", False, "inst", "INST: C_i = ((i + T + T_i - 1) / (i + T + T_i))^2, T_i = T - G_i."),
+    ("INSQ", False, "insq", "INSQ: C_i = ((i + 2T - 1) / (i + 2T))^2."),
+    ("BPM", True, "bpm", "Static BPM: C_i = 1 while G_i < T and K_i < k, then 0."),
+    ("NERR8", True, "nerr8", "NERR (eq. 8): C_i = 1 - g_i for i < k, then 0."),
+    ("NERR9", True, "nerr9", "NERR (eq. 9): C_i = i / (i + 1) (1 - g_i) for i < k, then 0."),
+    ("NERR10", False, "nerr10", "NERR (eq. 10): C_i = p (1 - g_i)."),
+    ("NERR11", False, "nerr11", "NERR (eq. 11): C_i = ((i + 2T - 1) / (i + 2T))^2 (1 - g_i)."),
+    ("SDCG", True, "sdcg", "Scaled DCG@k: C_i = log2(i + 1) / log2(i + 2) for i < k."),
+    ("TBG", False, "tbg", "Time-biased gain: W_i proportional to 2^(-K_(i-1) / H)."),
+    ("UMeasure", False, "u_measure", "U-measure: W_i proportional to max(0, 1 - K_(i-1) / L)."),
+)
+_CWL_FAMILIES = tuple(
+    Family(key, _cwl_family(key), summary, names=Names(key, False, metric=metric),
+           takes=_cwl_takes(key, cutoff), explain=_terms_cwl)
+    for key, cutoff, metric, summary in _CWL_SUMMARIES)
 
 _PREFS_FAMILIES = tuple(
     Family(key, _on_prefs(getattr(_prefs, key.replace("Rnonrel", "rnonrel"))), summary,
@@ -2062,39 +2091,8 @@ FAMILIES: Tuple[Family, ...] = (
     Family("Judged", _judged, "Fraction of the top k documents that are judged.",
            names=Names("Judged", False, metric="judged_at_k"),
            takes=Takes("optional-cutoff", options={}), explain=_terms_judged),
-    # The C/W/L measures (irmetrics.cwl): ir_measures' names, cwl-eval's user
-    # models; one computation, a family is its continuation (cwl.MODELS[key])
-    Family("INST", _cwl_family("INST"), "INST: C_i = ((i + T + T_i - 1) / (i + T + T_i))^2, "
-           "T_i = T - G_i.", names=Names("INST", False, metric="inst"), takes=_CWL_T,
-           explain=_terms_cwl),
-    Family("INSQ", _cwl_family("INSQ"), "INSQ: C_i = ((i + 2T - 1) / (i + 2T))^2.",
-           names=Names("INSQ", False, metric="insq"), takes=_CWL_T, explain=_terms_cwl),
-    Family("BPM", _cwl_family("BPM"), "Static BPM: C_i = 1 while G_i < T and K_i < k, then 0.",
-           names=Names("BPM", False, metric="bpm"), takes=_CWL_T._replace(param="cutoff"),
-           explain=_terms_cwl),
-    Family("NERR8", _cwl_family("NERR8"), "NERR (eq. 8): C_i = 1 - g_i for i < k, then 0.",
-           names=Names("NERR8", False, metric="nerr8"), takes=Takes("cutoff", options=_CWL),
-           explain=_terms_cwl),
-    Family("NERR9", _cwl_family("NERR9"),
-           "NERR (eq. 9): C_i = i / (i + 1) (1 - g_i) for i < k, then 0.",
-           names=Names("NERR9", False, metric="nerr9"), takes=Takes("cutoff", options=_CWL),
-           explain=_terms_cwl),
-    Family("NERR10", _cwl_family("NERR10"), "NERR (eq. 10): C_i = p (1 - g_i).",
-           names=Names("NERR10", False, metric="nerr10"),
-           takes=Takes(options={**_CWL, "p": _opt_p}), explain=_terms_cwl),
-    Family("NERR11", _cwl_family("NERR11"),
-           "NERR (eq. 11): C_i = ((i + 2T - 1) / (i + 2T))^2 (1 - g_i).",
-           names=Names("NERR11", False, metric="nerr11"), takes=_CWL_T, explain=_terms_cwl),
-    Family("SDCG", _cwl_family("SDCG"), "Scaled DCG@k: C_i = log2(i + 1) / log2(i + 2) for i < k.",
-           names=Names("SDCG", False, metric="sdcg"), takes=Takes("cutoff", options=_CWL),
-           explain=_terms_cwl),
-    Family("TBG", _cwl_family("TBG"), "Time-biased gain: W_i proportional to 2^(-K_(i-1) / H).",
-           names=Names("TBG", False, metric="tbg"),
-           takes=Takes(options={**_CWL, "H": _opt_positive["H"]}), explain=_terms_cwl),
-    Family("UMeasure", _cwl_family("UMeasure"),
-           "U-measure: W_i proportional to max(0, 1 - K_(i-1) / L).",
-           names=Names("UMeasure", False, metric="u_measure"),
-           takes=Takes(options={**_CWL, "L": _opt_positive["L"]}), explain=_terms_cwl),
+    # The C/W/L measures (irmetrics.cwl)
+    *_CWL_FAMILIES,
     Family("Compat", _compat, "Compatibility: rank-biased overlap with the ideal ranking.",
            names=Names("Compat", False, metric="compatibility"),
            takes=Takes(options={"p": _opt_p, "normalize": _boolean("normalize")}),
@@ -2193,13 +2191,6 @@ def trec_measure_names(version: str = TREC_EVAL_VERSIONS[0]) -> List[str]:
     """trec_eval *version*'s measure names irmetrics implements, in trec_eval's order."""
     last = TREC_EVAL_VERSIONS.index(version)
     return [f.key for f in FAMILIES if f.trec and TREC_EVAL_VERSIONS.index(f.since) <= last]
-
-
-def _all_trec(version: str) -> List[str]:
-    """The measures of trec_eval *version*'s group all_trec, in its order."""
-    last = TREC_EVAL_VERSIONS.index(version)
-    return [f.key for f in FAMILIES
-            if f.trec and f.all_trec and TREC_EVAL_VERSIONS.index(f.since) <= last]
 
 
 # Other tools' names for irmetrics' measures (lower case): ir_measures'
@@ -2559,7 +2550,9 @@ def expand_trec_argument_named(arg: str, version: str = "9.0.8") -> List[Tuple[s
     'set_F_0.50'
     """
     if arg in TREC_GROUPS or arg == "all_trec":
-        keys = TREC_GROUPS.get(arg) or tuple(_all_trec(version))
+        # all_trec: trec_eval version's measures but those its group leaves out
+        keys = TREC_GROUPS.get(arg) or tuple(k for k in trec_measure_names(version)
+                                              if _BY_TREC[k].all_trec)
         out: List[Tuple[str, Measure]] = []
         for key in keys:
             out.extend(expand_trec_argument_named(key))

@@ -256,29 +256,30 @@ def prefs_avgjg_imp(p: Prefs) -> float:
 
 def prefs_avgjg_rnonrel(p: Prefs) -> float:
     """prefs_avgjg with each group's non-relevant documents cut (or padded) to R."""
-    ratios = []
-    for g in p.groups:
-        r, n = g.rel, g.nonrel
-        if r >= n:
-            ful = g.ful_ret + g.ful_imp + g.rel_ret * (r - n)
-            poss = g.poss_ret + g.poss_imp + g.notoccur + g.rel * (r - n)
-        else:
-            ful, poss = _recount(g, p, r, retrieved_only=False)
-        ratios.append(_ratio(ful, poss))
-    return _over_groups(p, ratios)
+    return _rnonrel(p, retrieved_only=False)
 
 
 def prefs_avgjg_rnonrel_ret(p: Prefs) -> float:
     """prefs_avgjg_ret with each group's retrieved non-relevant documents cut
     (or padded) to the relevant retrieved ones."""
+    return _rnonrel(p, retrieved_only=True)
+
+
+def _rnonrel(p: Prefs, *, retrieved_only: bool) -> float:
+    """The two prefs_avgjg_Rnonrel measures: over all the group's documents,
+    or over its retrieved ones only."""
     ratios = []
     for g in p.groups:
-        r, n = g.rel_ret, g.nonrel_ret
-        if r >= n:
-            ful = g.ful_ret + g.rel_ret * (r - n)
-            poss = g.poss_ret + g.rel * (r - n)  # trec_eval's: rel, not rel_ret
+        if retrieved_only:
+            r, n, ful, poss = g.rel_ret, g.nonrel_ret, g.ful_ret, g.poss_ret
         else:
-            ful, poss = _recount(g, p, r, retrieved_only=True)
+            r, n = g.rel, g.nonrel
+            ful, poss = g.ful_ret + g.ful_imp, g.poss_ret + g.poss_imp + g.notoccur
+        if r >= n:  # padded with relevant documents (trec_eval's: rel, not rel_ret, both ways)
+            ful += g.rel_ret * (r - n)
+            poss += g.rel * (r - n)
+        else:
+            ful, poss = _recount(g, p, r, retrieved_only=retrieved_only)
         ratios.append(_ratio(ful, poss))
     return _over_groups(p, ratios)
 
