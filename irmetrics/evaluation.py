@@ -211,7 +211,8 @@ class Evaluation:
                 # one column at a time (less memory than the whole table transposed)
                 for c, key in enumerate(self._keys):
                     column = list(map(itemgetter(c), table.values()))
-                    self._aggregate[key] = aggregate(by_name[key], column, scored, run_name)
+                    self._aggregate[key] = aggregate(by_name[key], column, scored, run_name,
+                                                     options.version.evaluates_missing)
         self._rows = table  # {qid: values in the order of _keys}: the one table
         self.run_name = run_name
         self._options = options
@@ -420,11 +421,14 @@ def _run_rows(parts: List[Evaluation]) -> Tuple[Rows, Dict[str, int]]:
 # === Aggregates ================================================================
 
 
-def aggregate(m: Measure, vals: List[Value], scored: List[bool], run_name: str) -> Any:
+def aggregate(m: Measure, vals: List[Value], scored: List[bool], run_name: str,
+              missing_evaluated: bool = True) -> Any:
     """The aggregate of one measure over the queries' values (in query order).
 
     *scored* tells, for each value, whether its query was in the run (False:
     a judged query that ``complete=True`` scored as an empty ranking).
+    *missing_evaluated* False (trec_eval 9.0.8): such a query adds nothing
+    to a trec_eval measure (its value counts 0), but to num_q and num_rel.
     trec_eval's measures add in trec_eval's order, left to right in doubles,
     so that the printed values are its own: the arithmetic mean adds the
     queries in query-id order; the geometric mean adds the logarithms of the
@@ -436,9 +440,11 @@ def aggregate(m: Measure, vals: List[Value], scored: List[bool], run_name: str) 
         return run_name
     if how == "first":
         return vals[0]
+    trec = m.family.trec is not None
+    if not missing_evaluated and trec and m.family.key not in ("num_q", "num_rel"):
+        vals = [v if s else 0 for v, s in zip(vals, scored)]
     if how == "sum":
         return int(sum(vals))
-    trec = m.family.trec is not None
     if how == "gm":
         logs = [math.log(max(v, MIN_GEO_MEAN)) for v, s in zip(vals, scored) if s]
         total = _left_to_right(logs) if trec else math.fsum(logs)

@@ -75,7 +75,7 @@ def trec_blocks(result: Evaluation, *, per_query: bool = False,
         template = "".join(_trec_template(name, m, zscores) for name, m in shown)
         columns = [result._keys.index(name) for name, _ in shown]
         # under -c, trec_eval 9.0.8 prints no rows for the queries the run lacks; 10.0 does
-        missing = set() if result._options.version.prints_missing else set(result.missing)
+        missing = set() if result._options.version.evaluates_missing else set(result.missing)
         for qid, row in result._rows.items():
             if qid in missing:
                 continue

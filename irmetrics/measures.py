@@ -229,8 +229,10 @@ class TrecEval(NamedTuple):
     #: 11pt_avg): ``(long)(x + 0.9)`` in 9.0.8, ``lround(x)`` in 10.0
     recall_cutoff: _m.RecallCutoff
     recall_cutoff_text: str  # the same, as explain() writes it, of "x"
-    #: whether ``-c -q`` prints the rows of the judged queries the run lacks
-    prints_missing: bool
+    #: whether ``-c`` evaluates the judged queries the run lacks: 10.0 does
+    #: (as empty rankings; ``-q`` prints their rows), 9.0.8 adds nothing for
+    #: them but to num_q and num_rel
+    evaluates_missing: bool
 
 
 #: The versions of trec_eval irmetrics reproduces, oldest first; the first is the default.

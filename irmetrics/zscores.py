@@ -61,5 +61,6 @@ def zscored(result: Evaluation, table: Table) -> Evaluation:
         elif m.family.aggregate == "sum":  # summed as doubles, not counted
             z._aggregate[key] = _left_to_right(column)
         else:
-            z._aggregate[key] = aggregate(m, column, scored, result.run_name)
+            z._aggregate[key] = aggregate(m, column, scored, result.run_name,
+                                          result._options.version.evaluates_missing)
     return z
