@@ -49,7 +49,8 @@ class TieReport:
 
     def __str__(self) -> str:
         head = (f"{one_line(self.measure)}: {len(self.rows)} of {self.n_queries} "
-                f"quer{'y' if self.n_queries == 1 else 'ies'} depend on the order of tied scores")
+                f"quer{'y' if self.n_queries == 1 else 'ies'} "
+                f"depend{'s' if len(self.rows) == 1 else ''} on the order of tied scores")
         if not self.rows:
             return head + "\n"
         queries = [one_line(r.query) for r in self.rows]  # ids from a file: no escapes
@@ -87,7 +88,7 @@ def tie_report(
     >>> qrels = {"q1": {"a": 1}, "q2": {"c": 1}}
     >>> run = {"q1": {"a": 1.0, "b": 1.0}, "q2": {"c": 2.0, "d": 1.0}}
     >>> print(tie_report(qrels, run, "recip_rank"), end="")
-    recip_rank: 1 of 2 queries depend on the order of tied scores
+    recip_rank: 1 of 2 queries depends on the order of tied scores
     query    worst  trec_eval  expected     best   spread
     q1      0.5000     0.5000    0.7500   1.0000   0.5000
     """

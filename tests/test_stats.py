@@ -226,6 +226,12 @@ def test_paired_input_is_validated():
         paired_t_test([1.0, math.nan, 2.0], [0.0, 0.0, 0.0])
     with pytest.raises(InvalidArgumentError, match=r"y\[0\] must be a finite number"):
         paired_t_test([1.0, 2.0], [True, 0.0])
+    # an int beyond the largest float: refused by name, not a bare OverflowError
+    for test in (paired_t_test, permutation_test, bootstrap_ci):
+        with pytest.raises(InvalidArgumentError, match=r"x\[0\] must be a finite number"):
+            test([10**400, 1.0], [0.0, 0.0])
+        with pytest.raises(InvalidArgumentError, match=r"y\[1\] must be a finite number"):
+            test([1.0, 2.0], [0.0, -(10**400)])
     with pytest.raises(InvalidArgumentError, match=r"^'x' must be a sequence of numbers \(got str\)"):
         paired_t_test("12", [1.0, 2.0])
     with pytest.raises(InvalidArgumentError, match=r"^'y' must be a sequence of numbers \(got int\)"):

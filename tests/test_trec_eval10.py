@@ -534,7 +534,7 @@ def test_every_command_takes_the_switch(command, tmp_path):
     if command == "explain":
         assert out.splitlines()[-1] == "iprec_at_recall_0.70 = 1.0000"
     if command == "ties":  # (test_explain_tie_report_and_compare_take_the_version)
-        assert out.startswith("iprec_at_recall_0.70: 1 of 1 query depend"), out
+        assert out.startswith("iprec_at_recall_0.70: 1 of 1 query depends"), out
         assert run_cli(argv, REPRO)[1].startswith("iprec_at_recall_0.70: 0 of 1 "), out
     if command == "compare":  # rbp is 10.0's: refused without the switch
         code, out, err = run_cli(argv, REPRO)
