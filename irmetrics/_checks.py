@@ -135,14 +135,12 @@ def is_real(value: Any) -> bool:
 
 
 def as_number(value: Any) -> float:
-    """*value* as a float: NaN when it is not a real number, an infinity
-    when it lies beyond the largest float (a huge int)."""
-    if not is_real(value):
-        return math.nan
+    """*value* as a float: NaN when it is not a real number, inf when it
+    lies beyond the largest float (a huge int; no check accepts either)."""
     try:
-        return float(value)
+        return float(value) if is_real(value) else math.nan
     except OverflowError:
-        return math.inf if value > 0 else -math.inf
+        return math.inf
 
 
 def shown(value: Any) -> str:
