@@ -551,7 +551,7 @@ def _rbp(q: QueryData, m: Measure, env: Env) -> float:
     if m.option("quantity") is not None:  # its C/W/L quantities and residuals
         return _cwl_measure(q, m, env)
     gain_of = _m._binary_gain(m.rel(env))
-    return _m._rbp_and_residual(q.labels, float(m.option("p", 0.8)), _opt_int(m.param), gain_of)[0]
+    return _m._rbp(q.labels, float(m.option("p", 0.8)), _opt_int(m.param), gain_of)
 
 
 # --- trec_eval 10.0's measures (Names.since): rbp, rbp_resid, unj, dcg, ideal_dcg
@@ -577,15 +577,16 @@ def _rbp_gain_of(q: QueryData, given: Dict[Any, float]) -> Callable[[Any], float
 
 def _rbp_trec(q: QueryData, m: Measure, env: Env) -> float:
     p, gains = _rbp_p_and_gains(m)
-    return _m._rbp_and_residual(q.labels, p, None, _rbp_gain_of(q, gains))[0]
+    return _m._rbp(q.labels, p, None, _rbp_gain_of(q, gains))
 
 
 def _rbp_resid(q: QueryData, m: Measure, env: Env) -> float:
-    p, _ = _rbp_p_and_gains(m)  # (the residual does not read the gains)
-    residual = _m._rbp_and_residual(q.labels, p, None, _m._binary_gain(1))[1]
+    # the one residual (irmetrics.cwl.residual), of RBP's weights at an
+    # unbounded horizon; the gains do not move it
+    p, _ = _rbp_p_and_gains(m)
+    unknown = _m._unknown(q.labels)
     # m_rbp_resid.c sets its value only when some document is unjudged (else 0)
-    judged = sum(1 for _, x in q.placed() if x >= 0)
-    return residual if judged < q.n else 0.0
+    return _cwl.residual(unknown, [p], None) if any(unknown) else 0.0
 
 
 def _unj(q: QueryData, m: Measure, env: Env) -> float:

@@ -251,12 +251,14 @@ def test_explain_accuracy_and_compat_terms():
 @settings(max_examples=200, deadline=None)
 @given(ls=labels(), p=persistences())
 def test_rbp_residual_is_one_concept_with_two_horizons(ls, p):
-    # The residual of RBP is one quantity in two variants: trec_eval 10.0's
-    # rbp_resid (metrics._rbp_and_residual, the tail unbounded) and cwl-eval's
-    # ResEU (cwl.quantities over its 1000 ranks, whose weights it normalises to
-    # sum to 1).  With the kernel's horizon at 1000, the C/W/L residual is the
-    # kernel's divided by the weights' sum over 1000 ranks, 1 - p**1000.
+    # The residual of RBP is one quantity in two variants of cwl.residual:
+    # trec_eval 10.0's rbp_resid (metrics.rbp_residual, the horizon unbounded,
+    # weights (1 - p) p^(i-1) summing to 1) and cwl-eval's ResEU (over its 1000
+    # ranks, whose weights it normalises to sum to 1).  The second is the
+    # first without the ranks past 1000 (p^1000), over the weight of ranks
+    # 1..1000, 1 - p^1000.
     if p >= 1 or len(ls) > 1000:
         return
-    kernel = metrics._rbp_and_residual(ls, p, None, metrics._binary_gain(1), 1000)[1]
-    assert cwl.rbp_cwl(ls, p=p) == pytest.approx(kernel / (1 - p ** 1000), rel=1e-12, abs=1e-15)
+    unbounded = metrics.rbp_residual(ls, p=p)
+    assert cwl.rbp_cwl(ls, p=p) == pytest.approx((unbounded - p ** 1000) / (1 - p ** 1000),
+                                                 rel=1e-12, abs=1e-15)
