@@ -1676,6 +1676,8 @@ def _terms_err(c: Ranking) -> Terms:
 
 
 def _terms_rbp(c: Ranking) -> Terms:
+    if c.m.option("quantity") is not None:  # a C/W/L quantity, which compute gives
+        return _terms_cwl(c)
     ranks = c.relevant_ranks()
     p = float(c.m.option("p", 0.8))
     w = 1.0
@@ -1684,9 +1686,14 @@ def _terms_rbp(c: Ranking) -> Terms:
         r["contribution"] = w if c.inside(r["rank"]) and r["relevant"] else None
         w *= p
     terms, total = _summed(c.rows)
+    unknown = _m._unknown(_m._cut(c.q.labels, c.k))
+    unjudged = [r["weight"] for r, u in zip(c.rows, unknown) if u]
     return Terms(["relevant", "weight", "contribution"],
                  f"RBP = (1 - p) * sum of p^(rank - 1) over the relevant ranks, p = {p:g}", [
                      f"sum = {_eq(terms, total)}",
+                     f"residual (the unjudged ranks and those past rank {len(unknown)} at gain "
+                     f"1): p^{len(unknown)} + (1 - {p:g}) * ({_sum_text(unjudged)}) = "
+                     f"{_fmt(_cwl.residual(unknown, [p], None))}",
                      f"(1 - {p:g}) * {total:.4f} = {_fmt((1.0 - p) * total)}",
                  ], *_after(ranks, c.k))
 
@@ -1740,22 +1747,27 @@ def _terms_cwl(c: Ranking) -> Terms:
     cont, weights = _cwl.vectors(
         m.family.key, gains, param=float(m.option(_cwl.MODELS[m.family.key][1], 0.0)),
         k=_cwl.DEPTH if m.param is None else int(m.param), costs=q.costs)
-    for r, g, x, w in zip(c.rows, gains, cont, weights):
-        r.update(gain=g, continuation=x, weight=w, contribution=w * g if g else None)
+    costs: Sequence[Optional[float]] = [None] * len(gains) if q.costs is None else q.costs
+    for r, g, x, w, cost in zip(c.rows, gains, cont, weights, costs):
+        r.update(gain=g, cost=cost, continuation=x, weight=w, contribution=w * g if g else None)
     terms, _ = _summed(c.rows)
     v = dict(zip(_cwl.QUANTITIES, _cwl_all(q, m, c.env)))
     rest = math.fsum(weights[len(c.rows):])
+    unjudged = math.fsum(w for w, g in zip(weights, gains) if g is None)
 
     def listed(names: Sequence[str]) -> str:
         return ", ".join(f"{n} = {_fmt(v[n])}" for n in names)
 
-    return Terms(["gain", "continuation", "weight", "contribution"],
+    return Terms(["gain"] + ["cost"] * (q.costs is not None) + ["continuation", "weight",
+                                                               "contribution"],
                  f"{m.family.summary} EU = sum of W_i g_i over {_cwl.DEPTH} ranks, W_i = "
                  "C_1 ... C_(i-1) / sum_j C_1 ... C_(j-1)", [
                      "gain: unjudged documents, and the ranks past the ranking's end, gain 0",
                      f"EU = {_eq(terms, v['EU'])}",
                      f"{listed(_cwl.QUANTITIES[1:5])} (ED = 1 / W_1)",
-                     f"the ranks past the ranking's end, to {_cwl.DEPTH}, weigh {_fmt(rest)}",
+                     f"the unknown ranks weigh {_fmt(unjudged + rest)}: the unjudged "
+                     f"{_fmt(unjudged)}, those past the ranking's end, to {_cwl.DEPTH}, "
+                     f"{_fmt(rest)} (ResEU when they move no weight: irmetrics.cwl.residual)",
                      "residuals (unjudged and past-the-end ranks at gain 1, minus at gain 0): "
                      + listed(_cwl.QUANTITIES[5:]),
                      f"the value is {listed([m.option('quantity', 'EU')])}",
