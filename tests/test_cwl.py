@@ -262,3 +262,23 @@ def test_rbp_residual_is_one_concept_with_two_horizons(ls, p):
     unbounded = metrics.rbp_residual(ls, p=p)
     assert cwl.rbp_cwl(ls, p=p) == pytest.approx((unbounded - p ** 1000) / (1 - p ** 1000),
                                                  rel=1e-12, abs=1e-15)
+
+
+def test_explain_takes_evaluates_costs_and_shows_the_residual():
+    qrels, run = {"q": {"a": 2, "b": 0}}, {"q": {"a": 2.0, "x": 1.5, "b": 1.0}}
+    costs = {"q": {"a": 2.0, "x": 0.5}}
+    name = "TBG(H=2,max_rel=2)"
+    e = irmetrics.explain(qrels, run, "q", name, costs=costs)
+    assert e.value == irmetrics.evaluate(qrels, run, name, costs=costs).per_query["q"][name]
+    assert e.value == cwl.tbg([2, None, 0], max_rel=2, H=2, costs=[2.0, 0.5, 1.0])
+    assert [r["cost"] for r in e.rows] == [2.0, 0.5, 1.0]
+    # TBG is static: the unknown ranks (x, and 4..1000) weigh ResEU
+    res = cwl.tbg([2, None, 0], max_rel=2, H=2, costs=[2.0, 0.5, 1.0], quantity="ResEU")
+    assert any(s.startswith(f"the unknown ranks weigh {res:.4f}") for s in e.steps)
+    # RBP: the residual of rbp_residual, p^3 + (1 - p) p
+    e = irmetrics.explain(qrels, run, "q", "RBP(p=0.5)")
+    assert metrics.rbp_residual([2, None, 0], p=0.5) == 0.125 + 0.25
+    assert any(s.startswith("residual") and s.endswith("= 0.3750") for s in e.steps)
+    e = irmetrics.explain(qrels, run, "q", "RBP(p=0.5,quantity=ResEU)")  # the C/W/L terms
+    assert e.value == cwl.rbp_cwl([2, None, 0], p=0.5)
+    assert "continuation" in e.rows[0]
