@@ -14,8 +14,11 @@ ranking cut there, or padded), with ``P_i = prod_{j<i} C_j``:
 * the residuals ``ResEU`` ... ``ResED``: each quantity when every unjudged
   document and every rank past the ranking's end gains 1, minus its value
   when they gain 0 (cwl-eval's ``-r``).  For a static measure (C free of the
-  gains) ``ResEU`` is the weight of those ranks; for an adaptive one (INST,
-  BPM, NERR) the weights move too, and a residual may be negative.
+  gains: INSQ, SDCG, RBP, TBG, U-measure) ``ResEU`` is the weight of those
+  ranks, :func:`residual`, the one residual kernel, which trec_eval 10.0's
+  ``rbp_resid`` reaches too (RBP's weights, an unbounded horizon); for an
+  adaptive one (INST, BPM, NERR) the weights move too, and a residual may be
+  negative.
 
 Each measure is one continuation function of :data:`MODELS` (its gains,
 costs, parameter and cutoff), and one function here that reads labels in
