@@ -1,4 +1,5 @@
-"""trec_eval's other input files: preferences (``-R prefs``) and z-score tables (``-Z``).
+"""trec_eval's other input files: preferences (``-R prefs``) and z-score
+tables (``-Z``); and cwl-eval's cost files (its ``-c``).
 
 Read as :mod:`irmetrics.trec` reads qrels and runs: a path or an open file,
 gzip or not; fields split on ASCII white space; blank lines and lines whose
@@ -8,6 +9,7 @@ first field starts with ``#`` skipped (trec_eval 10.0 skips ``#`` lines,
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Callable, Dict, Iterator, List, Tuple
 
 from .errors import TrecFormatError
@@ -16,7 +18,7 @@ from .trec import _number, _open_lines
 if TYPE_CHECKING:
     from .trec import PathOrFile
 
-__all__ = ["read_prefs", "read_zscores"]
+__all__ = ["read_prefs", "read_zscores", "read_costs"]
 
 
 def _rows(source: PathOrFile, columns: str) -> Iterator[Tuple[str, int, List[bytes]]]:
@@ -69,4 +71,25 @@ def read_zscores(source: PathOrFile) -> Dict[str, Dict[str, Tuple[float, float]]
         qid, measure = _field(fields[:2], name, lineno, "an id").split(" ")
         mean = number(fields[2], name, lineno, "the mean")
         out.setdefault(qid, {})[measure] = (mean, number(fields[3], name, lineno, "the deviation"))
+    return out
+
+
+def read_costs(costs: PathOrFile, run: PathOrFile) -> Dict[str, Dict[str, float]]:
+    """cwl-eval's cost file, ``element_type cost`` lines (its ``-c``), applied
+    to a run whose second column names each document's element type (cwl-eval's
+    result file): ``{qid: {docno: cost}}``, the costs ``evaluate(costs=)``
+    takes; a document of a type the file lacks costs 1 (cwl-eval's default);
+    the last line of a type given twice counts."""
+    table: Dict[str, float] = {}
+    for name, lineno, fields in _rows(costs, "element_type cost"):
+        cost = _float(fields[1], name, lineno, "the cost")
+        if not 0 <= cost < math.inf:
+            raise TrecFormatError(f"the cost must be a finite number >= 0 (got {cost!r})",
+                                  name, lineno)
+        table[_field(fields[:1], name, lineno, "the element type")] = cost
+    out: Dict[str, Dict[str, float]] = {}
+    for name, lineno, fields in _rows(run, "qid element_type docno rank score tag"):
+        qid, kind, doc = _field(fields[:3], name, lineno, "an id").split(" ")
+        if kind in table:
+            out.setdefault(qid, {})[doc] = table[kind]
     return out

@@ -23,7 +23,7 @@ from . import __version__, formats, report
 from ._parallel import WorkerError
 from ._text import one_line, quoted, strict_json
 from ._trec_help import trec_eval_help
-from ._trec_more import read_zscores
+from ._trec_more import read_costs, read_zscores
 from .compare import PAIRS, TESTS, compare
 from .data import Qrels, Run
 from .diversity import NDEVAL_MEASURES
@@ -133,6 +133,24 @@ def _evaluation_options(p: argparse.ArgumentParser, complete_help: Optional[str]
                    f"{' or '.join(TREC_EVAL_VERSIONS)} (default {TREC_EVAL_VERSIONS[0]})")
 
 
+def _cost_option(p: argparse.ArgumentParser) -> None:
+    """cwl-eval's cost file, for the commands that score the C/W/L measures."""
+    p.add_argument("--cost-file", "--cost_file", dest="cost_file", default=None, metavar="FILE",
+                   help="cwl-eval's cost file (its -c): 'element_type cost' lines; the run's "
+                   "second column names each document's type (a type the file lacks costs 1); "
+                   "the C/W/L measures read the costs")
+
+
+def _costs(args: argparse.Namespace) -> Optional[Dict[str, Dict[str, float]]]:
+    """The costs of the run's documents from --cost-file (None without it)."""
+    if args.cost_file is None:
+        return None
+    if args.run == "-":
+        raise InvalidArgumentError("--cost-file reads the element types of the run's second "
+                                   "column: give the run as a file, not '-'")
+    return read_costs(args.cost_file, args.run)
+
+
 def _check_evaluation_options(args: argparse.Namespace) -> None:
     """What is wrong with -l or -M, as an error."""
     if args.level < 1:
@@ -186,6 +204,7 @@ def _parser() -> argparse.ArgumentParser:
     _evaluation_options(
         p, "average over every qrels query; one missing from the run scores 0"
     )
+    _cost_option(p)
     p.add_argument("--format", choices=("trec", "json", "csv"), default="trec",
                    help="output format (default: trec, byte-identical to trec_eval)")
     _trec_eval_options(p)
@@ -368,7 +387,7 @@ def _evaluate_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) 
         relevance_level=args.level, complete=args.complete, depth=args.depth,
         judged_only=args.judged_only, ties=args.ties, detect_ties=args.ties == "trec_eval",
         scores="float32" if args.float32_scores else "float64", trec_eval=args.trec_eval,
-        collection_size=args.collection_size)
+        collection_size=args.collection_size, costs=_costs(args))
     for name, m in pairs:
         check_measure(name, m, options.ties)
         check_version(name, m, options.trec_eval)
@@ -530,6 +549,7 @@ def _explain_parser() -> argparse.ArgumentParser:
     p.add_argument("-m", "--measure", required=True, metavar="MEASURE",
                    help="the measure, e.g. map, AP, ndcg_cut_10, nDCG@10")
     _evaluation_options(p, "explain a judged query missing from the run as an empty ranking")
+    _cost_option(p)
     p.add_argument("--float32-scores", action="store_true",
                    help="compare scores in single precision, as pytrec_eval does")
     p.add_argument("--format", choices=("text", "json"), default="text",
@@ -543,7 +563,7 @@ def _explain_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -
             args.qrels, _run_source(args.run), args.query, args.measure,
             relevance_level=args.level, complete=args.complete, depth=args.depth,
             judged_only=args.judged_only, scores="float32" if args.float32_scores else "float64",
-            trec_eval=args.trec_eval,
+            trec_eval=args.trec_eval, costs=_costs(args),
         )
     if args.format == "json":
         stdout.write(strict_json(result.to_dict(), indent=2) + "\n")

@@ -14,8 +14,11 @@ ranking cut there, or padded), with ``P_i = prod_{j<i} C_j``:
 * the residuals ``ResEU`` ... ``ResED``: each quantity when every unjudged
   document and every rank past the ranking's end gains 1, minus its value
   when they gain 0 (cwl-eval's ``-r``).  For a static measure (C free of the
-  gains) ``ResEU`` is the weight of those ranks; for an adaptive one (INST,
-  BPM, NERR) the weights move too, and a residual may be negative.
+  gains: INSQ, SDCG, RBP, TBG, U-measure) ``ResEU`` is the weight of those
+  ranks, :func:`residual`, the one residual kernel, which trec_eval 10.0's
+  ``rbp_resid`` reaches too (RBP's weights, an unbounded horizon); for an
+  adaptive one (INST, BPM, NERR) the weights move too, and a residual may be
+  negative.
 
 Each measure is one continuation function of :data:`MODELS` (its gains,
 costs, parameter and cutoff), and one function here that reads labels in
@@ -176,13 +179,18 @@ def quantities(model: str, gains: Gains, *, param: float = 1.0, k: int = DEPTH,
     """The ten quantities of :data:`QUANTITIES` for C/W/L measure *model* (its
     parameter *param*, its cutoff *k*) over *gains* in rank order (None:
     unjudged) and *costs* (None: 1 each): the worst case's five, then best
-    minus worst (the residuals), each computed once whatever is asked for."""
+    minus worst (the residuals), each computed once whatever is asked for;
+    ResEU by :func:`residual` when the unknown ranks move no weight."""
     continuation, _ = MODELS[model]
     worst = _padded(gains, costs, False, depth)
-    low = _quantities(continuation(*worst, param, k), *worst)
+    cont = continuation(*worst, param, k)
+    low = _quantities(cont, *worst)
     best = _padded(gains, costs, True, depth)
-    high = _quantities(continuation(*best, param, k), *best)
-    return low + [b - a for a, b in zip(low, high)]
+    moved = continuation(*best, param, k)
+    res = [b - a for a, b in zip(low, _quantities(moved, *best))]
+    if moved == cont:  # a static model (C free of the gains): the residual's closed form
+        res[0] = residual([x is None for x in gains], cont, depth)
+    return low + res
 
 
 def vectors(model: str, gains: Gains, *, param: float, k: int,
@@ -203,6 +211,48 @@ def scaled(labels: Iterable[Label], min_rel: float, max_rel: float) -> List[Opti
     return [None if x is None or x < 0 else
             (min(max(x, min_rel), max_rel) - min_rel) / span if span > 0 else 0.0
             for x in labels]
+
+
+# === The residual ============================================================
+
+
+def residual(unknown: Sequence[bool], cont: Sequence[float],
+             horizon: Optional[int] = DEPTH) -> float:
+    """The residual of EU (ResEU) of a user model whose weights the unknown
+    ranks do not move: the weight of the unknown ranks.
+
+    The unknown ranks are those *unknown* marks (its length m is the
+    ranking's, cut where the measure cuts it: unjudged documents) and the
+    ranks past m up to *horizon*.  With ``P_i = C_1 ... C_(i-1)`` made by
+    repeated products and the reaches of the unknown ranks added left to right
+    (trec_eval 10.0's m_rbp_resid.c's order):
+
+    * a finite *horizon* h (cwl-eval's DEPTH; *cont*: C_1 ... C_h): the
+      weights are normalised over it, ``W_i = P_i / sum_{j<=h} P_j``, and
+      ``ResEU = sum_{unknown i<=h} P_i / sum_{j<=h} P_j``;
+    * an unbounded *horizon* (None), for a geometric user (*cont*: ``[p]``,
+      C_i = p at every rank: RBP): ``W_i = (1 - p) P_i`` sum to 1 unnormalised,
+      the ranks past m weigh ``P_(m+1) = p^m``, and
+      ``ResEU = p^m + (1 - p) sum_{unknown i<=m} P_i``: trec_eval 10.0's
+      ``rbp_resid`` (which prints 0 when nothing is unjudged: the registry's).
+
+    >>> residual([False, True], [0.5], None)   # p^2 + (1 - p) p
+    0.5
+    >>> residual([False, True], [0.5] * 3)     # (P_2 + P_3) / (P_1 + P_2 + P_3)
+    0.42857142857142855
+    """
+    m = len(unknown) if horizon is None else min(len(unknown), horizon)
+    marked = list(unknown[:m]) + [True] * ((m if horizon is None else horizon) - m)
+    steps = [cont[0]] * m if horizon is None else cont
+    reach, total, open_reach = 1.0, 0.0, 0.0
+    for c, is_unknown in zip(steps, marked):
+        total += reach
+        if is_unknown:
+            open_reach += reach
+        reach *= c
+    if horizon is None:
+        return reach + (1.0 - cont[0]) * open_reach
+    return open_reach / total
 
 
 # === The list functions ======================================================

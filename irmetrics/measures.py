@@ -551,7 +551,7 @@ def _rbp(q: QueryData, m: Measure, env: Env) -> float:
     if m.option("quantity") is not None:  # its C/W/L quantities and residuals
         return _cwl_measure(q, m, env)
     gain_of = _m._binary_gain(m.rel(env))
-    return _m._rbp_and_residual(q.labels, float(m.option("p", 0.8)), _opt_int(m.param), gain_of)[0]
+    return _m._rbp(q.labels, float(m.option("p", 0.8)), _opt_int(m.param), gain_of)
 
 
 # --- trec_eval 10.0's measures (Names.since): rbp, rbp_resid, unj, dcg, ideal_dcg
@@ -577,15 +577,16 @@ def _rbp_gain_of(q: QueryData, given: Dict[Any, float]) -> Callable[[Any], float
 
 def _rbp_trec(q: QueryData, m: Measure, env: Env) -> float:
     p, gains = _rbp_p_and_gains(m)
-    return _m._rbp_and_residual(q.labels, p, None, _rbp_gain_of(q, gains))[0]
+    return _m._rbp(q.labels, p, None, _rbp_gain_of(q, gains))
 
 
 def _rbp_resid(q: QueryData, m: Measure, env: Env) -> float:
-    p, _ = _rbp_p_and_gains(m)  # (the residual does not read the gains)
-    residual = _m._rbp_and_residual(q.labels, p, None, _m._binary_gain(1))[1]
+    # the one residual (irmetrics.cwl.residual), of RBP's weights at an
+    # unbounded horizon; the gains do not move it
+    p, _ = _rbp_p_and_gains(m)
+    unknown = _m._unknown(q.labels)
     # m_rbp_resid.c sets its value only when some document is unjudged (else 0)
-    judged = sum(1 for _, x in q.placed() if x >= 0)
-    return residual if judged < q.n else 0.0
+    return _cwl.residual(unknown, [p], None) if any(unknown) else 0.0
 
 
 def _unj(q: QueryData, m: Measure, env: Env) -> float:
@@ -1675,6 +1676,8 @@ def _terms_err(c: Ranking) -> Terms:
 
 
 def _terms_rbp(c: Ranking) -> Terms:
+    if c.m.option("quantity") is not None:  # a C/W/L quantity, which compute gives
+        return _terms_cwl(c)
     ranks = c.relevant_ranks()
     p = float(c.m.option("p", 0.8))
     w = 1.0
@@ -1683,9 +1686,14 @@ def _terms_rbp(c: Ranking) -> Terms:
         r["contribution"] = w if c.inside(r["rank"]) and r["relevant"] else None
         w *= p
     terms, total = _summed(c.rows)
+    unknown = _m._unknown(_m._cut(c.q.labels, c.k))
+    unjudged = [r["weight"] for r, u in zip(c.rows, unknown) if u]
     return Terms(["relevant", "weight", "contribution"],
                  f"RBP = (1 - p) * sum of p^(rank - 1) over the relevant ranks, p = {p:g}", [
                      f"sum = {_eq(terms, total)}",
+                     f"residual (the unjudged ranks and those past rank {len(unknown)} at gain "
+                     f"1): p^{len(unknown)} + (1 - {p:g}) * ({_sum_text(unjudged)}) = "
+                     f"{_fmt(_cwl.residual(unknown, [p], None))}",
                      f"(1 - {p:g}) * {total:.4f} = {_fmt((1.0 - p) * total)}",
                  ], *_after(ranks, c.k))
 
@@ -1739,22 +1747,27 @@ def _terms_cwl(c: Ranking) -> Terms:
     cont, weights = _cwl.vectors(
         m.family.key, gains, param=float(m.option(_cwl.MODELS[m.family.key][1], 0.0)),
         k=_cwl.DEPTH if m.param is None else int(m.param), costs=q.costs)
-    for r, g, x, w in zip(c.rows, gains, cont, weights):
-        r.update(gain=g, continuation=x, weight=w, contribution=w * g if g else None)
+    costs: Sequence[Optional[float]] = [None] * len(gains) if q.costs is None else q.costs
+    for r, g, x, w, cost in zip(c.rows, gains, cont, weights, costs):
+        r.update(gain=g, cost=cost, continuation=x, weight=w, contribution=w * g if g else None)
     terms, _ = _summed(c.rows)
     v = dict(zip(_cwl.QUANTITIES, _cwl_all(q, m, c.env)))
     rest = math.fsum(weights[len(c.rows):])
+    unjudged = math.fsum(w for w, g in zip(weights, gains) if g is None)
 
     def listed(names: Sequence[str]) -> str:
         return ", ".join(f"{n} = {_fmt(v[n])}" for n in names)
 
-    return Terms(["gain", "continuation", "weight", "contribution"],
+    return Terms(["gain"] + ["cost"] * (q.costs is not None) + ["continuation", "weight",
+                                                               "contribution"],
                  f"{m.family.summary} EU = sum of W_i g_i over {_cwl.DEPTH} ranks, W_i = "
                  "C_1 ... C_(i-1) / sum_j C_1 ... C_(j-1)", [
                      "gain: unjudged documents, and the ranks past the ranking's end, gain 0",
                      f"EU = {_eq(terms, v['EU'])}",
                      f"{listed(_cwl.QUANTITIES[1:5])} (ED = 1 / W_1)",
-                     f"the ranks past the ranking's end, to {_cwl.DEPTH}, weigh {_fmt(rest)}",
+                     f"the unknown ranks weigh {_fmt(unjudged + rest)}: the unjudged "
+                     f"{_fmt(unjudged)}, those past the ranking's end, to {_cwl.DEPTH}, "
+                     f"{_fmt(rest)} (ResEU when they move no weight: irmetrics.cwl.residual)",
                      "residuals (unjudged and past-the-end ranks at gain 1, minus at gain 0): "
                      + listed(_cwl.QUANTITIES[5:]),
                      f"the value is {listed([m.option('quantity', 'EU')])}",

@@ -62,6 +62,7 @@ from typing import (
 )
 
 from . import _tie_blocks as _t
+from . import cwl as _cwl
 from ._checks import (
     Label,
     check_int,
@@ -690,41 +691,23 @@ def err(
     return _err(ls, kk, max_label)
 
 
-def _rbp_and_residual(
-    labels: Sequence[Label], p: float, k: Optional[int], gain_of: Callable[[Label], float],
-    horizon: Optional[int] = None,
-) -> Tuple[float, float]:
-    """Rank-biased precision and its residual: ``(value, residual)``.
-
-    Over the first m = min(k, n) ranks (k None: all n), with weights
-    ``w_i = p**(i - 1)`` made by repeated products and sums added left to
-    right, as trec_eval 10.0's m_rbp.c and m_rbp_resid.c make them:
-
-    * value: ``(1 - p) * sum(gain_of(label_i) * w_i)`` over the judged ranks
-      (gains in [0, 1]; *gain_of* is the variant's gain scaling: binary for
-      ``RBP``, the levels scaled to [0, 1] for trec_eval 10.0's ``rbp``);
-    * residual: what the value could still gain if every unknown rank had
-      gain 1, the best case minus the value: ``(1 - p) * sum(w_i)`` over the
-      unjudged ranks (None or a negative label), plus the weight of the
-      ranks past m up to *horizon*: ``p**m`` for an unbounded horizon
-      (None: trec_eval 10.0's), ``p**m - p**horizon`` for a finite one.
-    """
-    total = unjudged = 0.0
+def _rbp(labels: Sequence[Label], p: float, k: Optional[int],
+         gain_of: Callable[[Label], float]) -> float:
+    """Rank-biased precision: ``(1 - p) * sum(gain_of(label_i) * w_i)`` over
+    the judged ranks of the top k (k None: all), ``w_i = p**(i - 1)`` made by
+    repeated products and the sum added left to right, as trec_eval 10.0's
+    m_rbp.c makes them (gains in [0, 1]; *gain_of* is the variant's gain
+    scaling: binary for ``RBP``, the levels scaled to [0, 1] for trec_eval
+    10.0's ``rbp``).  Its residual is :func:`irmetrics.cwl.residual`'s."""
+    total = 0.0
     w = 1.0
     for x in _cut(labels, k):
-        if x is None or x < 0:
-            unjudged += w
-        else:
+        if x is not None and x >= 0:
             g = gain_of(x)
             if g != 0:
                 total += g * w
         w *= p
-    tail = w
-    if horizon is not None:
-        for _ in range(len(_cut(labels, k)), horizon):
-            w *= p
-        tail -= w
-    return (1.0 - p) * total, tail + (1.0 - p) * unjudged
+    return (1.0 - p) * total
 
 
 def _binary_gain(rel: Number) -> Callable[[Label], float]:
@@ -775,7 +758,7 @@ def rbp(
     pp = check_probability(p)
     kk = check_k(k)
     r = check_rel(rel)
-    return _rbp_and_residual(ls, pp, kk, _rbp_gain(ls, r, max_label))[0]
+    return _rbp(ls, pp, kk, _rbp_gain(ls, r, max_label))
 
 
 def rbp_residual(labels: Iterable[Any], *, p: float = 0.8, k: Optional[int] = None) -> float:
@@ -783,23 +766,28 @@ def rbp_residual(labels: Iterable[Any], *, p: float = 0.8, k: Optional[int] = No
 
     ``(1 - p) * sum(p**(i - 1) for unjudged i <= m) + p**m``, m = min(k, n):
     the weight of the unjudged documents (None) and of every rank past the
-    top m, as if all had the top gain (trec_eval 10.0's ``rbp_resid``, which
-    prints 0 instead for a ranking with no unjudged document).
+    top m, as if all had the top gain: :func:`irmetrics.cwl.residual` at an
+    unbounded horizon (trec_eval 10.0's ``rbp_resid``, which prints 0 instead
+    for a ranking with no unjudged document).
 
     >>> rbp_residual([1, None, 0], p=0.5)    # 0.5 * 0.5 + 0.125
     0.375
     """
     ls = check_labels(labels)
     pp = check_probability(p)
-    kk = check_k(k)
-    return _rbp_and_residual(ls, pp, kk, _binary_gain(1))[1]
+    return _cwl.residual(_unknown(_cut(ls, check_k(k))), [pp], None)
+
+
+def _unknown(labels: Sequence[Label]) -> List[bool]:
+    """Which labels are unjudged: None, or negative (pooled but not judged)."""
+    return [x is None or x < 0 for x in labels]
 
 
 def _unjudged(labels: Sequence[Label], k: Optional[int]) -> float:
-    """Unjudged (None or a negative label) in the top k over k (None: n)."""
+    """Unjudged in the top k over k (None: n)."""
     top = _cut(labels, k)
     d = len(top) if k is None else k
-    return sum(1 for x in top if x is None or x < 0) / d if d else 0.0
+    return sum(_unknown(top)) / d if d else 0.0
 
 
 def unjudged_at_k(labels: Iterable[Any], k: Optional[int] = None) -> float:

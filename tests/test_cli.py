@@ -922,3 +922,47 @@ def test_standard_input_is_read_in_constant_memory(tmp_path):
     peak = next(int(line.split()[1]) for line in done.stderr.decode().splitlines()
                 if line.startswith("VmHWM:"))
     assert peak < 50_000  # KiB: the interpreter, the tables, a 4 MiB spool
+
+
+# --- --cost-file: cwl-eval's cost file (the run's second column names each document's type)
+
+def test_cost_file_gives_evaluates_costs(files, tmp_path):
+    qrels, run = files
+    costs = write(tmp_path, "costs", "Q0 2.5\n")  # every document of RUN is of type Q0
+    by_doc = {q: {d: 2.5 for d in docs} for q, docs in
+              {"q1": ["d1", "d2", "d4"], "q2": ["d5", "d1"]}.items()}
+    want = irmetrics.evaluate(str(qrels), str(run), "TBG(H=3,max_rel=2,quantity=EC)",
+                              costs=by_doc).per_query
+    code, out, err = run_cli("-q", "-m", "TBG(H=3,max_rel=2,quantity=EC)", "--cost-file", costs,
+                             qrels, run)
+    assert code == 0, err
+    name = "TBG(H=3,max_rel=2,quantity=EC)"
+    assert [line.split("\t")[2] for line in out.splitlines()[:2]] == [
+        f"{want['q1'][name]:.4f}", f"{want['q2'][name]:.4f}"]
+    assert want["q1"][name] > 1.0  # EC over unit costs is 1: the costs were read
+    code, out, err = run_cli("explain", "-m", name, "--cost-file", costs, "--format", "json",
+                             qrels, run, "q1")
+    assert code == 0, err
+    assert json.loads(out)["value"] == want["q1"][name]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("Q0 x\n", "costs, line 1: the cost must be a number (got b'x')"),
+    ("# types\nQ0 -1\n", "costs, line 2: the cost must be a finite number >= 0 (got -1.0)"),
+    ("Q0 1 2\n", "costs, line 1: expected 2 columns (element_type cost), got 3"),
+])
+def test_cost_file_errors_name_the_file_and_line(files, tmp_path, text, message):
+    qrels, run = files
+    code, _, err = run_cli("-m", "TBG", "--cost-file", write(tmp_path, "costs", text), qrels, run)
+    assert code == 2
+    assert err.startswith("irmetrics: error: ") and err.rstrip().endswith(message), err
+
+
+def test_cost_file_needs_the_run_in_a_file(files, tmp_path):
+    qrels, _ = files
+    code, _, err = run_cli("-m", "TBG", "--cost-file", write(tmp_path, "costs", "Q0 1\n"),
+                           qrels, "-")
+    assert code == 2 and "give the run as a file, not '-'" in err
+    short = write(tmp_path, "short", "q1 Q0 d1 1 0.9\n")
+    code, _, err = run_cli("-m", "TBG", "--cost-file", tmp_path / "costs", qrels, short)
+    assert code == 2 and "short, line 1: expected 6 columns" in err, err

@@ -251,12 +251,34 @@ def test_explain_accuracy_and_compat_terms():
 @settings(max_examples=200, deadline=None)
 @given(ls=labels(), p=persistences())
 def test_rbp_residual_is_one_concept_with_two_horizons(ls, p):
-    # The residual of RBP is one quantity in two variants: trec_eval 10.0's
-    # rbp_resid (metrics._rbp_and_residual, the tail unbounded) and cwl-eval's
-    # ResEU (cwl.quantities over its 1000 ranks, whose weights it normalises to
-    # sum to 1).  With the kernel's horizon at 1000, the C/W/L residual is the
-    # kernel's divided by the weights' sum over 1000 ranks, 1 - p**1000.
+    # The residual of RBP is one quantity in two variants of cwl.residual:
+    # trec_eval 10.0's rbp_resid (metrics.rbp_residual, the horizon unbounded,
+    # weights (1 - p) p^(i-1) summing to 1) and cwl-eval's ResEU (over its 1000
+    # ranks, whose weights it normalises to sum to 1).  The second is the
+    # first without the ranks past 1000 (p^1000), over the weight of ranks
+    # 1..1000, 1 - p^1000.
     if p >= 1 or len(ls) > 1000:
         return
-    kernel = metrics._rbp_and_residual(ls, p, None, metrics._binary_gain(1), 1000)[1]
-    assert cwl.rbp_cwl(ls, p=p) == pytest.approx(kernel / (1 - p ** 1000), rel=1e-12, abs=1e-15)
+    unbounded = metrics.rbp_residual(ls, p=p)
+    assert cwl.rbp_cwl(ls, p=p) == pytest.approx((unbounded - p ** 1000) / (1 - p ** 1000),
+                                                 rel=1e-12, abs=1e-15)
+
+
+def test_explain_takes_evaluates_costs_and_shows_the_residual():
+    qrels, run = {"q": {"a": 2, "b": 0}}, {"q": {"a": 2.0, "x": 1.5, "b": 1.0}}
+    costs = {"q": {"a": 2.0, "x": 0.5}}
+    name = "TBG(H=2,max_rel=2)"
+    e = irmetrics.explain(qrels, run, "q", name, costs=costs)
+    assert e.value == irmetrics.evaluate(qrels, run, name, costs=costs).per_query["q"][name]
+    assert e.value == cwl.tbg([2, None, 0], max_rel=2, H=2, costs=[2.0, 0.5, 1.0])
+    assert [r["cost"] for r in e.rows] == [2.0, 0.5, 1.0]
+    # TBG is static: the unknown ranks (x, and 4..1000) weigh ResEU
+    res = cwl.tbg([2, None, 0], max_rel=2, H=2, costs=[2.0, 0.5, 1.0], quantity="ResEU")
+    assert any(s.startswith(f"the unknown ranks weigh {res:.4f}") for s in e.steps)
+    # RBP: the residual of rbp_residual, p^3 + (1 - p) p
+    e = irmetrics.explain(qrels, run, "q", "RBP(p=0.5)")
+    assert metrics.rbp_residual([2, None, 0], p=0.5) == 0.125 + 0.25
+    assert any(s.startswith("residual") and s.endswith("= 0.3750") for s in e.steps)
+    e = irmetrics.explain(qrels, run, "q", "RBP(p=0.5,quantity=ResEU)")  # the C/W/L terms
+    assert e.value == cwl.rbp_cwl([2, None, 0], p=0.5)
+    assert "continuation" in e.rows[0]

@@ -19,6 +19,8 @@ cwl-eval's command line prints 4 decimals, so there the bound is half a unit
 of the fourth decimal, and the same code run in-process gives the 1e-9 check).
 """
 
+import io
+import json
 import math
 import random
 import shutil
@@ -33,6 +35,7 @@ from oracles import ON_CI, require
 
 import irmetrics
 from irmetrics import IrmetricsWarning
+from irmetrics.cli import _run
 
 DATA = Path(__file__).parent / "data" / "cwl"
 TOL = 1e-9
@@ -470,6 +473,23 @@ def cwl_command_line(files: CwlFiles, specs: Sequence[Spec]) -> PerQuery:
     return out
 
 
+def irmetrics_command_line(files: CwlFiles, names: Sequence[str]) -> PerQuery:
+    """irmetrics' command line on cwl-eval's result file, with its cost file
+    given as --cost-file: the per-query values of its JSON."""
+    qrels = files.dir / "qrels"
+    qrels.write_text("".join(f"{qid} 0 {doc} {label}\n" for qid, docs in files.qrels.items()
+                             for doc, label in docs.items()))
+    argv = [a for name in names for a in ("-m", name)] + ["-q", "-n", "--format", "json"]
+    if files.cost is not None:
+        argv += ["--cost-file", str(files.cost)]
+    out, err = io.StringIO(), io.StringIO()
+    assert _run(argv + [str(qrels), str(files.result)], out, err) == 0, err.getvalue()
+    data = json.loads(out.getvalue())
+    given = dict(zip(data["measures"], names))  # the command line prints names canonical
+    return {qid: {given[k]: float(v) for k, v in values.items()}
+            for qid, values in data["per_query"].items()}
+
+
 def all_names(specs: Sequence[Spec]) -> List[str]:
     return [with_quantity(spec.name, q) for spec in specs for q in QUANTITIES]
 
@@ -527,6 +547,9 @@ def test_cwl_examples_command_line(tmp_path: Path, with_costs: bool) -> None:
     assert_agree(cwl_in_process(files, specs), want, CLI_TOL)
     got = irmetrics_cwl_values(files, all_names(specs))
     assert assert_agree(got, want, CLI_TOL) == 3 * len(specs) * len(QUANTITIES)
+    # and irmetrics' command line, given the same result and cost files
+    got = irmetrics_command_line(files, all_names(specs))
+    assert assert_agree(got, want, CLI_TOL) == 3 * len(specs) * len(QUANTITIES)
 
 
 # --- random pairs
@@ -561,6 +584,20 @@ def test_cwl_random_pairs_command_line(tmp_path: Path) -> None:
     want = cwl_command_line(files, specs)
     got = irmetrics_cwl_values(files, all_names(specs))
     assert assert_agree(got, want, CLI_TOL) == len(files.run) * len(specs) * len(QUANTITIES)
+    got = irmetrics_command_line(files, all_names(specs))
+    assert assert_agree(got, want, CLI_TOL) == len(files.run) * len(specs) * len(QUANTITIES)
+
+
+@pytest.mark.parametrize("seed", SEEDS[:2])
+def test_cost_file_on_the_command_line(tmp_path: Path, seed: int) -> None:
+    # --cost-file reads cwl-eval's cost file and the result file's element
+    # types: irmetrics' command line equals cwl-eval (in-process, reading the
+    # same files with its own read_in_cost_file) to 1e-9
+    files = random_cwl_files(tmp_path, seed, with_costs=True)
+    specs = specs_for(3)
+    want = cwl_in_process(files, specs)
+    got = irmetrics_command_line(files, all_names(specs))
+    assert assert_agree(got, want) == len(files.run) * len(specs) * len(QUANTITIES)
 
 
 def test_cwl_eu_is_ir_measures_value() -> None:

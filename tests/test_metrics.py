@@ -16,7 +16,7 @@ import strategies as s
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from irmetrics import metrics
+from irmetrics import cwl, metrics
 from irmetrics.errors import InvalidArgumentError, InvalidLabelError, IrmetricsError
 from irmetrics.metrics import (
     accuracy,
@@ -852,14 +852,15 @@ def test_rbp_residual_matches_brute_force(ls, p, k):
     assert rbp_residual(ls, p=p, k=k) == fclose(bf_rbp_residual(ls, p, k))
 
 
-@given(ls=s.labels(), p=s.persistences(), horizon=st.integers(0, 40))
-def test_rbp_kernel_with_a_finite_horizon(ls, p, horizon):
-    # The kernel's other variant (cwl-eval's residual counts the ranks past the end only down
-    # to its depth): the tail is the weight of ranks n+1..horizon, p^n - p^horizon.
-    value, resid = metrics._rbp_and_residual(ls, p, None, metrics._binary_gain(1), horizon)
-    tail = p ** len(ls) - p ** horizon if horizon > len(ls) else 0.0
-    assert value == rbp(ls, p=p)
-    assert resid == fclose(bf_rbp_residual(ls, p) - p ** len(ls) + tail)
+@given(ls=s.labels(), p=s.persistences(), horizon=st.integers(1, 40))
+def test_the_residual_with_a_finite_horizon(ls, p, horizon):
+    # The residual's other variant (cwl-eval's counts the ranks down to its
+    # depth, the weights normalised over them): the reach p^(i-1) of the
+    # unjudged ranks and of ranks n+1..horizon, over the reach of ranks 1..horizon.
+    unknown = [x is None for x in ls][:horizon] + [True] * max(0, horizon - len(ls))
+    reach = [p ** i for i in range(horizon)]
+    want = sum(r for r, u in zip(reach, unknown) if u) / sum(reach)
+    assert cwl.residual([x is None for x in ls], [p] * horizon, horizon) == fclose(want)
 
 
 @given(ls=s.labels(), p=s.persistences(), k=s.optional_ks())
