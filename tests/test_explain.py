@@ -245,7 +245,10 @@ def test_the_terms_of_10_0_and_outside_all_trec_give_the_value_bit_for_bit(data,
                 unjudged = [row["rank"] for row in e.rows if row["label"] is None
                             or row["label"] < 0]
                 assert [row["rank"] for row in e.rows if row["contribution"] is not None] == unjudged
-                assert value == (p ** n + (1 - p) * _left_to_right(terms) if unjudged else 0.0)
+                tail = 1.0
+                for _ in range(n):  # m_rbp_resid.c's p^n, by repeated products
+                    tail *= p
+                assert value == (tail + (1 - p) * _left_to_right(terms) if unjudged else 0.0)
             elif name.startswith("rbp"):
                 assert value == (1 - p) * _left_to_right(terms), name
                 for row in e.rows:  # each term: its gain times p^(rank - 1)
