@@ -1308,56 +1308,45 @@ def _terms_ap(c: Ranking) -> Terms:
                  *_after(ranks, c.k), n_relevant=c.big_r)
 
 
-def _terms_p(c: Ranking) -> Terms:
-    ranks = c.relevant_ranks()
-    k = int(c.k or 0)
-    hits = _m._hits(ranks, k)
-    return Terms(["relevant", "hits"], "P@k = (relevant documents in the top k) / k", [
-        f"relevant in the top {k}: {hits}" + (f" (ranks {_list(ranks[:hits])})" if hits else ""),
-        _divide(hits, k),
-    ], *_top(k))
+def _hits_terms(formula: str, cut_of: Callable[[Ranking], int],
+                over: Callable[[Ranking, int], int]) -> TermFunction:
+    """The terms of the relevant documents in the top ``cut_of(c)`` ranks,
+    counted and divided by ``over(c, cut)``: P, recall, Rprec, Rprec_mult
+    and relative_P."""
+
+    def terms(c: Ranking) -> Terms:
+        ranks = c.relevant_ranks()
+        cut = cut_of(c)
+        hits = _m._hits(ranks, cut)
+        found = f" (ranks {_list(ranks[:hits])})" if hits else ""
+        return Terms(["relevant", "hits"], formula, [
+            c.r_text(), f"relevant in the top {cut}: {hits}{found}",
+            _divide(hits, over(c, cut), "nothing to divide by: the value is 0")],
+            cut, f"below rank {cut}", n_relevant=c.big_r)
+
+    return terms
 
 
-def _terms_recall(c: Ranking) -> Terms:
-    hits = _m._hits(c.relevant_ranks(), c.k)
-    return Terms(["relevant", "hits"], "recall@k = (relevant documents in the top k) / R", [
-        f"relevant in the top {c.k}: {hits}", c.r_text(), _divide(hits, c.big_r),
-    ], *_top(c.k), n_relevant=c.big_r)
+def _k(c: Ranking, *_: Any) -> int:
+    return int(c.k or 0)
 
 
-def _terms_rprec(c: Ranking) -> Terms:
-    hits = _m._hits(c.relevant_ranks(), c.big_r)
-    steps = [c.r_text()]
-    if c.big_r:
-        steps.append(f"relevant in the top R = {c.big_r}: {hits}")
-    steps.append(_divide(hits, c.big_r))
-    return Terms(["relevant", "hits"], "Rprec = (relevant documents in the top R) / R", steps,
-                 c.big_r, f"below rank R = {c.big_r}", n_relevant=c.big_r)
+def _big_r(c: Ranking, *_: Any) -> int:
+    return c.big_r
 
 
-def _terms_rprec_mult(c: Ranking) -> Terms:
-    mult = float(c.m.param if c.m.param is not None else 1.0)
-    cut = int(mult * c.big_r + 0.9)
-    hits = _m._hits(c.relevant_ranks(), cut)
-    steps = [c.r_text()]
-    if c.big_r and cut > 0:
-        steps += [f"cut = int({mult:g} * {c.big_r} + 0.9) = {cut} (trec_eval's rounding)",
-                  f"relevant in the top {cut}: {hits}", _divide(hits, cut)]
-    else:
-        steps.append("no rank to cut at (R = 0): the value is 0")
-    return Terms(["relevant", "hits"], "Rprec_mult = (relevant in the top m*R) / (m*R)", steps,
-                 cut, f"below rank {cut}", n_relevant=c.big_r)
+def _same(c: Ranking, cut: int) -> int:
+    return cut
 
 
-def _terms_relative_p(c: Ranking) -> Terms:
-    k = int(c.k or 0)
-    hits = _m._hits(c.relevant_ranks(), k)
-    d = min(k, c.big_r)
-    return Terms(["relevant", "hits"], "relative_P@k = (relevant in the top k) / min(k, R)", [
-        c.r_text(), f"relevant in the top {k}: {hits}",
-        f"{hits} / min({k}, {c.big_r}) = {_fmt(hits / d)}" if d
-        else "min(k, R) = 0: the value is 0",
-    ], *_top(k), n_relevant=c.big_r)
+_terms_p = _hits_terms("P@k = (relevant documents in the top k) / k", _k, _k)
+_terms_recall = _hits_terms("recall@k = (relevant documents in the top k) / R", _k, _big_r)
+_terms_rprec = _hits_terms("Rprec = (relevant documents in the top R) / R", _big_r, _big_r)
+_terms_rprec_mult = _hits_terms(
+    "Rprec_mult = (relevant in the top m*R) / (m*R), m*R as int(m * R + 0.9) (trec_eval's "
+    "rounding)", lambda c: int(float(c.m.param or 1.0) * c.big_r + 0.9), _same)
+_terms_relative_p = _hits_terms("relative_P@k = (relevant in the top k) / min(k, R)", _k,
+                                lambda c, cut: min(cut, c.big_r))
 
 
 def _terms_rr(c: Ranking) -> Terms:
