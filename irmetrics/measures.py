@@ -1311,8 +1311,9 @@ def _terms_ap(c: Ranking) -> Terms:
 def _hits_terms(formula: str, cut_of: Callable[[Ranking], int],
                 over: Callable[[Ranking, int], int]) -> TermFunction:
     """The terms of the relevant documents in the top ``cut_of(c)`` ranks,
-    counted and divided by ``over(c, cut)``: P, recall, Rprec, Rprec_mult
-    and relative_P."""
+    counted and divided by ``over(c, cut)``: P, recall, Rprec, Rprec_mult,
+    relative_P, and set_P, set_recall and set_relative_P (the cut: every
+    document retrieved)."""
 
     def terms(c: Ranking) -> Terms:
         ranks = c.relevant_ranks()
@@ -1339,14 +1340,21 @@ def _same(c: Ranking, cut: int) -> int:
     return cut
 
 
+def _n(c: Ranking) -> int:  # the set measures' cut: every document retrieved
+    return len(c.rows)
+
+
+def _min_r(c: Ranking, cut: int) -> int:
+    return min(cut, c.big_r)
+
+
 _terms_p = _hits_terms("P@k = (relevant documents in the top k) / k", _k, _k)
 _terms_recall = _hits_terms("recall@k = (relevant documents in the top k) / R", _k, _big_r)
 _terms_rprec = _hits_terms("Rprec = (relevant documents in the top R) / R", _big_r, _big_r)
 _terms_rprec_mult = _hits_terms(
     "Rprec_mult = (relevant in the top m*R) / (m*R), m*R as int(m * R + 0.9) (trec_eval's "
     "rounding)", lambda c: int(float(c.m.param or 1.0) * c.big_r + 0.9), _same)
-_terms_relative_p = _hits_terms("relative_P@k = (relevant in the top k) / min(k, R)", _k,
-                                lambda c, cut: min(cut, c.big_r))
+_terms_relative_p = _hits_terms("relative_P@k = (relevant in the top k) / min(k, R)", _k, _min_r)
 
 
 def _terms_rr(c: Ranking) -> Terms:
@@ -1421,19 +1429,6 @@ def _set_terms(formula: str, result: SetSteps) -> TermFunction:
                      ranks[-1] if ranks else 0, "no relevant document", n_relevant=c.big_r)
 
     return terms
-
-
-def _set_p_steps(hits: int, n: int, big_r: int, m: Measure) -> List[str]:
-    return [_divide(hits, n, "nothing retrieved: 0")]
-
-
-def _set_recall_steps(hits: int, n: int, big_r: int, m: Measure) -> List[str]:
-    return [_divide(hits, big_r, "R = 0: 0")]
-
-
-def _set_relative_p_steps(hits: int, n: int, big_r: int, m: Measure) -> List[str]:
-    d = min(n, big_r)
-    return [f"{hits} / min({n}, {big_r}) = {_fmt(hits / d)}" if d else "min = 0: 0"]
 
 
 def _set_map_steps(hits: int, n: int, big_r: int, m: Measure) -> List[str]:
@@ -1782,8 +1777,6 @@ def _terms_prefs(c: Ranking) -> Terms:
     ful, poss = sum(f for f, _ in counts), sum(n for _, n in counts)
     if "simp" in key:
         steps.append(f"{ful} / {poss} = {_fmt(value)}" if poss else "nothing possible: 0")
-    elif "_num_" in key:
-        steps.append(f"summed over the groups: {_fmt(value)}")
     elif key in ("prefs_avgjg", "prefs_avgjg_ret", "prefs_avgjg_imp"):
         ratios = [f / n if n else 0.0 for f, n in counts]
         steps.append(f"({_sum_text(ratios)}) / {len(ratios)} = {_fmt(value)}")
@@ -2175,13 +2168,13 @@ FAMILIES: Tuple[Family, ...] = (
            names=Names("Success", metric="success_at_k"), takes=Takes("cutoff", (1, 5, 10)),
            ties=_binary_ties(_t.expected_success, "success"), explain=_terms_success),
     Family("set_P", _set_p, "Precision of the whole retrieved set.", names=Names("SetP"),
-           explain=_set_terms("set_P = (relevant retrieved) / retrieved", _set_p_steps)),
+           explain=_hits_terms("set_P = (relevant retrieved) / retrieved", _n, _same)),
     Family("set_relative_P", _set_relative_p, "Relevant retrieved over min(retrieved, R).",
            names=Names("SetRelP"),
-           explain=_set_terms(
-               "set_relative_P = (relevant retrieved) / min(retrieved, R)", _set_relative_p_steps)),
+           explain=_hits_terms(
+               "set_relative_P = (relevant retrieved) / min(retrieved, R)", _n, _min_r)),
     Family("set_recall", _recall, "Recall of the whole retrieved set.", names=Names("SetR"),
-           explain=_set_terms("set_recall = (relevant retrieved) / R", _set_recall_steps)),
+           explain=_hits_terms("set_recall = (relevant retrieved) / R", _n, _big_r)),
     Family("set_map", _set_map, "Set precision times set recall.", names=Names("SetAP"),
            explain=_set_terms(
                "set_map = set_P * set_recall = (relevant retrieved)^2 / (retrieved * R)",
