@@ -898,8 +898,9 @@ class Ties(NamedTuple):
 
     ``note``: "free" (the order moves nothing), "ap", "count" (relevant in
     the top k), "count_R" (in the top R), "count_n" (in the whole ranking),
-    "rr", "success", "ndcg", or "binary" (a binary measure whose best and
-    worst are computed to tell).
+    "rr", "success", "ndcg", "binary" (a binary measure whose best and
+    worst are computed to tell) or "labels" (the same for any measure: a
+    block mixing labels, the unjudged among them, may move it).
     """
 
     expected: Optional[Expected]
@@ -944,6 +945,59 @@ def _ndcg_expected(m: Measure, q: QueryData, blocks: List[_t.Block], n: int, env
     gains = _t.mean_gains(blocks, n if k is None else min(k, n), gain_of)
     ideal = q.linear_gains()[1] if m.option("gain") is None else _gains_and_ideal_only(q, gain_of)
     return _m._ndcg_gains(gains, ideal, k, disc)
+
+
+def _dcg_expected(m: Measure, q: QueryData, blocks: List[_t.Block], n: int, env: Env) -> float:
+    return _m._dcg_gains(_t.mean_gains(blocks, n, _gain_of(m)), None, _m._log2_discount)
+
+
+# trec_eval 10.0's rbp is linear in the gains, rbp_resid and unj in whether
+# each rank is judged: each position of a block takes the block's mean.
+def _weighted(values: List[float], p: float) -> Tuple[float, float]:
+    """The sum of ``values[i] * p^i``, m_rbp.c's weights and additions, and p^n."""
+    total, w = 0.0, 1.0
+    for v in values:
+        total += v * w
+        w *= p
+    return total, w
+
+
+def _rbp_expected(m: Measure, q: QueryData, blocks: List[_t.Block], n: int, env: Env) -> float:
+    p, given = _rbp_p_and_gains(m)
+    return (1.0 - p) * _weighted(_t.mean_gains(blocks, n, _rbp_gain_of(q, given)), p)[0]
+
+
+def _judged_share(blocks: List[_t.Block], n: int) -> List[float]:
+    """The chance that each of the first *n* positions holds a judged document."""
+    return _t.mean_gains(blocks, n, lambda x: float(x is not None and x >= 0))
+
+
+def _resid_expected(m: Measure, q: QueryData, blocks: List[_t.Block], n: int, env: Env) -> float:
+    # p^n counts only when some document is unjudged: the chance of that is
+    # success's, with the unjudged documents as the "relevant" ones
+    p = _rbp_p_and_gains(m)[0]
+    total, w = _weighted([1.0 - judged for judged in _judged_share(blocks, n)], p)
+    unjudged = [(s, size, size - r) for s, size, r in _t.binary(blocks, 0)]
+    covered = sum(min(size, n - s) for s, size, _ in blocks if s < n)
+    some = 1.0 if covered < n else _t.expected_success(unjudged, n, None, 0)
+    return some * w + (1.0 - p) * total
+
+
+def _unj_expected(m: Measure, q: QueryData, blocks: List[_t.Block], n: int, env: Env) -> float:
+    k = _opt_int(m.param)
+    d = n if k is None else k
+    return (min(d, n) - math.fsum(_judged_share(blocks, min(d, n)))) / d if d else 0.0
+
+
+def _by_unjudged(m: Measure, env: Env) -> _t.Order:
+    return _t.by_gain(lambda x: float(x is None or x < 0))  # best: the unjudged first
+
+
+def _by_rbp_gain(m: Measure, env: Env) -> _t.Order:
+    # m_rbp.c's gains in the order of the levels' given gains (its scaling
+    # keeps the order); an unjudged document gains no more than any level
+    given = _rbp_p_and_gains(m)[1]
+    return _t.by_gain(lambda x: -math.inf if x is None or x < 0 else given.get(x, float(x)))
 
 
 _ORDER_FREE = Ties(_unmoved, _by_relevance, "free")
@@ -1052,8 +1106,8 @@ def _note_rule(m: Measure, env: Env) -> Optional[_Rule]:
         simple = m.option("gain") in (None, "linear") and m.option("discount") in (None, "log2")
         return _Rule("ndcg" if simple else "compute", 0, k, m)
     rel = int(m.rel(env))  # the boundary checked it: an int >= 1
-    if kind == "binary":
-        return _Rule("compute", rel, None, m)
+    if kind in ("binary", "labels"):
+        return _Rule("compute", rel if kind == "binary" else 0, None, m)
     return _Rule(kind, rel, k, m)
 
 
@@ -1255,56 +1309,53 @@ def _terms_ap(c: Ranking) -> Terms:
                  *_after(ranks, c.k), n_relevant=c.big_r)
 
 
-def _terms_p(c: Ranking) -> Terms:
-    ranks = c.relevant_ranks()
-    k = int(c.k or 0)
-    hits = _m._hits(ranks, k)
-    return Terms(["relevant", "hits"], "P@k = (relevant documents in the top k) / k", [
-        f"relevant in the top {k}: {hits}" + (f" (ranks {_list(ranks[:hits])})" if hits else ""),
-        _divide(hits, k),
-    ], *_top(k))
+def _hits_terms(formula: str, cut_of: Callable[[Ranking], int],
+                over: Callable[[Ranking, int], int]) -> TermFunction:
+    """The terms of the relevant documents in the top ``cut_of(c)`` ranks,
+    counted and divided by ``over(c, cut)``: P, recall, Rprec, Rprec_mult,
+    relative_P, and set_P, set_recall and set_relative_P (the cut: every
+    document retrieved)."""
+
+    def terms(c: Ranking) -> Terms:
+        ranks = c.relevant_ranks()
+        cut = cut_of(c)
+        hits = _m._hits(ranks, cut)
+        found = f" (ranks {_list(ranks[:hits])})" if hits else ""
+        return Terms(["relevant", "hits"], formula, [
+            c.r_text(), f"relevant in the top {cut}: {hits}{found}",
+            _divide(hits, over(c, cut), "nothing to divide by: the value is 0")],
+            cut, f"below rank {cut}", n_relevant=c.big_r)
+
+    return terms
 
 
-def _terms_recall(c: Ranking) -> Terms:
-    hits = _m._hits(c.relevant_ranks(), c.k)
-    return Terms(["relevant", "hits"], "recall@k = (relevant documents in the top k) / R", [
-        f"relevant in the top {c.k}: {hits}", c.r_text(), _divide(hits, c.big_r),
-    ], *_top(c.k), n_relevant=c.big_r)
+def _k(c: Ranking, *_: Any) -> int:
+    return int(c.k or 0)
 
 
-def _terms_rprec(c: Ranking) -> Terms:
-    hits = _m._hits(c.relevant_ranks(), c.big_r)
-    steps = [c.r_text()]
-    if c.big_r:
-        steps.append(f"relevant in the top R = {c.big_r}: {hits}")
-    steps.append(_divide(hits, c.big_r))
-    return Terms(["relevant", "hits"], "Rprec = (relevant documents in the top R) / R", steps,
-                 c.big_r, f"below rank R = {c.big_r}", n_relevant=c.big_r)
+def _big_r(c: Ranking, *_: Any) -> int:
+    return c.big_r
 
 
-def _terms_rprec_mult(c: Ranking) -> Terms:
-    mult = float(c.m.param if c.m.param is not None else 1.0)
-    cut = int(mult * c.big_r + 0.9)
-    hits = _m._hits(c.relevant_ranks(), cut)
-    steps = [c.r_text()]
-    if c.big_r and cut > 0:
-        steps += [f"cut = int({mult:g} * {c.big_r} + 0.9) = {cut} (trec_eval's rounding)",
-                  f"relevant in the top {cut}: {hits}", _divide(hits, cut)]
-    else:
-        steps.append("no rank to cut at (R = 0): the value is 0")
-    return Terms(["relevant", "hits"], "Rprec_mult = (relevant in the top m*R) / (m*R)", steps,
-                 cut, f"below rank {cut}", n_relevant=c.big_r)
+def _same(c: Ranking, cut: int) -> int:
+    return cut
 
 
-def _terms_relative_p(c: Ranking) -> Terms:
-    k = int(c.k or 0)
-    hits = _m._hits(c.relevant_ranks(), k)
-    d = min(k, c.big_r)
-    return Terms(["relevant", "hits"], "relative_P@k = (relevant in the top k) / min(k, R)", [
-        c.r_text(), f"relevant in the top {k}: {hits}",
-        f"{hits} / min({k}, {c.big_r}) = {_fmt(hits / d)}" if d
-        else "min(k, R) = 0: the value is 0",
-    ], *_top(k), n_relevant=c.big_r)
+def _n(c: Ranking) -> int:  # the set measures' cut: every document retrieved
+    return len(c.rows)
+
+
+def _min_r(c: Ranking, cut: int) -> int:
+    return min(cut, c.big_r)
+
+
+_terms_p = _hits_terms("P@k = (relevant documents in the top k) / k", _k, _k)
+_terms_recall = _hits_terms("recall@k = (relevant documents in the top k) / R", _k, _big_r)
+_terms_rprec = _hits_terms("Rprec = (relevant documents in the top R) / R", _big_r, _big_r)
+_terms_rprec_mult = _hits_terms(
+    "Rprec_mult = (relevant in the top m*R) / (m*R), m*R as int(m * R + 0.9) (trec_eval's "
+    "rounding)", lambda c: int(float(c.m.param or 1.0) * c.big_r + 0.9), _same)
+_terms_relative_p = _hits_terms("relative_P@k = (relevant in the top k) / min(k, R)", _k, _min_r)
 
 
 def _terms_rr(c: Ranking) -> Terms:
@@ -1379,19 +1430,6 @@ def _set_terms(formula: str, result: SetSteps) -> TermFunction:
                      ranks[-1] if ranks else 0, "no relevant document", n_relevant=c.big_r)
 
     return terms
-
-
-def _set_p_steps(hits: int, n: int, big_r: int, m: Measure) -> List[str]:
-    return [_divide(hits, n, "nothing retrieved: 0")]
-
-
-def _set_recall_steps(hits: int, n: int, big_r: int, m: Measure) -> List[str]:
-    return [_divide(hits, big_r, "R = 0: 0")]
-
-
-def _set_relative_p_steps(hits: int, n: int, big_r: int, m: Measure) -> List[str]:
-    d = min(n, big_r)
-    return [f"{hits} / min({n}, {big_r}) = {_fmt(hits / d)}" if d else "min = 0: 0"]
 
 
 def _set_map_steps(hits: int, n: int, big_r: int, m: Measure) -> List[str]:
@@ -1556,7 +1594,9 @@ def _terms_ndcg(c: Ranking) -> Terms:
         inside = c.inside(r["rank"])
         r["gain"] = g if inside else None
         r["discount"] = disc(r["rank"]) if inside else None
-        r["contribution"] = g * r["discount"] if inside and g else None
+        # m_ndcg.c's term, gain / log2(rank + 1): dcg adds these left to right
+        r["contribution"] = (g / math.log2(r["rank"] + 1) if discount == "log2"
+                             else g * r["discount"]) if inside and g else None
     terms, dcg = _summed(c.rows)
     top = pairs[:k]
     ideal_terms = [g * disc(i) for i, (_, g) in enumerate(top, 1)]
@@ -1657,6 +1697,96 @@ def _terms_g(c: Ranking) -> Terms:
                  ], ideal=_ideal_of(pairs, None))
 
 
+def _terms_dcg(c: Ranking) -> Terms:
+    # trec_eval 10.0's dcg and ideal_dcg: nDCG's numerator and denominator
+    t = _terms_ndcg(c)
+    if c.m.family.key == "dcg":
+        return t._replace(formula="dcg = sum of gain / log2(rank + 1) over the ranks",
+                          steps=t.steps[:2])
+    return t._replace(columns=[], formula="ideal_dcg = dcg of the judged documents, best first",
+                      steps=t.steps[:1] + t.steps[2:4], extent=0,
+                      rest="the ranking does not matter")
+
+
+def _terms_rbp_trec(c: Ranking) -> Terms:
+    # trec_eval 10.0's rbp (m_rbp.c) and rbp_resid (m_rbp_resid.c): the
+    # weights p^(rank - 1) by repeated products, the terms added left to right
+    p, given = _rbp_p_and_gains(c.m)
+    resid, gain_of = c.m.family.key == "rbp_resid", _rbp_gain_of(c.q, given)
+    w = 1.0
+    for r in c.rows:
+        r["weight"], r["unjudged"] = w, r["label"] is None or r["label"] < 0
+        r["gain"] = None if r["unjudged"] else gain_of(r["label"])
+        r["contribution"] = (w if r["unjudged"] else None) if resid else \
+            (r["gain"] * w if r["gain"] else None)
+        w *= p
+    terms = [r["contribution"] for r in c.rows if r["contribution"] is not None]
+    total = _m._left_to_right(terms)
+    if not resid:
+        top = max(c.q.levels, default=-1)
+        table = ", ".join(f"{lvl} -> {_fmt(gain_of(lvl))}" for lvl in range(top + 1))
+        return Terms(["gain", "weight", "contribution"], "rbp = (1 - p) * sum of gain * "
+                     f"p^(rank - 1), p = {p:g}, gains in [0, 1]", [
+                         f"gain by label: {table or 'none'} (m_rbp.c's scaling)",
+                         f"sum = {_eq(terms, total)}",
+                         f"(1 - {p:g}) * {_fmt(total)} = {_fmt((1.0 - p) * total)}"])
+    return Terms(["unjudged", "weight", "contribution"], "rbp_resid = (1 - p) * sum of "
+                 f"p^(rank - 1) over the unjudged ranks + p^n, p = {p:g}", [
+                     f"sum = {_eq(terms, total)}; past the end: p^{len(c.rows)} = {_fmt(w)}",
+                     f"{_fmt(w)} + (1 - {p:g}) * {_fmt(total)} = {_fmt(w + (1.0 - p) * total)}"
+                     if terms else "no unjudged document: the value is 0 (m_rbp_resid.c)"])
+
+
+def _terms_yaap(c: Ranking) -> Terms:
+    t = _terms_ap(c)  # its rows: P@rank at each relevant rank, s their sum
+    s = _m._left_to_right(r["contribution"] for r in c.rows if r["contribution"] is not None)
+    return t._replace(formula="yaap = log((1 + s) / (1 + R - s)), s = the sum of P@rank over "
+                      "the relevant ranks (AP's numerator)", steps=t.steps[:2] + [
+                          f"log((1 + {_fmt(s)}) / (1 + {c.big_r} - {_fmt(s)})) = "
+                          f"{_fmt(c.m.compute(c.q, c.env))}"])
+
+
+def _terms_avgjg(c: Ranking) -> Terms:
+    # the measure in each judgment group (a query's data without groups is
+    # one), added in the groups' order and divided by their number
+    groups = [c.q] if c.q.groups is None else c.q.groups
+    values = [c.m.compute(g, c.env) for g in groups]
+    total = _m._left_to_right(values)
+    steps = [f"judgment group {i} (the groups by id): {_fmt(v)}, R = {g.n_relevant(c.rel)}"
+             for i, (g, v) in enumerate(zip(groups, values), 1)]
+    steps.append(f"({_sum_text(values)}) / {len(values)} = {_fmt(total / len(values))}"
+                 if len(values) > 1 else f"one judgment group: {_fmt(total)}")
+    return Terms([], f"{c.m.family.key} = (sum over the query's judgment groups of "
+                 f"{c.m.family.key[:-6]} in the group) / groups", steps)
+
+
+def _terms_prefs(c: Ranking) -> Terms:
+    # every prefs_* family's: each judgment group's preferences fulfilled
+    # (the preferred document ranked above the other, or retrieved and the
+    # other not) and possible, by where the two documents are
+    value = c.m.compute(c.q, c.env)  # (it counts q.prefs if the scorer did not)
+    key, p = c.m.family.key, cast(_prefs.Prefs, c.q.prefs)
+    ret, imp = key.endswith("_ret"), key.endswith("_imp")
+    counts, steps = [], []
+    for i, g in enumerate(p.groups, 1):
+        classes = " > ".join(f"{lvl:g} ({len(ranks)})" for lvl, ranks in g.ecs)
+        steps.append(f"judgment group {i}: " + (f"levels {classes}" if g.ecs else "a partial order")
+                     + f"; fulfilled/possible: both retrieved {g.ful_ret}/{g.poss_ret}, one "
+                     f"{g.ful_imp}/{g.poss_imp}, neither 0/{g.notoccur}")
+        counts.append((g.ful_ret + (0 if ret else g.ful_imp),
+                       g.poss_ret + (0 if ret else g.poss_imp) + (0 if ret or imp else g.notoccur)))
+    ful, poss = sum(f for f, _ in counts), sum(n for _, n in counts)
+    if "simp" in key:
+        steps.append(f"{ful} / {poss} = {_fmt(value)}" if poss else "nothing possible: 0")
+    elif key in ("prefs_avgjg", "prefs_avgjg_ret", "prefs_avgjg_imp"):
+        ratios = [f / n if n else 0.0 for f, n in counts]
+        steps.append(f"({_sum_text(ratios)}) / {len(ratios)} = {_fmt(value)}")
+    else:
+        steps.append(f"{c.m.family.summary[:-1]}: {_fmt(value)}")
+    return Terms([], f"{key}: {c.m.family.summary} A preference is fulfilled when its "
+                 "preferred document is ranked above the other", steps)
+
+
 def _terms_err(c: Ranking) -> Terms:
     max_label = _err_max_label(c.m, c.env)
     reach = 1.0
@@ -1703,6 +1833,10 @@ def _terms_judged(c: Ranking) -> Terms:
     for r in c.rows:
         r["judged"] = r["label"] is not None and r["label"] >= 0
     judged = sum(1 for r in top if r["judged"])
+    if c.m.family.key == "unj":  # trec_eval 10.0's unj@k: the unjudged over k itself
+        return Terms(["judged"], "unj@k = (unjudged documents in the top k) / k",
+                     [_divide(len(top) - judged, c.k or len(top), "nothing ranked: 0")],
+                     *_top(c.k))
     return Terms(["judged"], "Judged@k = (judged documents in the top k) / min(k, ranked)",
                  [_divide(judged, len(top), "nothing ranked: 0")], *_top(c.k))
 
@@ -1957,7 +2091,7 @@ _CWL_FAMILIES = tuple(
 _PREFS_FAMILIES = tuple(
     Family(key, _on_prefs(getattr(_prefs, key.replace("Rnonrel", "rnonrel"))), summary,
            takes=_NO_OPTIONS, output=_SUM if "_num_" in key else _MEAN, reads="prefs",
-           names=_OUTSIDE_ALL_TREC)
+           names=_OUTSIDE_ALL_TREC, explain=_terms_prefs)
     for key, summary in _PREFS_SUMMARIES)
 
 FAMILIES: Tuple[Family, ...] = (
@@ -2020,10 +2154,11 @@ FAMILIES: Tuple[Family, ...] = (
            takes=Takes(options=_GAIN, trec_params="gain"), explain=_terms_g),
     Family("dcg", _dcg, "DCG of the whole ranking (nDCG's numerator; trec_eval 10.0).",
            names=Names(metric="dcg", since="10.0", all_trec=False),
-           takes=Takes(options=_GAIN, trec_params="gain")),
+           takes=Takes(options=_GAIN, trec_params="gain"),
+           ties=Ties(_dcg_expected, _by_gain, "ndcg"), explain=_terms_dcg),
     Family("ideal_dcg", _ideal_dcg, "DCG of the ideal ranking (nDCG's denominator; "
            "trec_eval 10.0).", names=Names(since="10.0", all_trec=False),
-           takes=Takes(options=_GAIN, trec_params="gain")),
+           takes=Takes(options=_GAIN, trec_params="gain"), ties=_ORDER_FREE, explain=_terms_dcg),
     Family("ndcg", _ndcg, "nDCG of the whole ranking; the ideal is every judged document.",
            names=Names("nDCG", metric="ndcg"),
            takes=Takes(options={"gain": _opt_gain, "discount": _opt_discount},
@@ -2046,13 +2181,13 @@ FAMILIES: Tuple[Family, ...] = (
            names=Names("Success", metric="success_at_k"), takes=Takes("cutoff", (1, 5, 10)),
            ties=_binary_ties(_t.expected_success, "success"), explain=_terms_success),
     Family("set_P", _set_p, "Precision of the whole retrieved set.", names=Names("SetP"),
-           explain=_set_terms("set_P = (relevant retrieved) / retrieved", _set_p_steps)),
+           explain=_hits_terms("set_P = (relevant retrieved) / retrieved", _n, _same)),
     Family("set_relative_P", _set_relative_p, "Relevant retrieved over min(retrieved, R).",
            names=Names("SetRelP"),
-           explain=_set_terms(
-               "set_relative_P = (relevant retrieved) / min(retrieved, R)", _set_relative_p_steps)),
+           explain=_hits_terms(
+               "set_relative_P = (relevant retrieved) / min(retrieved, R)", _n, _min_r)),
     Family("set_recall", _recall, "Recall of the whole retrieved set.", names=Names("SetR"),
-           explain=_set_terms("set_recall = (relevant retrieved) / R", _set_recall_steps)),
+           explain=_hits_terms("set_recall = (relevant retrieved) / R", _n, _big_r)),
     Family("set_map", _set_map, "Set precision times set recall.", names=Names("SetAP"),
            explain=_set_terms(
                "set_map = set_P * set_recall = (relevant retrieved)^2 / (retrieved * R)",
@@ -2072,25 +2207,29 @@ FAMILIES: Tuple[Family, ...] = (
     # are its subtopics, a plain query has one), and yaap.
     *_PREFS_FAMILIES,
     Family("map_avgjg", _over_groups(_ap), "map averaged over the query's judgment groups.",
-           reads="groups", names=_OUTSIDE_ALL_TREC),
+           reads="groups", names=_OUTSIDE_ALL_TREC, explain=_terms_avgjg),
     Family("P_avgjg", _over_groups(_p), "P at k averaged over the query's judgment groups.",
-           takes=_AT_K, reads="groups", names=_OUTSIDE_ALL_TREC),
+           takes=_AT_K, reads="groups", names=_OUTSIDE_ALL_TREC, explain=_terms_avgjg),
     Family("Rprec_mult_avgjg", _over_groups(_rprec),
            "Rprec_mult averaged over the query's judgment groups.",
-           takes=Takes("multiple", _MULTIPLES), reads="groups", names=_OUTSIDE_ALL_TREC),
+           takes=Takes("multiple", _MULTIPLES), reads="groups", names=_OUTSIDE_ALL_TREC,
+           explain=_terms_avgjg),
     Family("yaap", _yaap, "Yet another AP: log((1 + s) / (1 + R - s)), s the sum of map's.",
-           names=_OUTSIDE_ALL_TREC),
+           names=_OUTSIDE_ALL_TREC, ties=_BINARY_EXTREMES, explain=_terms_yaap),
     Family("rbp", _rbp_trec, "Rank-biased precision, gains scaled to [0, 1] (trec_eval 10.0).",
            names=Names(metric="rbp", since="10.0"),
-           takes=Takes(options={"params": lambda v: _rbp_params(v, True)}, trec_params="params")),
+           takes=Takes(options={"params": lambda v: _rbp_params(v, True)}, trec_params="params"),
+           ties=Ties(_rbp_expected, _by_rbp_gain, "labels"), explain=_terms_rbp_trec),
     Family("rbp_resid", _rbp_resid, "What unjudged documents and the ranks past the end could "
            "add to rbp; 0 if none is unjudged (trec_eval 10.0).",
            names=Names(metric="rbp_residual", since="10.0"),
            takes=Takes(options={"params": lambda v: _rbp_params(v, False)},
-                       trec_params="params")),
+                       trec_params="params"),
+           ties=Ties(_resid_expected, _by_unjudged, "labels"), explain=_terms_rbp_trec),
     Family("unj", _unj, "Unjudged documents in the top k, over k (trec_eval 10.0).",
            names=Names(metric="unjudged_at_k", since="10.0"),
-           takes=Takes("cutoff", (5, 10, 20), options={})),
+           takes=Takes("cutoff", (5, 10, 20), options={}),
+           ties=Ties(_unj_expected, _by_unjudged, "labels"), explain=_terms_judged),
     # Measures trec_eval 9.0.8 does not have: irmetrics' own names.
     Family("RR_cut", _rr, "Reciprocal rank within the top k.",
            names=Names("RR", trec=False, metric="reciprocal_rank"),

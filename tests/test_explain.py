@@ -168,7 +168,7 @@ def test_the_terms_add_up_to_the_value(data, pick, k):
     qid = sorted(set(qrels) & set(run))[pick % len(set(qrels) & set(run))]
 
     def terms(e):
-        return [r["contribution"] for r in e.rows if r["contribution"] is not None]
+        return [r["contribution"] for r in e.rows if r.get("contribution") is not None]
 
     ap = explain(qrels, run, qid, f"AP@{k}")
     if ap.n_relevant:
@@ -202,6 +202,135 @@ def test_the_terms_add_up_to_the_value(data, pick, k):
         else:
             want = total
         assert _close(want, e.value), name
+
+
+def _left_to_right(terms):
+    """C's ``sum += term``, in order (not sum(), which compensates in Python 3.12+)."""
+    total = 0.0
+    for t in terms:
+        total += t
+    return total
+
+
+def _contributions(e):
+    return [r["contribution"] for r in e.rows if r.get("contribution") is not None]
+
+
+# trec_eval 10.0's measures, and the measures outside all_trec both versions have
+TERMS_10 = ["rbp", "rbp_p=0.5", "rbp_1=0.5,2=1,p=0.95", "rbp_resid", "rbp_resid_p=0.5",
+            "unj_5", "unj_20", "dcg", "ideal_dcg"]
+TERMS_BOTH = ["yaap", "map_avgjg", "P_avgjg_5", "Rprec_mult_avgjg_0.60"]
+
+
+@settings(max_examples=60)
+@given(data=qrels_and_runs(), opts=options, pick=st.integers(min_value=0))
+def test_the_terms_of_10_0_and_outside_all_trec_give_the_value_bit_for_bit(data, opts, pick):
+    # explain's value is evaluate()'s, and its terms added in the order
+    # trec_eval adds them give that value to the last bit
+    q, r = Qrels.from_dict(data[0]), Run.from_dict(data[1])
+    names = TERMS_BOTH + (TERMS_10 if opts["trec_eval"] == "10.0" else [])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", IrmetricsWarning)
+        result = evaluate(q, r, names, **opts)
+    qids = sorted(result.per_query)
+    for qid in qids[pick % len(qids):][:2]:
+        for name in names:
+            e = explain(q, r, qid, name, **opts)
+            value = result.per_query[qid][name]
+            assert e.value == value, (qid, name)
+            terms, n = _contributions(e), len(e.rows)
+            p = {"rbp_p=0.5": 0.5, "rbp_resid_p=0.5": 0.5, "rbp_1=0.5,2=1,p=0.95": 0.95}.get(
+                name, 0.9)
+            if name.startswith("rbp_resid"):
+                unjudged = [row["rank"] for row in e.rows if row["label"] is None
+                            or row["label"] < 0]
+                assert [row["rank"] for row in e.rows if row["contribution"] is not None] == unjudged
+                tail = 1.0
+                for _ in range(n):  # m_rbp_resid.c's p^n, by repeated products
+                    tail *= p
+                assert value == (tail + (1 - p) * _left_to_right(terms) if unjudged else 0.0)
+            elif name.startswith("rbp"):
+                assert value == (1 - p) * _left_to_right(terms), name
+                for row in e.rows:  # each term: its gain times p^(rank - 1)
+                    if row["contribution"] is not None:
+                        assert row["contribution"] == pytest.approx(
+                            row["gain"] * p ** (row["rank"] - 1), rel=1e-12)
+            elif name.startswith("unj"):
+                k = int(name[4:])
+                assert value == sum(1 for row in e.rows[:k] if not row["judged"]) / k
+            elif name == "dcg":
+                assert value == _left_to_right(terms)
+            elif name == "ideal_dcg":
+                assert value == _left_to_right(
+                    g / math.log2(i + 2) for i, g in enumerate(e.ideal["gains"]))
+            elif name == "yaap":
+                s = _left_to_right(terms)
+                assert value == math.log((1 + s) / (1 + e.n_relevant - s))
+            else:  # one judgment group: the measure itself, the last step says so
+                assert e.steps[-1] == f"one judgment group: {value:.4f}"
+
+
+def test_judgment_groups_are_each_explained_and_averaged():
+    # group 1 judges d1 and d3 relevant, group 2 d2: AP (1 + 2/3) / 2 = 0.8333 and
+    # 1/2, (0.8333 + 0.5) / 2 = 0.6667; each group's value is evaluate()'s on
+    # that group's judgments alone
+    groups = {"1": {"d1": 1, "d3": 1}, "2": {"d2": 1, "d3": 0}}
+    qrels = Qrels.from_subtopics({"q": groups})
+    run = {"q": {"d1": 3.0, "d2": 2.0, "d3": 1.0}}
+    e = explain(qrels, run, "q", "map_avgjg")
+    alone = [evaluate({"q": groups[g]}, run, "map")["map"] for g in ("1", "2")]
+    assert alone == [pytest.approx((1 + 2 / 3) / 2), 0.5]
+    assert e.value == (alone[0] + alone[1]) / 2
+    assert e.steps == ("judgment group 1 (the groups by id): 0.8333, R = 2",
+                       "judgment group 2 (the groups by id): 0.5000, R = 1",
+                       "(0.8333 + 0.5000) / 2 = 0.6667")
+
+
+def _prefs_counts(judged, scores, depth):
+    """Brute force over every pair of a plain qrels' documents (-R qrels_prefs:
+    a higher label preferred): (fulfilled, possible) with both documents
+    retrieved, one, neither.  The preference measures rank tied scores by
+    document id ascending (form_prefs_counts.c)."""
+    ranked = sorted(scores, key=lambda d: (-scores[d], d))[:depth]
+    rank = {d: i for i, d in enumerate(ranked) if d in judged}
+    counts = {"both": [0, 0], "one": [0, 0], "neither": [0, 0]}
+    for a in judged:
+        for b in judged:
+            if judged[a] > judged[b]:  # a preferred to b
+                area = {2: "both", 1: "one", 0: "neither"}[(a in rank) + (b in rank)]
+                counts[area][1] += 1
+                counts[area][0] += a in rank and (b not in rank or rank[a] < rank[b])
+    return counts
+
+
+PREFS_AREAS = re.compile(r"both retrieved (\d+)/(\d+), one (\d+)/(\d+), neither 0/(\d+)$")
+
+
+@settings(max_examples=60)
+@given(data=qrels_and_runs(), depth=st.sampled_from((None, 3, 10)), pick=st.integers(0))
+def test_prefs_terms_are_the_counts_of_every_pair(data, depth, pick):
+    qrels, run = data
+    qid = sorted(set(qrels) & set(run))[pick % len(set(qrels) & set(run))]
+    want = _prefs_counts(qrels[qid], run[qid], depth)
+    values = evaluate(qrels, run, list(measures_named("prefs_")), depth=depth).per_query[qid]
+    for name in measures_named("prefs_"):
+        e = explain(qrels, run, qid, name, depth=depth)
+        assert e.value == values[name], name
+        (group,) = e.steps[:-1]  # a plain qrels: one judgment group
+        both_f, both_p, one_f, one_p, neither = map(int, PREFS_AREAS.search(group).groups())
+        assert [both_f, both_p, one_f, one_p, neither] == [
+            *want["both"], *want["one"], want["neither"][1]]
+    ful, poss = both_f + one_f, both_p + one_p + neither
+    assert values["prefs_num_prefs_ful"] == ful and values["prefs_num_prefs_poss"] == poss
+    for name, f, n in (("prefs_simp", ful, poss), ("prefs_simp_ret", both_f, both_p),
+                       ("prefs_simp_imp", ful, both_p + one_p)):
+        assert values[name] == (f / n if n else 0.0), name
+        step = explain(qrels, run, qid, name, depth=depth).steps[-1]
+        assert step == (f"{f} / {n} = {values[name]:.4f}" if n else "nothing possible: 0")
+
+
+def measures_named(prefix):
+    return [f.key for f in FAMILIES if f.key.startswith(prefix)]
 
 
 # === Hand-derived examples ===================================================

@@ -717,3 +717,102 @@ def test_tie_note_computes_extremes_only_where_blocks_mix_relevant_documents(mon
     assert tie_note(qrels, run, ["bpref"], relevance_level=1, depth=None,
                     judged_only=False) == {"q2"}
     assert len(calls) == 2  # best and worst of q2 alone
+
+
+# === 9. trec_eval 10.0's measures and yaap (issue 44) ==========================
+# Brute force: every order of the tied documents, each scored by the formulas
+# below (written from m_rbp.c, m_rbp_resid.c, m_unj.c, m_ndcg.c and m_yaap.c,
+# not from irmetrics); the modes must give their mean, maximum and minimum.
+
+
+def _ref_values(judged, labels):
+    """{measure: value} of one ranking's *labels* (the documents evaluated, in
+    order; None unjudged, -1 pooled), *judged* the query's qrels."""
+    top = max([x for x in judged.values() if x >= 0], default=0)
+    # m_rbp.c: each level over the top one (unjudged and pooled documents gain 0)
+    gains = [0 if x is None or x < 0 else x / top if top > 1 else x for x in labels]
+    rbp = {p: (1 - p) * sum(g * p ** i for i, g in enumerate(gains))
+           for p in (0.9, 0.5)}
+    unjudged = [i for i, x in enumerate(labels) if x is None or x < 0]
+    resid = {p: ((1 - p) * sum(p ** i for i in unjudged) + p ** len(labels)) if unjudged else 0.0
+             for p in (0.9, 0.5)}
+    dcg = sum(x / math.log2(i + 2) for i, x in enumerate(labels) if x is not None and x > 0)
+    ideal = sorted((x for x in judged.values() if x > 0), reverse=True)
+    hits, s = 0, 0.0
+    for i, x in enumerate(labels, 1):
+        if x is not None and x >= 1:
+            hits += 1
+            s += hits / i
+    big_r = sum(1 for x in judged.values() if x >= 1)
+    return {
+        "rbp": rbp[0.9], "rbp_p=0.5": rbp[0.5], "rbp_resid": resid[0.9],
+        "rbp_resid_p=0.5": resid[0.5],
+        "unj_2": sum(1 for i in unjudged if i < 2) / 2,
+        "unj_5": sum(1 for i in unjudged if i < 5) / 5,
+        "dcg": dcg, "ideal_dcg": sum(g / math.log2(i + 2) for i, g in enumerate(ideal)),
+        "yaap": math.log((1 + s) / (1 + big_r - s)),
+    }
+
+
+TEN = ["rbp", "rbp_p=0.5", "rbp_resid", "rbp_resid_p=0.5", "unj_2", "unj_5", "dcg",
+       "ideal_dcg"]
+
+
+@settings(max_examples=150)
+@given(small_queries(), st.one_of(st.none(), st.integers(1, 6)), st.booleans())
+def test_trec_eval_10_measures_modes_equal_every_order(case, depth, judged_only):
+    qrels, run = case
+    judged = qrels["q"]
+    values = {m: [] for m in TEN + ["yaap"]}
+    for scores in orderings(run["q"]):
+        order = sorted(scores, key=scores.get, reverse=True)[:depth]
+        labels = [judged.get(d) for d in order]
+        if judged_only:
+            labels = [x for x in labels if x is not None and x >= 0]
+        want = _ref_values(judged, labels)
+        got = quiet_evaluate(qrels, {"q": scores}, TEN + ["yaap"], trec_eval="10.0",
+                             depth=depth, judged_only=judged_only).per_query["q"]
+        for m in values:
+            assert got[m] == pytest.approx(want[m], abs=1e-12), m
+            values[m].append(want[m])
+    for mode in ("expected", "best", "worst"):
+        names = TEN if mode == "expected" else TEN + ["yaap"]
+        try:
+            got = quiet_evaluate(qrels, run, names, ties=mode, trec_eval="10.0", depth=depth,
+                                 judged_only=judged_only).per_query["q"]
+        except InvalidArgumentError as exc:  # the one documented gap
+            assert "straddles the depth cut" in str(exc) and judged_only
+            continue
+        for m in names:
+            vs = values[m]
+            want = (math.fsum(vs) / len(vs) if mode == "expected"
+                    else max(vs) if mode == "best" else min(vs))
+            assert got[m] == pytest.approx(want, abs=1e-12), (mode, m)
+
+
+def test_rbp_best_and_worst_follow_a_gain_map():
+    # rbp.1=1,2=0.5: label 1 gains more than label 2 (then the levels are kept,
+    # all in [0, 1]); a (2) and b (1) tied at the top: best puts b first:
+    # 0.5 * (1 + 0.5 * 0.5) = 0.625, worst a first: 0.5 * (0.5 + 0.5 * 1) = 0.5
+    qrels, run = {"q": {"a": 2, "b": 1}}, {"q": {"a": 1.0, "b": 1.0}}
+    name = "rbp_1=1,2=0.5,p=0.5"
+    got = {mode: quiet_evaluate(qrels, run, [name], ties=mode, trec_eval="10.0")[name]
+           for mode in ("best", "worst", "expected")}
+    assert got == {"best": 0.625, "worst": 0.5, "expected": 0.5625}
+
+
+@pytest.mark.parametrize("measure", ["yaap", "prefs_simp", "map_avgjg", "P_avgjg_5"])
+def test_measures_without_expected_name_the_measure(measure):
+    with pytest.raises(InvalidArgumentError,
+                       match=f"ties='expected' is not defined for measure '{measure}'"):
+        evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, [measure], ties="expected")
+
+
+@settings(max_examples=200)
+@given(tied_runs())
+def test_tie_note_of_trec_eval_10_measures(case):
+    qrels, run, _, options = case
+    names = ["rbp", "rbp_1=1,2=0.5,p=0.5", "rbp_resid", "unj_2", "dcg", "ideal_dcg", "yaap"]
+    names = names[:1 + sum(map(ord, str(sorted(run)))) % len(names)]
+    assert tie_note(qrels, run, names, trec_eval="10.0", **options) == moved_by_extremes(
+        qrels, run, names, trec_eval="10.0", **options)
