@@ -412,7 +412,8 @@ def _line_by_line(
 
 
 class _BadField(Exception):
-    """A field a column's parser refuses: its row, and why."""
+    """A field a column's parser refuses (a file's, or a table's in
+    ``_tabular.py``): its row (0-based), and why."""
 
     def __init__(self, row: int, message: str) -> None:
         super().__init__(message)
