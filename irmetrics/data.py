@@ -187,12 +187,13 @@ class Qrels(_Table[int]):
         cls,
         data: Dict[str, Dict[str, int]],
         subtopics: Optional[Dict[str, Dict[str, Dict[str, int]]]] = None,
+        prefs: Optional[Dict[str, List[Tuple[str, str, str, float]]]] = None,
     ) -> Qrels:
         # For data already validated (and owned by us): skip the checks.
         self = cls.__new__(cls)
         self._set(data)
         self._subtopics = subtopics or {}
-        self._prefs = {}
+        self._prefs = prefs or {}
         return self
 
     @classmethod
@@ -223,16 +224,13 @@ class Qrels(_Table[int]):
             docs = data.setdefault(qid, {})
             for _, _, doc, level in lines:
                 docs[doc] = max(docs.get(doc, 0), 1 if level > 0.0 else 0)
-        self = cls._trusted(data)
-        self._prefs = prefs
-        return self
+        return cls._trusted(data, None, prefs)
 
     def _only(self, qid: str) -> Qrels:
         """The judgments (subtopics, preferences) of query *qid* alone, or none."""
-        only = Qrels._trusted({q: self._data[q] for q in self._data if q == qid},
-                              {q: t for q, t in self._subtopics.items() if q == qid})
-        only._prefs = {q: p for q, p in self._prefs.items() if q == qid}
-        return only
+        return Qrels._trusted({q: self._data[q] for q in self._data if q == qid},
+                              {q: t for q, t in self._subtopics.items() if q == qid},
+                              {q: p for q, p in self._prefs.items() if q == qid})
 
     def _preferences(self, qid: str) -> List[Tuple[str, str, str, float]]:
         """Query *qid*'s preferences: a preferences file's, or its judgments'

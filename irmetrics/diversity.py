@@ -81,10 +81,6 @@ SubtopicLabels = Optional[Mapping[Any, Any]]
 # === Checks ==================================================================
 
 
-def _check_alpha(alpha: Any) -> float:
-    return check_probability(alpha, "alpha", "[0, 1]")
-
-
 def _subtopic_id(value: Any, where: str) -> str:
     if isinstance(value, str):
         return value
@@ -527,7 +523,7 @@ def _prepare(
 
 def _value(kernel: Kernel, r: Ranked, k: Any = None, alpha: Any = 0.5, beta: Any = 0.5) -> float:
     """*kernel*'s value of the ranking *r* (:func:`_prepare`'s), the other arguments checked."""
-    al = _check_alpha(alpha)
+    al = check_probability(alpha, "alpha", "[0, 1]")
     be = check_probability(beta, "beta", "(0, 1]")
     kk = check_k(k)
     return kernel(r, r.n if kk is None else kk, al, be)
