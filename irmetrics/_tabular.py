@@ -19,7 +19,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ._checks import kind_of
 from .errors import DuplicateEntryError, InvalidArgumentError, TrecFormatError
-from .trec import MAX_LABEL, MIN_LABEL, _BadField
+from .trec import MAX_LABEL, MIN_LABEL, Subtopics, _BadField
 
 #: The name a :class:`~irmetrics.Run` gets when its source has none.
 DEFAULT_RUN_NAME = "irmetrics"
@@ -300,9 +300,6 @@ def records_table(records: Any, value_role: str) -> Dict[str, Dict[str, Any]]:
     roles = ("query_id", "doc_id", value_role)
     qids, docids, values = _record_columns(records, roles)
     return _group(qids, docids, values, _RECORDS)
-
-
-Subtopics = Dict[str, Dict[str, Dict[str, int]]]
 
 
 def _split_topics(table: Subtopics) -> Tuple[Dict[str, Dict[str, int]], Subtopics]:

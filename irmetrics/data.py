@@ -43,11 +43,11 @@ from typing import (
     Mapping,
     Optional,
     Tuple,
-    TypeVar,
 )
 
 from ._tabular import (
     DEFAULT_RUN_NAME,
+    V,
     _from_dict,
     _relevances,
     _scores,
@@ -76,9 +76,6 @@ if TYPE_CHECKING:
     from .trec import PathOrFile
 
 __all__ = ["Qrels", "Run", "DEFAULT_RUN_NAME"]
-
-V = TypeVar("V", int, float)
-
 
 def _is_frame(data: Any) -> bool:
     return not isinstance(data, Mapping) and is_frame(data)
@@ -291,8 +288,7 @@ class Qrels(_Table[int]):
         >>> Qrels({"q1": {"d1": 1}}).subtopics("q1")
         {'0': {'d1': 1}}
         """
-        topics = self._topics(qid)
-        return {s: dict(docs) for s, docs in topics.items()}
+        return {s: dict(docs) for s, docs in self._topics(qid).items()}
 
     def _topics(self, qid: str) -> Dict[str, Dict[str, int]]:
         # the table itself (not to be changed); KeyError for an unknown query

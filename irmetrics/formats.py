@@ -129,8 +129,7 @@ def csv_text(result: Evaluation, *, per_query: bool = True, summary: bool = True
         for qid, values in result._per_query.items():
             rows += [[qid, name, values[name]] for name in result.names]
     if summary:
-        for name, v in result._aggregate.items():
-            rows.append(["all", name, v])
+        rows += [["all", name, v] for name, v in result._aggregate.items()]
     return csv_lines(rows)
 
 
