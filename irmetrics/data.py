@@ -126,9 +126,14 @@ class _Table(Mapping[str, Mapping[str, V]], Generic[V]):
         """The number of (query, document) entries, over all queries."""
         return self._n
 
+    def _key(self) -> Any:
+        """What two equal tables of one class share besides their data."""
+        return None
+
     def __eq__(self, other: object) -> bool:
         if isinstance(other, _Table):
-            return type(self) is type(other) and self._data == other._data
+            same_kind = type(self) is type(other) and self._key() == other._key()
+            return same_kind and self._data == other._data
         if isinstance(other, Mapping):
             try:
                 return self._data == {q: dict(docs) for q, docs in other.items()}
@@ -295,13 +300,8 @@ class Qrels(_Table[int]):
         got = self._subtopics.get(qid)
         return {"0": self._data[qid]} if got is None else got
 
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Qrels) and (self._subtopics, self._prefs) != (
-                other._subtopics, other._prefs):
-            return False
-        return super().__eq__(other)
-
-    __hash__ = None
+    def _key(self) -> Any:
+        return self._subtopics, self._prefs
 
     @classmethod
     def from_dict(cls, qrels: Mapping[Any, Mapping[Any, Any]]) -> Qrels:
@@ -536,10 +536,8 @@ class Run(_Table[float]):
         """
         write_run(self._data, dest, name=self._name)
 
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Run):
-            return self._name == other._name and self._data == other._data
-        return super().__eq__(other)
+    def _key(self) -> Any:
+        return self._name
 
     def __repr__(self) -> str:
         queries = "1 query" if len(self) == 1 else f"{len(self)} queries"

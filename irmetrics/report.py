@@ -78,11 +78,9 @@ def _how(c: Any) -> str:
 
 
 def _footer(c: Any) -> List[str]:
-    one = len(c.baselines) == 1
-    marked = "different from the baseline" if one else "different from the run compared with"
-    versus = "the baseline" if one else "the run compared with"
+    versus = "the baseline" if len(c.baselines) == 1 else "the run compared with"
     return [
-        f"{_MARK} significantly {marked} ({_how(c)}).",
+        f"{_MARK} significantly different from {versus} ({_how(c)}).",
         f"CI: {_fmt_percent(c.confidence)} confidence interval of the mean difference "
         f"({c.ci_method}); W/T/L: queries better/equal/worse than {versus}.",
     ] + list(c.notes)
