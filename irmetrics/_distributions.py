@@ -104,36 +104,13 @@ def t_two_tailed(t: float, df: float) -> float:
     return betainc(df / 2.0, 0.5, df / (df + t2), t2 / (df + t2))
 
 
-def _t_pdf(t: float, df: float) -> float:
-    return math.exp(
-        math.lgamma((df + 1) / 2)
-        - math.lgamma(df / 2)
-        - 0.5 * math.log(df * math.pi)
-        - (df + 1) / 2 * math.log1p(t * t / df)
-    )
-
-
 def t_upper(q: float, df: float) -> float:
-    """The t > 0 with P(T > t) = q, for 0 < q < 1/2."""
+    """The t > 0 with P(T > t) = q, for 0 < q < 1/2 (:func:`_solve` in a
+    bracket found by doubling)."""
     lo, hi = 0.0, 1.0
     while t_two_tailed(hi, df) / 2.0 > q:  # ends by 2**512, where the tail is 0
         lo, hi = hi, hi * 2.0
-    t = (lo + hi) / 2.0
-    for _ in range(2000):
-        f = t_two_tailed(t, df) / 2.0 - q  # decreasing in t
-        if f > 0:
-            lo = t
-        else:
-            hi = t
-        pdf = _t_pdf(t, df)
-        step = f / pdf if pdf > 0 else math.inf
-        new = t + step
-        if not lo < new < hi:
-            new = (lo + hi) / 2.0
-        if abs(new - t) <= 2 * _EPS * abs(new) or hi - lo <= 2 * _EPS * hi:
-            return new
-        t = new
-    return t  # pragma: no cover - Newton within a bracket converges long before
+    return _solve(lambda t: t_two_tailed(t, df) / 2.0 - q, lo, hi, 4 * _EPS)
 
 
 def f_sf(f: float, df1: float, df2: float) -> float:
@@ -294,10 +271,10 @@ def nct_cdf(t: float, df: float, nc: float) -> float:
     return min(1.0, chi_mean(lambda s: normal_sf(nc - t * s), df))
 
 
-def _solve(f: Callable[[float], float], low: float, high: float) -> float:
+def _solve(f: Callable[[float], float], low: float, high: float, tol: float = 1e-13) -> float:
     """The x in [low, high] where f, decreasing with f(low) > 0 > f(high),
     crosses 0: regula falsi, Illinois variant (an end that stays twice in a
-    row has its value halved), to 1e-13 of |x|."""
+    row has its value halved), to *tol* of |x|."""
     f_low, f_high = f(low), f(high)
     side = 0
     x = low
@@ -314,7 +291,7 @@ def _solve(f: Callable[[float], float], low: float, high: float) -> float:
             high, f_high = x, fx
             f_low = f_low / 2.0 if side == -1 else f_low
             side = -1
-        if fx == 0 or high - low <= 1e-13 * max(1.0, abs(x)):
+        if fx == 0 or high - low <= tol * max(1.0, abs(x)):
             break
     return x
 

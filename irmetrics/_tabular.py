@@ -19,7 +19,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ._checks import kind_of
 from .errors import DuplicateEntryError, InvalidArgumentError, TrecFormatError
-from .trec import MAX_LABEL, MIN_LABEL
+from .trec import MAX_LABEL, MIN_LABEL, Subtopics, _BadField
 
 #: The name a :class:`~irmetrics.Run` gets when its source has none.
 DEFAULT_RUN_NAME = "irmetrics"
@@ -86,10 +86,6 @@ def _as_relevance(value: Any) -> int:
 
 
 def _as_score(value: Any) -> float:
-    if type(value) is float:
-        if value != value:
-            raise ValueError("must not be NaN")
-        return value
     if _is_bool(value) or not isinstance(value, Real):
         raise TypeError(f"must be a real number (got {kind_of(value)} {value!r})")
     try:
@@ -234,11 +230,11 @@ def _from_dict(
         keys = list(raw_docs)
         try:
             docids = _ids(keys)
-        except _BadValue as bad:
+        except _BadField as bad:
             raise InvalidArgumentError(f"doc id in {what}[{raw_qid!r}] {bad}") from None
         try:
             values = convert(list(raw_docs.values()))
-        except _BadValue as bad:
+        except _BadField as bad:
             raise InvalidArgumentError(f"{what}[{raw_qid!r}][{keys[bad.row]!r}] {bad}") from None
         docs = out[qid] = dict(zip(docids, values))
         if len(docs) != len(keys):
@@ -304,9 +300,6 @@ def records_table(records: Any, value_role: str) -> Dict[str, Dict[str, Any]]:
     roles = ("query_id", "doc_id", value_role)
     qids, docids, values = _record_columns(records, roles)
     return _group(qids, docids, values, _RECORDS)
-
-
-Subtopics = Dict[str, Dict[str, Dict[str, int]]]
 
 
 def _split_topics(table: Subtopics) -> Tuple[Dict[str, Dict[str, int]], Subtopics]:
@@ -406,15 +399,7 @@ def _column(obj: Any, lib: str, name: Any) -> List[Any]:
 #
 # Each takes a whole column as a list and returns the converted list, with
 # C-level passes when the column has one type, else value by value (raising
-# _BadValue for the first bad value; the caller says where it came from).
-
-
-class _BadValue(Exception):
-    """A value a column's converter refuses: its row (0-based), and why."""
-
-    def __init__(self, row: int, message: str) -> None:
-        super().__init__(message)
-        self.row = row
+# _BadField for the first bad value; the caller says where it came from).
 
 
 def _ids(values: List[Any]) -> List[str]:
@@ -464,7 +449,7 @@ def _one_by_one(values: List[Any], convert: Callable[[Any], Any]) -> List[Any]:
         try:
             out.append(convert(value))
         except (TypeError, ValueError) as exc:
-            raise _BadValue(row, str(exc)) from None
+            raise _BadField(row, str(exc)) from None
     return out
 
 
@@ -492,7 +477,7 @@ def _converted(
     for role, values, label in zip(roles, columns, labels):
         try:
             out.append(_CONVERT[role](values))
-        except _BadValue as bad:
+        except _BadField as bad:
             raise TrecFormatError(f"{label} {bad}", source, bad.row + 1) from None
     return out
 

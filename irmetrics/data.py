@@ -43,11 +43,11 @@ from typing import (
     Mapping,
     Optional,
     Tuple,
-    TypeVar,
 )
 
 from ._tabular import (
     DEFAULT_RUN_NAME,
+    V,
     _from_dict,
     _relevances,
     _scores,
@@ -76,9 +76,6 @@ if TYPE_CHECKING:
     from .trec import PathOrFile
 
 __all__ = ["Qrels", "Run", "DEFAULT_RUN_NAME"]
-
-V = TypeVar("V", int, float)
-
 
 def _is_frame(data: Any) -> bool:
     return not isinstance(data, Mapping) and is_frame(data)
@@ -129,9 +126,14 @@ class _Table(Mapping[str, Mapping[str, V]], Generic[V]):
         """The number of (query, document) entries, over all queries."""
         return self._n
 
+    def _key(self) -> Any:
+        """What two equal tables of one class share besides their data."""
+        return None
+
     def __eq__(self, other: object) -> bool:
         if isinstance(other, _Table):
-            return type(self) is type(other) and self._data == other._data
+            same_kind = type(self) is type(other) and self._key() == other._key()
+            return same_kind and self._data == other._data
         if isinstance(other, Mapping):
             try:
                 return self._data == {q: dict(docs) for q, docs in other.items()}
@@ -187,12 +189,13 @@ class Qrels(_Table[int]):
         cls,
         data: Dict[str, Dict[str, int]],
         subtopics: Optional[Dict[str, Dict[str, Dict[str, int]]]] = None,
+        prefs: Optional[Dict[str, List[Tuple[str, str, str, float]]]] = None,
     ) -> Qrels:
         # For data already validated (and owned by us): skip the checks.
         self = cls.__new__(cls)
         self._set(data)
         self._subtopics = subtopics or {}
-        self._prefs = {}
+        self._prefs = prefs or {}
         return self
 
     @classmethod
@@ -223,16 +226,13 @@ class Qrels(_Table[int]):
             docs = data.setdefault(qid, {})
             for _, _, doc, level in lines:
                 docs[doc] = max(docs.get(doc, 0), 1 if level > 0.0 else 0)
-        self = cls._trusted(data)
-        self._prefs = prefs
-        return self
+        return cls._trusted(data, None, prefs)
 
     def _only(self, qid: str) -> Qrels:
         """The judgments (subtopics, preferences) of query *qid* alone, or none."""
-        only = Qrels._trusted({q: self._data[q] for q in self._data if q == qid},
-                              {q: t for q, t in self._subtopics.items() if q == qid})
-        only._prefs = {q: p for q, p in self._prefs.items() if q == qid}
-        return only
+        return Qrels._trusted({q: self._data[q] for q in self._data if q == qid},
+                              {q: t for q, t in self._subtopics.items() if q == qid},
+                              {q: p for q, p in self._prefs.items() if q == qid})
 
     def _preferences(self, qid: str) -> List[Tuple[str, str, str, float]]:
         """Query *qid*'s preferences: a preferences file's, or its judgments'
@@ -293,21 +293,15 @@ class Qrels(_Table[int]):
         >>> Qrels({"q1": {"d1": 1}}).subtopics("q1")
         {'0': {'d1': 1}}
         """
-        topics = self._topics(qid)
-        return {s: dict(docs) for s, docs in topics.items()}
+        return {s: dict(docs) for s, docs in self._topics(qid).items()}
 
     def _topics(self, qid: str) -> Dict[str, Dict[str, int]]:
         # the table itself (not to be changed); KeyError for an unknown query
         got = self._subtopics.get(qid)
         return {"0": self._data[qid]} if got is None else got
 
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Qrels) and (self._subtopics, self._prefs) != (
-                other._subtopics, other._prefs):
-            return False
-        return super().__eq__(other)
-
-    __hash__ = None
+    def _key(self) -> Any:
+        return self._subtopics, self._prefs
 
     @classmethod
     def from_dict(cls, qrels: Mapping[Any, Mapping[Any, Any]]) -> Qrels:
@@ -542,10 +536,8 @@ class Run(_Table[float]):
         """
         write_run(self._data, dest, name=self._name)
 
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Run):
-            return self._name == other._name and self._data == other._data
-        return super().__eq__(other)
+    def _key(self) -> Any:
+        return self._name
 
     def __repr__(self) -> str:
         queries = "1 query" if len(self) == 1 else f"{len(self)} queries"

@@ -81,10 +81,6 @@ SubtopicLabels = Optional[Mapping[Any, Any]]
 # === Checks ==================================================================
 
 
-def _check_alpha(alpha: Any) -> float:
-    return check_probability(alpha, "alpha", "[0, 1]")
-
-
 def _subtopic_id(value: Any, where: str) -> str:
     if isinstance(value, str):
         return value
@@ -100,7 +96,8 @@ def _label(value: Any, where: str) -> Number:
 
 
 def subtopic_order(ids: Iterable[str]) -> List[str]:
-    """Subtopic ids in ndeval's order: numbers by value (ndeval's only kind), then the rest."""
+    """Subtopic (or topic) ids in ndeval's order: numbers by value (ndeval's
+    only kind), then the rest."""
     return sorted(ids, key=lambda s: (0, int(s), s) if s.isascii() and s.isdigit() else (1, 0, s))
 
 
@@ -175,6 +172,10 @@ class Ranked:
         if got is None:
             got = self._novelty[alpha] = _novelty(self.rows, self.topics.n_subtopics, alpha)
         return got
+
+    def top(self, k: int) -> List[Tuple[int, ...]]:
+        """The subtopic positions of each relevant ranked document in the top *k*."""
+        return [subs for i, subs in self.rows if i < k]
 
 
 def _greedy_ideal(relevant: Mapping[Any, Tuple[int, ...]], n: int, alpha: float) -> Scored:
@@ -424,24 +425,14 @@ def _precision_ia(r: Ranked, k: int, alpha: float, beta: float) -> float:
     """(relevant (document, subtopic) pairs in the top k) / (k * A)."""
     if r.a == 0 or k < 1:
         return 0.0
-    count = 0
-    for i, subs in r.rows:
-        if i >= k:
-            break
-        count += len(subs)
-    return count / (k * r.a)
+    return sum(map(len, r.top(k))) / (k * r.a)
 
 
 def _subtopic_recall(r: Ranked, k: int, alpha: float, beta: float) -> float:
     """(subtopics with a relevant document in the top k) / A."""
     if r.a == 0 or k < 1:
         return 0.0
-    seen: set[int] = set()
-    for i, subs in r.rows:
-        if i >= k:
-            break
-        seen.update(subs)
-    return len(seen) / r.a
+    return len(set().union(*r.top(k))) / r.a
 
 
 def _ap_ia(r: Ranked, k: int, alpha: float, beta: float) -> float:
@@ -532,7 +523,7 @@ def _prepare(
 
 def _value(kernel: Kernel, r: Ranked, k: Any = None, alpha: Any = 0.5, beta: Any = 0.5) -> float:
     """*kernel*'s value of the ranking *r* (:func:`_prepare`'s), the other arguments checked."""
-    al = _check_alpha(alpha)
+    al = check_probability(alpha, "alpha", "[0, 1]")
     be = check_probability(beta, "beta", "(0, 1]")
     kk = check_k(k)
     return kernel(r, r.n if kk is None else kk, al, be)

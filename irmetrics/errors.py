@@ -7,6 +7,7 @@ do not care which kind of bad input they gave.
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 import warnings
@@ -168,3 +169,16 @@ def _warn(message: str, category: Type[IrmetricsWarning] = IrmetricsWarning) -> 
         frame = frame.f_back
         level += 1
     warnings.warn(message, category, stacklevel=level)
+
+
+def _optional_import(module: str, purpose: str, extra: str, library: str = "") -> Any:
+    """*module* imported, or an :class:`ImportError` naming the extra that
+    installs *library* (by default the extra's name): "*purpose* needs
+    *library*, which is not installed: pip install 'irmetrics-eval[*extra*]'".
+    Typed ``Any``: the calls into an optional library go unchecked."""
+    library = library or extra
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise ImportError(f"{purpose} needs {library}, which is not installed: "
+                          f"pip install 'irmetrics-eval[{extra}]'", name=library) from None

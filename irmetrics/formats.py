@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Collection, Iterable, Iterator, List, Opt
 
 from ._tabular import DEFAULT_RUN_NAME
 from ._text import strict_json
-from .diversity import NDEVAL_MEASURES
+from .diversity import NDEVAL_MEASURES, subtopic_order
 
 if TYPE_CHECKING:
     from .data import Qrels
@@ -129,8 +129,7 @@ def csv_text(result: Evaluation, *, per_query: bool = True, summary: bool = True
         for qid, values in result._per_query.items():
             rows += [[qid, name, values[name]] for name in result.names]
     if summary:
-        for name, v in result._aggregate.items():
-            rows.append(["all", name, v])
+        rows += [["all", name, v] for name, v in result._aggregate.items()]
     return csv_lines(rows)
 
 
@@ -148,8 +147,9 @@ def ndeval_text(result: Evaluation, qrels: Qrels) -> str:
     """
     lines = ["runid,topic," + ",".join(NDEVAL_MEASURES) + "\n"]
     missing = set(result.missing)
-    queries = [q for q in result._rows if q not in missing] + list(result.skipped)
-    queries.sort(key=_ndeval_topic)
+    # ndeval's topics are numbers, sorted as such; each is printed as the
+    # file writes it (ndeval's %d would print '01' and '1' both as 1)
+    queries = subtopic_order([q for q in result._rows if q not in missing] + list(result.skipped))
     columns = [result._keys.index(name) for name in NDEVAL_MEASURES]
     nnrbp = NDEVAL_MEASURES.index("nNRBP")
     level = result.options["relevance_level"]
@@ -167,12 +167,6 @@ def ndeval_text(result: Evaluation, qrels: Qrels) -> str:
     means = [t / evaluated if evaluated else math.nan for t in totals]
     lines.append(f"{runid},amean," + ",".join(map(_ndeval_number, means)) + "\n")
     return "".join(lines)
-
-
-def _ndeval_topic(qid: str) -> tuple[int, int, str]:
-    # ndeval's topics are numbers, sorted as such; each is printed as the
-    # file writes it (ndeval's %d would print '01' and '1' both as 1)
-    return (0, int(qid), qid) if qid.isascii() and qid.isdigit() else (1, 0, qid)
 
 
 def _ndeval_number(v: float) -> str:

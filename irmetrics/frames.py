@@ -66,7 +66,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from ._checks import check_choice
 from ._tabular import _COLUMN_NAMES, choose_columns, is_frame, qrels_table, run_table
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, _optional_import
 from .formats import evaluation_html
 
 if TYPE_CHECKING:
@@ -91,13 +91,6 @@ BACKENDS = ("pandas", "polars")
 # === Frames out ===
 
 
-def _missing(name: str, purpose: str) -> ImportError:
-    return ImportError(
-        f"{purpose} needs {name}, which is not installed: pip install 'irmetrics-eval[{name}]'",
-        name=name,
-    )
-
-
 #: pandas' dtype of each kind: (without missing values, with them); None: pandas' own.
 _PANDAS_TYPES: Dict[str, Tuple[Optional[str], Optional[str]]] = {
     "int": ("int64", "Int64"), "bool": ("bool", "boolean"), "float": ("float64", "float64"),
@@ -108,18 +101,12 @@ _PANDAS_TYPES: Dict[str, Tuple[Optional[str], Optional[str]]] = {
 def _build(columns: Dict[str, List[Any]], kinds: Dict[str, str], backend: str, purpose: str) -> Any:
     """A frame of *backend* from {name: values}; kinds: 'str', 'int', 'float' or 'bool'."""
     if backend == "polars":
-        try:
-            import polars as pl  # type: ignore[import-not-found, unused-ignore]
-        except ImportError:
-            raise _missing("polars", purpose) from None
+        pl = _optional_import("polars", purpose, "polars")
         types = {"str": pl.String, "int": pl.Int64, "float": pl.Float64, "bool": pl.Boolean}
         return pl.DataFrame(
             [pl.Series(name, values, dtype=types[kinds[name]]) for name, values in columns.items()]
         )
-    try:
-        import pandas as pd  # type: ignore[import-untyped, import-not-found, unused-ignore]
-    except ImportError:
-        raise _missing("pandas", purpose) from None
+    pd = _optional_import("pandas", purpose, "pandas")
     series = {}
     for name, values in columns.items():
         kind = kinds[name]

@@ -33,23 +33,10 @@ from typing import Any, Dict, Iterable, Iterator, List, Tuple
 
 from .compat import pytrec_eval as _drop_in
 from .data import Qrels
+from .errors import _optional_import
 from .evaluate import evaluate
 
 __all__ = ["provider", "register"]
-
-
-def _ir_measures() -> Any:
-    """ir_measures (which imports its providers), typed ``Any``: the calls
-    into it, untyped, go unchecked."""
-    try:
-        import ir_measures  # type: ignore[import-not-found, unused-ignore]
-    except ImportError:
-        raise ImportError(
-            "irmetrics.ir_measures needs ir_measures, which is not installed: "
-            "pip install 'irmetrics-eval[ir_measures]'",
-            name="ir_measures",
-        ) from None
-    return ir_measures
 
 
 #: ir_measures' providers whose measures irmetrics' registry computes too.
@@ -109,7 +96,8 @@ def _evaluators(ir: Any) -> Tuple[Any, Any]:
 def register() -> Any:
     """Register a new ``irmetrics`` provider with ir_measures
     (``ir_measures.providers.registry["irmetrics"]``) and return it."""
-    ir = _ir_measures()
+    # ir_measures (which imports its providers)
+    ir = _optional_import("ir_measures", "irmetrics.ir_measures", "ir_measures")
     trec_provider = ir.providers.pytrec_eval_provider.PytrecEvalProvider
     trec, (Native, Both) = trec_provider(), _evaluators(ir)
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, _optional_import
 from .evaluate import Evaluation
 
 if TYPE_CHECKING:
@@ -44,14 +44,7 @@ TIE_COLOR = "#7f7f7f"
 
 def _axes(ax: Any) -> Any:
     """*ax*, or a new figure's Axes; matplotlib imported here."""
-    try:
-        import matplotlib.pyplot as plt  # type: ignore[import-not-found, unused-ignore]
-    except ImportError:
-        raise ImportError(
-            "irmetrics.plot needs matplotlib, which is not installed: "
-            "pip install 'irmetrics-eval[plot]'",
-            name="matplotlib",
-        ) from None
+    plt = _optional_import("matplotlib.pyplot", "irmetrics.plot", "plot", "matplotlib")
     if ax is None:
         _, ax = plt.subplots()
     return ax

@@ -15,7 +15,7 @@ are.  The comparison's statistics are computed in :mod:`irmetrics.compare`.
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 # each run of control characters as one space: a name or id from a file must
 # not end a table row (or, in LaTeX, a paragraph), nor reach a terminal
@@ -78,11 +78,9 @@ def _how(c: Any) -> str:
 
 
 def _footer(c: Any) -> List[str]:
-    one = len(c.baselines) == 1
-    marked = "different from the baseline" if one else "different from the run compared with"
-    versus = "the baseline" if one else "the run compared with"
+    versus = "the baseline" if len(c.baselines) == 1 else "the run compared with"
     return [
-        f"{_MARK} significantly {marked} ({_how(c)}).",
+        f"{_MARK} significantly different from {versus} ({_how(c)}).",
         f"CI: {_fmt_percent(c.confidence)} confidence interval of the mean difference "
         f"({c.ci_method}); W/T/L: queries better/equal/worse than {versus}.",
     ] + list(c.notes)
@@ -120,14 +118,16 @@ def _columns(c: Any) -> List[str]:
             "p", _correction(c)[1], "W/T/L"]
 
 
-def _paper_rows(c: Any, sup: str) -> List[List[str]]:
-    """The table for papers: per run, its letter and name, then per measure
-    its mean followed by the letters of the runs it is significantly better
-    than, written as a superscript by the format string *sup*."""
+def _paper_rows(c: Any, sup: str, escape: Callable[[str], str]) -> List[List[str]]:
+    """The table for papers: per run, its letter and name (escaped by
+    *escape*), then per measure its mean followed by the letters of the runs
+    it is significantly better than, written as a superscript by the format
+    string *sup*."""
     marks = {m: c.marks(m) for m in c.measures}
     means = {(r["run"], r["measure"]): r["mean"] for r in c._rows if r["versus"] is None}
-    return [[letter, run] + [f"{means[run, m]:.4f}" + (sup.format(marks[m][run]) if marks[m][run]
-                                                        else "") for m in c.measures]
+    return [[f"({letter}) {escape(run)}"]
+            + [f"{means[run, m]:.4f}" + (sup.format(marks[m][run]) if marks[m][run] else "")
+               for m in c.measures]
             for run, letter in c.letters.items()]
 
 
@@ -155,8 +155,7 @@ def markdown(c: Any) -> str:
     if len(c.baselines) != 1:
         header = ["run"] + [_md_escape(m) for m in c.measures]
         left = 1
-        body = [[f"({letter}) {_md_escape(run)}", *marked]
-                for letter, run, *marked in _paper_rows(c, "<sup>{}</sup>")]
+        body = _paper_rows(c, "<sup>{}</sup>", _md_escape)
         footer = _paper_footer(c)
     else:
         header = _columns(c)
@@ -184,8 +183,8 @@ def latex(c: Any) -> str:
     # "{}" first in a row: a row that began with "[" or "*" would be read as
     # the argument of the "\\" or "\midrule" before it.
     if len(c.baselines) != 1:
-        for letter, run, *marked in _paper_rows(c, "$^{{{}}}$"):
-            out.append(" & ".join([f"{{}}({letter}) {_tex_escape(run)}"] + marked) + " \\\\")
+        for cells in _paper_rows(c, "$^{{{}}}$", _tex_escape):
+            out.append("{}" + " & ".join(cells) + " \\\\")
         mark, notes = "", _paper_footer(c)
     else:
         for run in c.runs:
@@ -213,8 +212,7 @@ def html(c: Any) -> str:
     paper = len(c.baselines) != 1
     if paper:
         columns = ["run", *c.measures]
-        rows = [[f"({letter}) {_html.escape(run)}", *marked]
-                for letter, run, *marked in _paper_rows(c, "<sup>{}</sup>")]
+        rows = _paper_rows(c, "<sup>{}</sup>", _html.escape)
     else:
         columns = _columns(c)
         rows = [_cells(c, r) for r in c._rows]

@@ -412,7 +412,8 @@ def _line_by_line(
 
 
 class _BadField(Exception):
-    """A field a column's parser refuses: its row, and why."""
+    """A field a column's parser refuses (a file's, or a table's in
+    ``_tabular.py``): its row (0-based), and why."""
 
     def __init__(self, row: int, message: str) -> None:
         super().__init__(message)
@@ -1292,7 +1293,7 @@ def write_qrels(qrels: Mapping[str, Mapping[str, int]], dest: PathOrFile) -> Non
     q1 0 d1 1
     q1 0 d2 0
     """
-    _write_judgments(((qid, {"0": docs}) for qid, docs in qrels.items()), dest)
+    _write_queries(dest, ((qid, {"0": docs}) for qid, docs in qrels.items()), _judgment_lines)
 
 
 def write_subtopic_qrels(
@@ -1306,30 +1307,34 @@ def write_subtopic_qrels(
     q1 1 d1 1
     q1 2 d1 0
     """
-    _write_judgments(qrels.items(), dest)
+    _write_queries(dest, qrels.items(), _judgment_lines)
 
 
-def _write_judgments(
-    queries: Iterable[Tuple[str, Mapping[str, Mapping[str, int]]]], dest: PathOrFile
+def _write_queries(
+    dest: PathOrFile, queries: Iterable[Tuple[str, Any]], lines: Callable[[str, Any], Iterator[str]]
 ) -> None:
-    """``qid subtopic docid relevance`` lines, a query at a time, every id
-    and label checked to read back as written."""
+    """Each query's *lines* (given its id and its data), a query at a time,
+    its id checked to read back as written."""
     with _open_writer(dest) as write:
-        for qid, topics in queries:
+        for qid, data in queries:
             _check_id(qid, "query id")
-            chunk = []
-            for subtopic, docs in topics.items():
-                _check_id(subtopic, "subtopic", qid)
-                for docid, rel in docs.items():
-                    _check_id(docid, "document id", qid)
-                    if type(rel) is not int or not MIN_LABEL <= rel <= MAX_LABEL:
-                        raise InvalidArgumentError(
-                            f"cannot write relevance {rel!r} (query {qid!r}, document "
-                            f"{docid!r}): relevance must be an int between {MIN_LABEL} "
-                            f"and {MAX_LABEL}"
-                        )
-                    chunk.append(f"{qid} {subtopic} {docid} {rel}\n")
-            write("".join(chunk))
+            write("".join(lines(qid, data)))
+
+
+def _judgment_lines(qid: str, topics: Mapping[str, Mapping[str, int]]) -> Iterator[str]:
+    """``qid subtopic docid relevance`` lines, every id and label checked to
+    read back as written."""
+    for subtopic, docs in topics.items():
+        _check_id(subtopic, "subtopic", qid)
+        for docid, rel in docs.items():
+            _check_id(docid, "document id", qid)
+            if type(rel) is not int or not MIN_LABEL <= rel <= MAX_LABEL:
+                raise InvalidArgumentError(
+                    f"cannot write relevance {rel!r} (query {qid!r}, document "
+                    f"{docid!r}): relevance must be an int between {MIN_LABEL} "
+                    f"and {MAX_LABEL}"
+                )
+            yield f"{qid} {subtopic} {docid} {rel}\n"
 
 
 def write_run(
@@ -1348,16 +1353,15 @@ def write_run(
     q1 Q0 d1 2 0.5 bm25
     """
     _check_name(name)
-    with _open_writer(dest) as write:
-        for qid, docs in run.items():
-            _check_id(qid, "query id")
-            chunk = []
-            for rank, docid in enumerate(trec_ranking(docs), 1):
-                _check_id(docid, "document id", qid)
-                score = float(docs[docid])
-                if math.isnan(score):
-                    raise InvalidArgumentError(
-                        f"cannot write a NaN score (query {qid!r}, document {docid!r})"
-                    )
-                chunk.append(f"{qid} Q0 {docid} {rank} {score!r} {name}\n")
-            write("".join(chunk))
+
+    def lines(qid: str, docs: Mapping[str, float]) -> Iterator[str]:
+        for rank, docid in enumerate(trec_ranking(docs), 1):
+            _check_id(docid, "document id", qid)
+            score = float(docs[docid])
+            if math.isnan(score):
+                raise InvalidArgumentError(
+                    f"cannot write a NaN score (query {qid!r}, document {docid!r})"
+                )
+            yield f"{qid} Q0 {docid} {rank} {score!r} {name}\n"
+
+    _write_queries(dest, run.items(), lines)

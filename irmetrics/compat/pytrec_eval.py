@@ -224,11 +224,11 @@ class RelevanceEvaluator:
         self._qrels = Qrels._trusted(_judgments(query_relevance))
         self._options = check_options(relevance_level=level, judged_only=judged_only,
                                       scores="float32")
-        self._keys: Dict[str, Measure] = {}
-        for family in FAMILIES:  # in trec_eval's order, as pytrec_eval's keys
-            if family.key in params:
-                self._keys.update(_family_measures(family.key, params[family.key]))
+        # the families in trec_eval's order, as pytrec_eval's keys
         asked = [f.key for f in FAMILIES if f.key in params]
+        self._keys: Dict[str, Measure] = {}
+        for key in asked:
+            self._keys.update(_family_measures(key, params[key]))
         # pytrec_eval reads freed memory (and often crashes) on a query with
         # an empty ranking or only negative labels when bpref or gm_bpref
         # follows another measure that ranks the documents
