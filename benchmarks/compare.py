@@ -12,8 +12,13 @@ times ``compare(qrels, runs, ["map"], ...)`` after one warm-up call (numba's
 compilation), which also computes AP (compiled: a small share).  Every
 measurement is a process of its own; the repetitions are interleaved (tool
 by tool, round by round), and the script prints the median and the range
-of each, in seconds, with the load average before and after: the machine
-may be shared.  ``--before DIR`` adds another tree's irmetrics.
+of each, in seconds (wall, and the CPU time of the process), with the load
+average before and after: the machine may be shared.  ``--before DIR`` adds
+another tree's irmetrics (one that has ``pairs=``).  ``--parts`` times, in
+CPU seconds, what those cases are made of: the bootstrap resamples of
+compare()'s intervals (two difference columns, and one as
+``bootstrap_ci``), one permutation test and the randomised Tukey HSD, on
+the same per-query values.
 """
 
 import argparse
@@ -33,10 +38,29 @@ from irmetrics import Qrels, compare, evaluate
 qrels = Qrels.from_trec(sys.argv[1])
 runs = {f"r{i}": evaluate(qrels, path, ["map"]) for i, path in enumerate(sys.argv[2:5])}
 pairs, test = sys.argv[5], sys.argv[6]
-start = time.perf_counter()
-options = {} if pairs == "baseline" else {"pairs": pairs}  # (older trees: no pairs=)
-compare(None, runs, ["map"], test=test, n_resamples=10_000, seed=0, **options)
-print(time.perf_counter() - start)
+start, cpu = time.perf_counter(), time.process_time()
+compare(None, runs, ["map"], pairs=pairs, test=test, n_resamples=10_000, seed=0)
+print(time.perf_counter() - start, time.process_time() - cpu)
+"""
+
+PARTS = """
+import sys, time
+from irmetrics import Qrels, evaluate, stats
+from irmetrics.compare import _Statistics
+qrels = Qrels.from_trec(sys.argv[1])
+tables = [evaluate(qrels, path, ["map"])._per_query for path in sys.argv[2:5]]
+samples = [[float(t[q]["map"]) for q in sorted(tables[0])] for t in tables]
+d = [a - b for a, b in zip(samples[1], samples[0])]
+for part, call in [
+    ("bootstrap resamples, 2 columns", lambda: _Statistics(
+        "bootstrap", "holm", 0.05, 10_000, 0).resampled_means(samples)),
+    ("bootstrap resamples, 1 column (bootstrap_ci)", lambda: stats.bootstrap_ci(d)),
+    ("one permutation test", lambda: stats.permutation_test(d)),
+    ("randomised Tukey HSD, 3 runs", lambda: stats.randomized_tukey_hsd(*samples)),
+]:
+    cpu = time.process_time()
+    call()
+    print(f"{part}\t{time.process_time() - cpu}")
 """
 
 RANX = """
@@ -46,9 +70,9 @@ qrels = Qrels.from_file(sys.argv[1], kind="trec")
 runs = [Run.from_file(path, kind="trec") for path in sys.argv[2:5]]
 test = sys.argv[6]
 compare(qrels, runs, ["map"], stat_test=test, n_permutations=10)  # numba compiles
-start = time.perf_counter()
+start, cpu = time.perf_counter(), time.process_time()
 compare(qrels, runs, ["map"], stat_test=test, n_permutations=10_000)
-print(time.perf_counter() - start)
+print(time.perf_counter() - start, time.process_time() - cpu)
 """
 
 # (label, irmetrics pairs and test, or ranx test)
@@ -90,6 +114,7 @@ def main():
     parser.add_argument("--ranx", help="a Python that has ranx")
     parser.add_argument("--before", help="another tree's irmetrics, timed beside")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--parts", action="store_true", help="time the parts instead")
     args = parser.parse_args()
     trees = {"irmetrics": ROOT}
     if args.before:
@@ -97,29 +122,42 @@ def main():
     with tempfile.TemporaryDirectory() as folder:
         qrels, paths = write_inputs(folder)
         jobs = []
-        for label, tool, pairs, test in CASES:
+        for label, tool, pairs, test in [] if args.parts else CASES:
             if tool == "ranx":
                 if args.ranx:
                     jobs.append((f"ranx: {label}", [args.ranx, "-c", RANX], None, pairs, test))
                 continue
             for name, tree in trees.items():
-                if name != "irmetrics" and (pairs == "all" or test == "randomized-tukey"):
-                    continue  # (not in older trees)
                 jobs.append((f"{name}: {label}", [sys.executable, "-c", IRMETRICS], tree,
                              pairs, test))
-        times = {job[0]: [] for job in jobs}
+        if args.parts:
+            jobs = [(name, [sys.executable, "-c", PARTS], tree, "-", "-")
+                    for name, tree in trees.items()]
+        times = {}
         print(f"load average before: {os.getloadavg()}", flush=True)
         for _ in range(args.repeat):  # interleaved: every job once per round
             for label, argv, tree, pairs, test in jobs:
                 env = dict(os.environ, PYTHONPATH=tree or "")
                 done = subprocess.run(argv + [qrels, *paths, pairs, test], env=env, cwd=folder,
                                       capture_output=True, text=True, check=True)
-                times[label].append(float(done.stdout.split()[-1]))
+                if args.parts:  # CPU s of each part
+                    for line in done.stdout.splitlines():
+                        part, cpu = line.split("\t")
+                        times.setdefault(f"{label}: {part}", []).append((None, float(cpu)))
+                else:  # wall s, CPU s
+                    wall, cpu = map(float, done.stdout.split()[-2:])
+                    times.setdefault(label, []).append((wall, cpu))
         print(f"load average after: {os.getloadavg()}\n")
-        print("| what | median (s) | min - max (s) |\n|---|---:|---:|")
+        print("| what | wall s: median (min - max) | CPU s |\n|---|---:|---:|")
         for label, values in times.items():
-            print(f"| {label} | {statistics.median(values):.2f} | "
-                  f"{min(values):.2f} - {max(values):.2f} |")
+            print(f"| {label} | {_spread([w for w, _ in values])} | "
+                  f"{_spread([c for _, c in values])} |")
+
+
+def _spread(values):
+    if None in values:
+        return ""
+    return f"{statistics.median(values):.2f} ({min(values):.2f} - {max(values):.2f})"
 
 
 if __name__ == "__main__":

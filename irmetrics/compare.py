@@ -309,6 +309,11 @@ def compare(
     n_resamples, seed:
         For the sampled tests and the bootstrap interval
         (``random.Random(seed)``; the same seed gives the same report).
+        Each comparison's sampled permutation test starts from the seed, so
+        the comparisons read the same sign flips: each p-value is a valid
+        randomization test on its own; the tests of a family are not
+        independent (nor are their data: comparisons with one baseline
+        share its values).
     relevance_level, complete, depth, judged_only, trec_eval:
         Passed to :func:`~irmetrics.evaluate`.
 

@@ -702,6 +702,46 @@ def test_bootstrap_sums_are_the_sums_of_rows_drawn_uniformly():
         assert all(float(v).is_integer() for v in column)
 
 
+@pytest.mark.parametrize("n, b", [(301, 400), (1001, 100)])
+def test_bootstrap_resamples_are_multinomial(n, b):
+    # Each resample's counts of the n rows, read exactly from the sums of
+    # columns (column j is 1024**t at row 5j + t, 0 elsewhere: a count, below
+    # 1024, fills 10 bits of an integer below 2**50, which floats add exactly
+    # in any order), must be Multinomial(n; 1/n, ..., 1/n), the ordinary
+    # bootstrap: n draws in all; the rows of the first block of the split by
+    # halves (151 of 301, 251 of 1001, the last block with empty cells drawn
+    # again) Binomial(n, p) in mean and variance; the number of distinct rows
+    # drawn, D = n - sum of the indicators of the rows never drawn, of mean
+    # n (1 - q), q = (1 - 1/n)**n, and variance n q + n (n - 1)(1 - 2/n)**n
+    # - n**2 q**2; the rows' totals over all the resamples uniform
+    # (chi-square, n - 1 degrees of freedom).  Each within 4 standard errors.
+    import random as _random
+
+    columns = [[1024.0 ** (i - j) if j <= i < j + 5 else 0.0 for i in range(n)]
+               for j in range(0, n, 5)]
+    sums = stats._bootstrap_sums(columns, b, _random.Random(11))
+    counts = [[(int(column[r]) >> 10 * t) & 1023 for column in sums for t in range(5)][:n]
+              for r in range(b)]
+    assert all(sum(c) == n for c in counts)
+
+    def mean_var(values):
+        m = math.fsum(values) / len(values)
+        return m, math.fsum((v - m) ** 2 for v in values) / (len(values) - 1)
+
+    first = 151 if n == 301 else 251  # the first block's rows
+    p = first / n
+    m, v = mean_var([sum(c[:first]) for c in counts])
+    assert abs(m - n * p) <= 4 * math.sqrt(n * p * (1 - p) / b)
+    assert abs(v - n * p * (1 - p)) <= 4 * n * p * (1 - p) * math.sqrt(2 / (b - 1))
+    q, q2 = (1 - 1 / n) ** n, (1 - 2 / n) ** n
+    var_d = n * q + n * (n - 1) * q2 - n * n * q * q
+    m, v = mean_var([sum(1 for x in c if x) for c in counts])
+    assert abs(m - n * (1 - q)) <= 4 * math.sqrt(var_d / b)
+    assert abs(v - var_d) <= 4 * var_d * math.sqrt(2 / (b - 1))
+    chi2 = math.fsum((sum(c[i] for c in counts) - b) ** 2 / b for i in range(n))
+    assert abs(chi2 - (n - 1)) <= 4 * math.sqrt(2 * (n - 1))
+
+
 @st.composite
 def difference_relations(draw, max_k=7):
     """A symmetric "significantly different" relation on k systems."""
