@@ -650,15 +650,6 @@ def _utility_r(
     return p1 * rr + p2 * (ret - rr) + p3 * (r - rr) + p4 * (size + rr - ret - r)
 
 
-def _set_p_r(ranks: Sequence[int], n: int, param: None, r: int) -> float:
-    return len(ranks) / n if n else 0.0
-
-
-def _set_relative_p_r(ranks: Sequence[int], n: int, param: None, r: int) -> float:
-    d = min(n, r)
-    return len(ranks) / d if d else 0.0
-
-
 def _set_map_r(ranks: Sequence[int], n: int, param: None, r: int) -> float:
     return (len(ranks) * len(ranks)) / (n * r) if n and r else 0.0
 
@@ -668,14 +659,13 @@ def _utility(q: QueryData, m: Measure, env: Env) -> float:
     ranks, big_r = q.relevant(m.rel(env))
     return _utility_r(ranks, q.n, m.option("coefficients", _UTILITY), big_r, env.collection_size)
 
-_set_p = _on_ranks(_set_p_r)
-_set_relative_p = _on_ranks(_set_relative_p_r)
 _set_map = _on_ranks(_set_map_r)
 
 
-def _relative_p_r(ranks: Sequence[int], n: int, k: int, r: int) -> float:
-    # m_rel_P.c: relevant in the top k over min(k, R)
-    d = min(k, r)
+def _relative_p_r(ranks: Sequence[int], n: int, k: Optional[int], r: int) -> float:
+    # m_rel_P.c: relevant in the top k over min(k, R); k None: every document
+    # retrieved (set_relative_P, as set_P is P's and set_recall recall's)
+    d = min(n if k is None else k, r)
     return _m._hits(ranks, k) / d if d else 0.0
 
 
@@ -1309,26 +1299,6 @@ def _terms_ap(c: Ranking) -> Terms:
                  *_after(ranks, c.k), n_relevant=c.big_r)
 
 
-def _hits_terms(formula: str, cut_of: Callable[[Ranking], int],
-                over: Callable[[Ranking, int], int]) -> TermFunction:
-    """The terms of the relevant documents in the top ``cut_of(c)`` ranks,
-    counted and divided by ``over(c, cut)``: P, recall, Rprec, Rprec_mult,
-    relative_P, and set_P, set_recall and set_relative_P (the cut: every
-    document retrieved)."""
-
-    def terms(c: Ranking) -> Terms:
-        ranks = c.relevant_ranks()
-        cut = cut_of(c)
-        hits = _m._hits(ranks, cut)
-        found = f" (ranks {_list(ranks[:hits])})" if hits else ""
-        return Terms(["relevant", "hits"], formula, [
-            c.r_text(), f"relevant in the top {cut}: {hits}{found}",
-            _divide(hits, over(c, cut), "nothing to divide by: the value is 0")],
-            cut, f"below rank {cut}", n_relevant=c.big_r)
-
-    return terms
-
-
 def _k(c: Ranking, *_: Any) -> int:
     return int(c.k or 0)
 
@@ -1349,12 +1319,41 @@ def _min_r(c: Ranking, cut: int) -> int:
     return min(cut, c.big_r)
 
 
+#: The last steps of a count of relevant documents: of (the count, the cut,
+#: R, the measure).
+CountSteps = Callable[[int, int, int, Measure], List[str]]
+
+
+def _hits_terms(formula: str, cut_of: Callable[[Ranking], int],
+                over: Callable[[Ranking, int], int] = _same,
+                last: Optional[CountSteps] = None) -> TermFunction:
+    """The terms of the relevant documents in the top ``cut_of(c)`` ranks,
+    counted and divided by ``over(c, cut)`` (or, with *last*, its steps):
+    P, recall, Rprec, Rprec_mult, relative_P, and the measures of the
+    retrieved set (the cut: every document retrieved)."""
+
+    def terms(c: Ranking) -> Terms:
+        ranks = c.relevant_ranks()
+        cut = cut_of(c)
+        hits = _m._hits(ranks, cut)
+        found = f" (ranks {_list(ranks[:hits])})" if hits else ""
+        steps = [c.r_text(), f"relevant in the top {cut}: {hits}{found}"]
+        if last is None:
+            steps.append(_divide(hits, over(c, cut), "nothing to divide by: the value is 0"))
+        else:
+            steps += last(hits, cut, c.big_r, c.m)
+        return Terms(["relevant", "hits"], formula, steps, cut, f"below rank {cut}",
+                     n_relevant=c.big_r)
+
+    return terms
+
+
 _terms_p = _hits_terms("P@k = (relevant documents in the top k) / k", _k, _k)
 _terms_recall = _hits_terms("recall@k = (relevant documents in the top k) / R", _k, _big_r)
 _terms_rprec = _hits_terms("Rprec = (relevant documents in the top R) / R", _big_r, _big_r)
 _terms_rprec_mult = _hits_terms(
     "Rprec_mult = (relevant in the top m*R) / (m*R), m*R as int(m * R + 0.9) (trec_eval's "
-    "rounding)", lambda c: int(float(c.m.param or 1.0) * c.big_r + 0.9), _same)
+    "rounding)", lambda c: int(float(c.m.param or 1.0) * c.big_r + 0.9))
 _terms_relative_p = _hits_terms("relative_P@k = (relevant in the top k) / min(k, R)", _k, _min_r)
 
 
@@ -1413,23 +1412,6 @@ def _terms_num_nonrel(c: Ranking) -> Terms:
     count = sum(1 for r in c.rows if r["nonrelevant"])
     return Terms(["nonrelevant"], f"judged documents ranked with 0 <= label < {c.rel}",
                  [f"judged non-relevant ranked: {count}"])
-
-
-SetSteps = Callable[[int, int, int, Measure], List[str]]
-
-
-def _set_terms(formula: str, result: SetSteps) -> TermFunction:
-    """The terms of a measure of the retrieved set: *result* gives the last
-    steps from (relevant retrieved, retrieved, R, the measure)."""
-
-    def terms(c: Ranking) -> Terms:
-        ranks = c.relevant_ranks()
-        n, hits = len(c.rows), len(ranks)
-        steps = [f"retrieved: n = {n}; relevant retrieved: {hits}", c.r_text()]
-        return Terms(["relevant", "hits"], formula, steps + result(hits, n, c.big_r, c.m),
-                     ranks[-1] if ranks else 0, "no relevant document", n_relevant=c.big_r)
-
-    return terms
 
 
 def _set_map_steps(hits: int, n: int, big_r: int, m: Measure) -> List[str]:
@@ -2143,8 +2125,8 @@ FAMILIES: Tuple[Family, ...] = (
     Family("utility", _utility, "Set utility: relevant retrieved minus non-relevant retrieved.",
            takes=Takes(options={"rel": _opt_rel, "coefficients": _opt_coefficients},
                        trec_params="coefficients"),
-           explain=_set_terms("utility = (relevant retrieved) - (non-relevant retrieved)",
-                              _utility_steps)),
+           explain=_hits_terms("utility = (relevant retrieved) - (non-relevant retrieved)",
+                               _n, last=_utility_steps)),
     Family("11pt_avg", _11pt, "Mean interpolated precision at recall 0.0, 0.1, ..., 1.0.",
            names=Names(metric="eleven_point_average"),
            takes=Takes(options={"rel": _opt_rel, "levels": _opt_levels}, trec_params="levels"),
@@ -2180,25 +2162,25 @@ FAMILIES: Tuple[Family, ...] = (
     Family("success", _success, "1 if a relevant document is in the top k.",
            names=Names("Success", metric="success_at_k"), takes=Takes("cutoff", (1, 5, 10)),
            ties=_binary_ties(_t.expected_success, "success"), explain=_terms_success),
-    Family("set_P", _set_p, "Precision of the whole retrieved set.", names=Names("SetP"),
-           explain=_hits_terms("set_P = (relevant retrieved) / retrieved", _n, _same)),
-    Family("set_relative_P", _set_relative_p, "Relevant retrieved over min(retrieved, R).",
+    Family("set_P", _p, "Precision of the whole retrieved set.", names=Names("SetP"),
+           explain=_hits_terms("set_P = (relevant retrieved) / retrieved", _n)),
+    Family("set_relative_P", _relative_p, "Relevant retrieved over min(retrieved, R).",
            names=Names("SetRelP"),
            explain=_hits_terms(
                "set_relative_P = (relevant retrieved) / min(retrieved, R)", _n, _min_r)),
     Family("set_recall", _recall, "Recall of the whole retrieved set.", names=Names("SetR"),
            explain=_hits_terms("set_recall = (relevant retrieved) / R", _n, _big_r)),
     Family("set_map", _set_map, "Set precision times set recall.", names=Names("SetAP"),
-           explain=_set_terms(
+           explain=_hits_terms(
                "set_map = set_P * set_recall = (relevant retrieved)^2 / (retrieved * R)",
-               _set_map_steps)),
+               _n, last=_set_map_steps)),
     Family("set_F", _set_f, "F measure of the retrieved set.",
            names=Names("SetF", metric="f_measure"),
            takes=Takes(options={"rel": _opt_rel, "beta": _opt_beta, "weight": _opt_weight},
                        trec_params="weight"),
            ties=Ties(_f_expected, _by_relevance, "count_n"),
-           explain=_set_terms(
-               "set_F = (1 + x) P R / (x P + R), P and R of the retrieved set", _set_f_steps)),
+           explain=_hits_terms("set_F = (1 + x) P R / (x P + R), P and R of the retrieved set",
+                               _n, last=_set_f_steps)),
     Family("num_nonrel_judged_ret", _num_nonrel_judged_ret,
            "Number of judged non-relevant documents retrieved.", output=_SUM,
            explain=_terms_num_nonrel),

@@ -188,8 +188,10 @@ def _hits(ranks: Sequence[int], k: Optional[int]) -> int:
     return len(ranks) if k is None else _bisect_right(ranks, k)
 
 
-def _precision_r(ranks: Sequence[int], n: int, k: int, n_relevant: int) -> float:
-    return _hits(ranks, k) / k
+def _precision_r(ranks: Sequence[int], n: int, k: Optional[int], n_relevant: int) -> float:
+    # k None: every document ranked (trec_eval's set_P; 0 when none is)
+    d = n if k is None else k
+    return _hits(ranks, k) / d if d else 0.0
 
 
 def precision_at_k(
