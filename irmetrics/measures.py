@@ -914,18 +914,15 @@ def _unmoved(m: Measure, q: QueryData, blocks: List[_t.Block], n: int, env: Env)
     return m.compute(q, env)
 
 
-def _binary_ties(form: _t.ClosedForm, note: str) -> Ties:
-    """A binary measure whose mean is the closed form *form*."""
+def _binary_ties(form: _t.ClosedForm, note: str, option: Optional[str] = None,
+                 default: Any = None) -> Ties:
+    """A binary measure whose mean is the closed form *form*, of its
+    parameter (or its *option*, else *default*) as in :func:`_on_ranks`."""
     def expected(m: Measure, q: QueryData, blocks: List[_t.Block], n: int, env: Env) -> float:
         rel = m.rel(env)
-        return form(_t.binary(blocks, rel), n, _opt_int(m.param), q.n_relevant(rel))
+        param = _opt_int(m.param) if option is None else m.option(option, default)
+        return form(_t.binary(blocks, rel), n, param, q.n_relevant(rel))
     return Ties(expected, _by_relevance, note)
-
-
-def _f_expected(m: Measure, q: QueryData, blocks: List[_t.Block], n: int, env: Env) -> float:
-    rel = m.rel(env)
-    weight = float(m.option("weight", 1.0))  # trec_eval's x, the usual F's beta**2
-    return _t.expected_f(_t.binary(blocks, rel), n, q.n_relevant(rel), weight)
 
 
 def _ndcg_expected(m: Measure, q: QueryData, blocks: List[_t.Block], n: int, env: Env) -> float:
@@ -1286,17 +1283,23 @@ def _after(ranks: Sequence[int], k: Optional[int]) -> Tuple[Optional[int], str]:
     return last, "no relevant document"
 
 
+def _over_r(c: Ranking, columns: List[str], formula: str, ranks: Sequence[int], summed: str,
+            *before: str) -> Terms:
+    """The terms of a measure that adds the rows' contributions (*summed*
+    says what they are) and divides the sum by R: AP, bpref, infAP, binG."""
+    terms, total = _summed(c.rows)
+    steps = [*before, f"{summed} = {_eq(terms, total)}", c.r_text(), _divide(total, c.big_r)]
+    return Terms(columns, formula, steps, *_after(ranks, c.k), n_relevant=c.big_r)
+
+
 def _terms_ap(c: Ranking) -> Terms:
     ranks = c.relevant_ranks(precision=True)
     for r in c.rows:
         r["contribution"] = r["precision"] if r["relevant"] and c.inside(r["rank"]) else None
-    terms, total = _summed(c.rows)
     cut = "" if c.k is None else f" within the top {c.k}"
-    steps = [f"sum of precision at each relevant rank{cut} = {_eq(terms, total)}",
-             c.r_text(), _divide(total, c.big_r)]
-    return Terms(["relevant", "hits", "precision", "contribution"],
-                 "AP = (sum of P@rank over the relevant ranks) / R", steps,
-                 *_after(ranks, c.k), n_relevant=c.big_r)
+    return _over_r(c, ["relevant", "hits", "precision", "contribution"],
+                   "AP = (sum of P@rank over the relevant ranks) / R", ranks,
+                   f"sum of precision at each relevant rank{cut}")
 
 
 def _k(c: Ranking, *_: Any) -> int:
@@ -1446,18 +1449,11 @@ def _terms_bpref(c: Ranking) -> Terms:
             r["contribution"] = 1.0 - r["penalty"]
         elif r["label"] is not None and r["label"] >= 0:
             seen += 1
-    terms, total = _summed(c.rows)
-    steps = [
-        c.r_text(),
-        f"N = {big_n} judged non-relevant documents; min(R, N) = {bound}",
-        f"sum of (1 - min(nonrel above, {bound}) / {bound}) = {_sum_text(terms)} = "
-        f"{_fmt(total)}",
-        _divide(total, c.big_r),
-    ]
-    return Terms(["relevant", "nonrel_above", "penalty", "contribution"],
-                 "bpref = (1/R) * sum over relevant ranked of "
-                 "(1 - min(judged non-relevant above, min(R, N)) / min(R, N))",
-                 steps, *_after(ranks, None), n_relevant=c.big_r)
+    return _over_r(c, ["relevant", "nonrel_above", "penalty", "contribution"],
+                   "bpref = (1/R) * sum over relevant ranked of "
+                   "(1 - min(judged non-relevant above, min(R, N)) / min(R, N))", ranks,
+                   f"sum of (1 - min(nonrel above, {bound}) / {bound})",
+                   f"N = {big_n} judged non-relevant documents; min(R, N) = {bound}")
 
 
 def _terms_infap(c: Ranking) -> Terms:
@@ -1476,14 +1472,11 @@ def _terms_infap(c: Ranking) -> Terms:
                 pooled += 1
             else:
                 nonrel_so_far += 1
-    terms, total = _summed(c.rows)
-    return Terms(["relevant", "judged_above", "contribution"],
-                 "infAP = (1/R) * sum over relevant ranks k of 1/k + ((k-1)/k) * "
-                 "(pooled above / (k-1)) * (r + eps) / (r + n + 2 eps)", [
-                     "judged_above: relevant + non-relevant + pooled-unjudged above the rank",
-                     f"sum of the estimates = {_eq(terms, total)}",
-                     c.r_text(), _divide(total, c.big_r),
-                 ], *_after(ranks, None), n_relevant=c.big_r)
+    return _over_r(c, ["relevant", "judged_above", "contribution"],
+                   "infAP = (1/R) * sum over relevant ranks k of 1/k + ((k-1)/k) * "
+                   "(pooled above / (k-1)) * (r + eps) / (r + n + 2 eps)", ranks,
+                   "sum of the estimates",
+                   "judged_above: relevant + non-relevant + pooled-unjudged above the rank")
 
 
 def _terms_iprec(c: Ranking) -> Terms:
@@ -1540,13 +1533,9 @@ def _terms_bin_g(c: Ranking) -> Terms:
     for r in c.rows:
         r["nonrel_above"] = r["rank"] - r["hits"] if r["relevant"] else None
         r["contribution"] = 1.0 / math.log2(2 + r["nonrel_above"]) if r["relevant"] else None
-    terms, total = _summed(c.rows)
-    return Terms(["relevant", "nonrel_above", "contribution"],
-                 "binG = (1/R) * sum over relevant ranked of 1 / log2(2 + non-relevant above)", [
-                     f"sum = {_eq(terms, total)}", c.r_text(),
-                     _divide(total, c.big_r if terms else 0,
-                             "no relevant document ranked (or R = 0): 0"),
-                 ], *_after(ranks, None), n_relevant=c.big_r)
+    return _over_r(c, ["relevant", "nonrel_above", "contribution"],
+                   "binG = (1/R) * sum over relevant ranked of 1 / log2(2 + non-relevant above)",
+                   ranks, "sum")
 
 
 def _gains(c: Ranking) -> Tuple[List[float], List[Tuple[int, float]]]:
@@ -2178,7 +2167,7 @@ FAMILIES: Tuple[Family, ...] = (
            names=Names("SetF", metric="f_measure"),
            takes=Takes(options={"rel": _opt_rel, "beta": _opt_beta, "weight": _opt_weight},
                        trec_params="weight"),
-           ties=Ties(_f_expected, _by_relevance, "count_n"),
+           ties=_binary_ties(_t.expected_f, "count_n", "weight", 1.0),
            explain=_hits_terms("set_F = (1 + x) P R / (x P + R), P and R of the retrieved set",
                                _n, last=_set_f_steps)),
     Family("num_nonrel_judged_ret", _num_nonrel_judged_ret,

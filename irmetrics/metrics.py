@@ -1099,11 +1099,8 @@ def f_measure(
     0.5
     """
     b = check_positive_real(beta, "beta")
-
-    def mean(bb: List[_t.Binary], n: int, weight: Any, big_r: int) -> float:
-        return _t.expected_f(bb, n, big_r, weight)
     return _binary(labels, _f_measure_r, b * b, rel, "set_F", n_relevant=n_relevant,
-                   scores=scores, ties=ties, form=mean)
+                   scores=scores, ties=ties, form=_t.expected_f)
 
 
 # === trec_eval's experimental gain measures (used by evaluate() only) =========
