@@ -1322,6 +1322,10 @@ def _min_r(c: Ranking, cut: int) -> int:
     return min(cut, c.big_r)
 
 
+def _the_count(hits: int, *_: Any) -> List[str]:  # the count is the value: no more steps
+    return []
+
+
 #: The last steps of a count of relevant documents: of (the count, the cut,
 #: R, the measure).
 CountSteps = Callable[[int, int, int, Measure], List[str]]
@@ -1358,6 +1362,7 @@ _terms_rprec_mult = _hits_terms(
     "Rprec_mult = (relevant in the top m*R) / (m*R), m*R as int(m * R + 0.9) (trec_eval's "
     "rounding)", lambda c: int(float(c.m.param or 1.0) * c.big_r + 0.9))
 _terms_relative_p = _hits_terms("relative_P@k = (relevant in the top k) / min(k, R)", _k, _min_r)
+_terms_num_rel_ret = _hits_terms("num_rel_ret = relevant documents ranked", _n, last=_the_count)
 
 
 def _terms_rr(c: Ranking) -> Terms:
@@ -1399,13 +1404,6 @@ def _terms_num_rel(c: Ranking) -> Terms:
     c.relevant_ranks()
     return Terms([], "num_rel = R, judged documents with label >= rel", [c.r_text()],
                  0, "R does not depend on the ranking", n_relevant=c.big_r)
-
-
-def _terms_num_rel_ret(c: Ranking) -> Terms:
-    ranks = c.relevant_ranks()
-    return Terms(["relevant", "hits"], "num_rel_ret = relevant documents ranked", [
-        f"relevant documents ranked: {len(ranks)}" + (f" (ranks {_list(ranks)})" if ranks else ""),
-    ], ranks[-1] if ranks else 0, "no relevant document")
 
 
 def _terms_num_nonrel(c: Ranking) -> Terms:
@@ -1613,8 +1611,8 @@ def _running_dcg(c: Ranking) -> Tuple[List[Tuple[int, float]], float, float]:
     return pairs, dcg, idcg
 
 
-def _running_terms(pairs: List[Tuple[int, float]], formula: str, steps: List[str]) -> Terms:
-    idcg = math.fsum(g / math.log2(i + 2) for i, (_, g) in enumerate(pairs))
+def _running_terms(pairs: List[Tuple[int, float]], idcg: float, formula: str,
+                   steps: List[str]) -> Terms:
     return Terms(["gain", "dcg", "idcg", "ratio"], formula, steps, ideal=_ideal_of(pairs, idcg))
 
 
@@ -1635,13 +1633,14 @@ def _terms_ndcg_rel(c: Ranking) -> Terms:
                      f"{_fmt(total / len(ideal))}")
     else:
         steps.append("no relevant document: 0")
-    return _running_terms(pairs, "ndcg_rel = mean over the relevant documents of DCG/IDCG at "
-                          "their rank (unretrieved ones: at the end of the ranking)", steps)
+    return _running_terms(pairs, end_idcg, "ndcg_rel = mean over the relevant documents of "
+                          "DCG/IDCG at their rank (unretrieved ones: at the end of the ranking)",
+                          steps)
 
 
 def _terms_rndcg(c: Ranking) -> Terms:
-    pairs, _, _ = _running_dcg(c)
-    return _running_terms(pairs, "Rndcg = mean of DCG/IDCG at the ranks where the ideal gain "
+    pairs, _, idcg = _running_dcg(c)
+    return _running_terms(pairs, idcg, "Rndcg = mean of DCG/IDCG at the ranks where the ideal gain "
                           "changes level, and at the end of the ranking", [
                               f"ideal gains: {_list(g for _, g in pairs)}",
                               "DCG/IDCG is read where the ideal gain steps down "
@@ -1903,8 +1902,8 @@ def _ranged(
 _opt_rel = _ranged("rel", int, lambda v: v >= 1, "a positive int")
 _opt_p = _ranged("p", float, lambda v: 0.0 < v < 1.0, "a number in (0, 1)")
 _opt_max_label = _ranged("max_label", int, lambda v: v >= 1, "a positive int")
-_opt_beta = _ranged("beta", float, lambda v: 0.0 < v < math.inf, "a positive number")
 _opt_alpha = _ranged("alpha", float, lambda v: 0.0 <= v <= 1.0, "a number in [0, 1]")
+_opt_beta = _ranged("beta", float, lambda v: 0.0 < v < math.inf, "a positive number")
 _opt_nrbp_beta = _ranged("beta", float, lambda v: 0.0 < v <= 1.0, "a number in (0, 1]")
 
 
@@ -1982,16 +1981,13 @@ def _rbp_params(value: str, gains: bool) -> Tuple[Tuple[Any, float], ...]:
     return cast(Tuple[Tuple[Any, float], ...], _opt_gain(",".join(levels)) if levels else ()) + p
 
 
-def _opt_length(value: str) -> int:
-    if not value.isdigit():
-        raise InvalidArgumentError(f"'length' must be an int >= 0 (got {value!r})")
-    return int(value)
+_opt_length = _ranged("length", int, lambda v: v >= 0, "an int >= 0")
 
 
 _REL: Dict[str, Callable[[str], Any]] = {"rel": _opt_rel}
 _CWL: Dict[str, Callable[[str], Any]] = {
     "min_rel": _opt_min_rel, "max_rel": _opt_max_rel, "quantity": _opt_quantity}
-_GAIN: Dict[str, Callable[[str], Any]] = {"gain": _opt_gain}
+_GAIN = Takes(options={"gain": _opt_gain}, trec_params="gain")  # a trec_eval gain map
 _CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _RECALL_LEVELS = tuple(i / 10 for i in range(11))
 _MULTIPLES = tuple(i / 5 for i in range(1, 11))
@@ -2121,24 +2117,22 @@ FAMILIES: Tuple[Family, ...] = (
            takes=Takes(options={"rel": _opt_rel, "levels": _opt_levels}, trec_params="levels"),
            explain=_terms_11pt),
     Family("binG", _bin_g, "Binary G (trec_eval's experimental measure).", explain=_terms_bin_g),
-    Family("G", _g, "G (trec_eval's experimental gain measure).",
-           takes=Takes(options=_GAIN, trec_params="gain"), explain=_terms_g),
+    Family("G", _g, "G (trec_eval's experimental gain measure).", takes=_GAIN, explain=_terms_g),
     Family("dcg", _dcg, "DCG of the whole ranking (nDCG's numerator; trec_eval 10.0).",
            names=Names(metric="dcg", since="10.0", all_trec=False),
-           takes=Takes(options=_GAIN, trec_params="gain"),
-           ties=Ties(_dcg_expected, _by_gain, "ndcg"), explain=_terms_dcg),
+           takes=_GAIN, ties=Ties(_dcg_expected, _by_gain, "ndcg"), explain=_terms_dcg),
     Family("ideal_dcg", _ideal_dcg, "DCG of the ideal ranking (nDCG's denominator; "
            "trec_eval 10.0).", names=Names(since="10.0", all_trec=False),
-           takes=Takes(options=_GAIN, trec_params="gain"), ties=_ORDER_FREE, explain=_terms_dcg),
+           takes=_GAIN, ties=_ORDER_FREE, explain=_terms_dcg),
     Family("ndcg", _ndcg, "nDCG of the whole ranking; the ideal is every judged document.",
            names=Names("nDCG", metric="ndcg"),
            takes=Takes(options={"gain": _opt_gain, "discount": _opt_discount},
                        trec_params="gain"),
            ties=_NDCG_TIES, explain=_terms_ndcg),
     Family("ndcg_rel", _ndcg_rel, "nDCG averaged over relevant documents (experimental).",
-           takes=Takes(options=_GAIN, trec_params="gain"), explain=_terms_ndcg_rel),
+           takes=_GAIN, explain=_terms_ndcg_rel),
     Family("Rndcg", _rndcg, "nDCG averaged at the R levels (experimental).",
-           takes=Takes(options=_GAIN, trec_params="gain"), explain=_terms_rndcg),
+           takes=_GAIN, explain=_terms_rndcg),
     Family("ndcg_cut", _ndcg, "nDCG of the top k; the ideal is cut at k too.",
            names=Names("nDCG", metric="ndcg"),
            takes=Takes("cutoff", _CUTOFFS, {"gain": _opt_gain, "discount": _opt_discount}),
