@@ -163,10 +163,7 @@ class QueryData:
         read, found once per level."""
         v = self._relevant.get(rel)
         if v is None:
-            big_r = 0
-            for lvl, c in self.levels.items():
-                if lvl >= rel:
-                    big_r += c
+            big_r = sum(c for lvl, c in self.levels.items() if lvl >= rel)
             v = self._relevant[rel] = ([i + 1 for i, x in self._placed if x >= rel], big_r)
         return v
 
@@ -691,9 +688,7 @@ def _over_groups(compute: Compute) -> Compute:
     data, summed in the groups' order and divided by their number."""
     def average(q: QueryData, m: Measure, env: Env) -> float:
         groups = [q] if q.groups is None else q.groups
-        total = 0.0
-        for group in groups:
-            total += compute(group, m, env)
+        total = _m._left_to_right(compute(group, m, env) for group in groups)
         return total / len(groups) if len(groups) > 1 else total
     return average
 
@@ -777,12 +772,8 @@ def _ia(q: QueryData, m: Measure, env: Env) -> _d.Ranked:
             # labels alone (no subtopic judgments): one subtopic, as a plain
             # qrels; a ranked document is named by its rank index, and the
             # relevant documents not ranked by negative numbers
-            docs: Dict[Any, int] = {}
-            placed: List[Tuple[int, Any]] = []
-            for i, x in enumerate(q.labels):
-                if x is not None and x >= 0:
-                    docs[i] = x
-                    placed.append((i, i))
+            docs: Dict[Any, int] = {i: x for i, x in q.placed() if x >= 0}
+            placed: List[Tuple[int, Any]] = [(i, i) for i in docs]
             missing = q.n_relevant(rel) - sum(1 for x in docs.values() if x >= rel)
             for j in range(1, missing + 1):
                 docs[-j] = int(math.ceil(rel))
@@ -1401,13 +1392,11 @@ def _terms_num_q(c: Ranking) -> Terms:
 
 
 def _terms_num_rel(c: Ranking) -> Terms:
-    c.relevant_ranks()
     return Terms([], "num_rel = R, judged documents with label >= rel", [c.r_text()],
                  0, "R does not depend on the ranking", n_relevant=c.big_r)
 
 
 def _terms_num_nonrel(c: Ranking) -> Terms:
-    c.relevant_ranks()
     for r in c.rows:
         r["nonrelevant"] = r["label"] is not None and 0 <= r["label"] < c.rel
     count = sum(1 for r in c.rows if r["nonrelevant"])
@@ -1482,11 +1471,9 @@ def _terms_iprec(c: Ranking) -> Terms:
     level = float(c.m.param if c.m.param is not None else 0.0)
     version = c.env.trec_eval
     need = max(version.recall_cutoff(level * c.big_r), 1)
-    eligible = []
     for r in c.rows:
         r["counts"] = bool(r["relevant"] and r["hits"] >= need)
-        if r["counts"]:
-            eligible.append(r["precision"])
+    eligible = [r["precision"] for r in c.rows if r["counts"]]
     steps = [c.r_text()]
     if c.big_r:
         rounded = version.recall_cutoff_text.replace("x", f"{level:.2f} * {c.big_r}")
