@@ -495,23 +495,13 @@ def _checked_callable_discount(fn: Callable[[int], float]) -> Callable[[int], fl
     return discount
 
 
-def _nonzero(gains: Sequence[float]) -> List[Tuple[int, float]]:
-    return [(i, gains[i]) for i in _compress(range(len(gains)), gains)]
-
-
 def _dcg_gains(gains: Sequence[float], k: Optional[int], disc: Callable[[int], float]) -> float:
     """DCG@k of the gains of a ranking, from its non-zero gains."""
-    nz = _nonzero(_cut(gains, k))
+    top = _cut(gains, k)
+    nz = [(i, top[i]) for i in _compress(range(len(top)), top)]
     if disc is _log2_discount:  # m_ndcg.c / m_ndcg_cut.c, left to right
         return _left_to_right(g / math.log2(i + 2) for i, g in nz)
     return math.fsum([g * disc(i + 1) for i, g in nz])
-
-
-def _ideal_gains(
-    ideal: Iterable[Label], gain_of: Callable[[Label], float], k: Optional[int]
-) -> List[float]:
-    gains = sorted((gain_of(x) for x in ideal if x is not None), reverse=True)
-    return gains if k is None else gains[:k]
 
 
 def dcg(
@@ -601,7 +591,8 @@ def ndcg(
     il = ls if ideal is None else check_labels(ideal, "ideal")
     if ideal is not None:
         _check_ideal_covers(ls, il, gain_of)
-    ideal_gains = _ideal_gains(il, gain_of, kk)
+    # the ideal: the gains highest first, cut at k (k None: all)
+    ideal_gains = sorted((gain_of(x) for x in il if x is not None), reverse=True)[:kk]
 
     def call(ranked: List[Label]) -> float:
         return _ndcg_gains([gain_of(x) for x in ranked], ideal_gains, kk, disc)
@@ -717,14 +708,6 @@ def _binary_gain(rel: Number) -> Callable[[Label], float]:
     return lambda x: 1.0 if x is not None and x >= rel else 0.0
 
 
-def _scaled_gain(max_label: Number) -> Callable[[Label], float]:
-    """Gain ``label / max(max_label, 1)``: trec_eval 10.0's rbp gains (m_rbp.c
-    maps gains outside [0, 1] by ``(g - min) / (max - min)``, and min is
-    level 0's gain, 0)."""
-    top = float(max_label) if max_label > 1 else 1.0
-    return lambda x: 0.0 if x is None or x <= 0 else x / top
-
-
 def _rbp_gain(labels: Sequence[Label], rel: Number, max_label: Optional[Number]) -> Any:
     if max_label is None:
         return _binary_gain(rel)
@@ -733,7 +716,10 @@ def _rbp_gain(labels: Sequence[Label], rel: Number, max_label: Optional[Number])
     if top > m:
         raise InvalidArgumentError(
             f"'max_label' must be at least the largest label given, {top!r} (got {max_label!r})")
-    return _scaled_gain(m)
+    # gain label / max(max_label, 1): trec_eval 10.0's rbp gains (m_rbp.c maps
+    # gains outside [0, 1] by (g - min) / (max - min), and min is level 0's gain, 0)
+    scale = float(m) if m > 1 else 1.0
+    return lambda x: 0.0 if x is None or x <= 0 else x / scale
 
 
 def rbp(
