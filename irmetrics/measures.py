@@ -535,13 +535,12 @@ def _err_max_label(m: Measure, env: Env) -> int:
 
 def _err(q: QueryData, m: Measure, env: Env) -> float:
     max_label = _err_max_label(m, env)
-    labels = [x if x is not None and x > 0 else 0 for x in q.labels]
-    top = max(labels, default=0)
+    top = max((x for _, x in q.placed()), default=0)
     if top > max_label:
         raise InvalidArgumentError(
             f"ERR: a label {top} exceeds max_label={max_label}; give ERR(max_label=...)"
         )
-    return _m._err(labels, _opt_int(m.param), max_label)
+    return _m._err(q.labels, _opt_int(m.param), max_label)  # (it passes over labels <= 0)
 
 
 def _rbp(q: QueryData, m: Measure, env: Env) -> float:
@@ -635,26 +634,23 @@ def _num_nonrel_judged_ret(q: QueryData, m: Measure, env: Env) -> float:
 # many as the relevant retrieved), the documents retrieved and R.
 
 
-def _utility_r(
-    ranks: Sequence[int], ret: int, coefficients: Tuple[float, ...], r: int, size: int = 0
-) -> float:
-    # m_utility.c: p1 * a + p2 * b + p3 * c + p4 * d over the contingency
-    # table (a relevant retrieved, b non-relevant retrieved, c relevant not
-    # retrieved, d the rest of the collection: trec_eval's collection size,
-    # -N, 0 unless given, plus a - retrieved - R).
-    rr = len(ranks)
-    p1, p2, p3, p4 = coefficients
-    return p1 * rr + p2 * (ret - rr) + p3 * (r - rr) + p4 * (size + rr - ret - r)
-
-
 def _set_map_r(ranks: Sequence[int], n: int, param: None, r: int) -> float:
     return (len(ranks) * len(ranks)) / (n * r) if n and r else 0.0
 
 
 _UTILITY = (1.0, -1.0, 0.0, 0.0)  # trec_eval's coefficients: relevant minus non-relevant
+
+
 def _utility(q: QueryData, m: Measure, env: Env) -> float:
+    # m_utility.c: p1 * a + p2 * b + p3 * c + p4 * d over the contingency
+    # table (a relevant retrieved, b non-relevant retrieved, c relevant not
+    # retrieved, d the rest of the collection: trec_eval's collection size,
+    # -N, 0 unless given, plus a - retrieved - R).
     ranks, big_r = q.relevant(m.rel(env))
-    return _utility_r(ranks, q.n, m.option("coefficients", _UTILITY), big_r, env.collection_size)
+    a, ret, size = len(ranks), q.n, env.collection_size
+    p1, p2, p3, p4 = m.option("coefficients", _UTILITY)
+    return p1 * a + p2 * (ret - a) + p3 * (big_r - a) + p4 * (size + a - ret - big_r)
+
 
 _set_map = _on_ranks(_set_map_r)
 
