@@ -279,8 +279,7 @@ class Measure(NamedTuple):
     def rel(self, env: Env) -> Union[int, float]:
         if not self.options:  # most measures, read per query: no call
             return env.relevance_level
-        r = self.option("rel")
-        return env.relevance_level if r is None else r
+        return cast(Union[int, float], self.option("rel", env.relevance_level))
 
     def compute(self, q: QueryData, env: Env) -> Any:
         """The value for one query: a number, or a str for the text lines."""
@@ -648,7 +647,7 @@ def _utility(q: QueryData, m: Measure, env: Env) -> float:
     # -N, 0 unless given, plus a - retrieved - R).
     ranks, big_r = q.relevant(m.rel(env))
     a, ret, size = len(ranks), q.n, env.collection_size
-    p1, p2, p3, p4 = m.option("coefficients", _UTILITY)
+    p1, p2, p3, p4 = cast(Tuple[float, ...], m.option("coefficients", _UTILITY))
     return p1 * a + p2 * (ret - a) + p3 * (big_r - a) + p4 * (size + a - ret - big_r)
 
 

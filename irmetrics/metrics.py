@@ -991,9 +991,8 @@ def interpolated_precision(
     >>> interpolated_precision([0, 1, 1, 0], 0.5)   # best of P@2=1/2, P@3=2/3
     0.6666666666666666
     """
-    if isinstance(recall, bool) or not isinstance(recall, (int, float)) or not (0 <= recall <= 1):
-        raise InvalidArgumentError(f"'recall' must be a number in [0, 1] (got {recall!r})")
-    return _binary(labels, _interpolated_sum, (float(recall),), rel, "iprec_at_recall",
+    level = check_probability(recall, "recall", "[0, 1]")
+    return _binary(labels, _interpolated_sum, (level,), rel, "iprec_at_recall",
                    n_relevant=n_relevant, scores=scores, ties=ties)
 
 
