@@ -667,11 +667,9 @@ def _cut_duplicates(
     top = order[:depth]
     kept = [docids[i] for i in top]
     if len(set(kept)) != len(kept):
-        counts: Dict[bytes, int] = {}
-        for d in kept:
-            counts[d] = counts.get(d, 0) + 1
+        counts = Counter(kept)
         for error in found:
-            if counts.get(error.docid.encode("utf-8"), 0) > 1:
+            if counts[error.docid.encode("utf-8")] > 1:
                 raise error
     return kept, [scores[i] for i in top]
 
@@ -687,12 +685,7 @@ def _max_label(qrels: Qrels, measures: Sequence[Measure]) -> int:
     if not any(key in m.family.options and m.option(key) is None
                for m in measures for key in ("max_label", "max_rel")):
         return 0
-    top = 0
-    for judged in qrels.values():
-        for v in judged.values():
-            if v > top:
-                top = v
-    return top
+    return max((v for judged in qrels.values() for v in judged.values() if v > 0), default=0)
 
 
 def _sample(mapping: Mapping[str, Any]) -> str:
