@@ -2516,9 +2516,8 @@ def parse_measure(text: str) -> Measure:
             + (f"; did you mean {hint!r}?" if hint else ""))
     if pair is not None:
         options = _normalise_options(fam, _parse_options(fam, opts_raw or "", text))
-    if param_raw is None:
-        return Measure(fam, None, options)
-    return Measure(fam, _parse_param(fam, param_raw, text), options)
+    param = None if param_raw is None else _parse_param(fam, param_raw, text)
+    return Measure(fam, param, options)
 
 
 def _set_p_relative(opts_raw: str, text: str) -> Tuple[str, str]:

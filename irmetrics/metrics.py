@@ -258,18 +258,13 @@ def _average_precision_r(ranks: Sequence[int], n: int, k: Optional[int], n_relev
         return 0.0
     # m_map.c / m_map_cut.c: sum += rel_so_far / rank, left to right
     top = ranks if k is None else ranks[: _bisect_right(ranks, k)]
-    total = 0.0
-    for hits, i in enumerate(top, 1):
-        total += hits / i
-    return total / n_relevant
+    return _left_to_right(hits / i for hits, i in enumerate(top, 1)) / n_relevant
 
 
 def _yaap_r(ranks: Sequence[int], n: int, param: None, n_relevant: int) -> float:
     # m_yaap.c (Robertson's "yet another AP"): log((1 + s) / (1 + R - s)), s
     # the sum of average precision's numerator (rel_so_far / rank, left to right)
-    total = 0.0
-    for hits, i in enumerate(ranks, 1):
-        total += hits / i
+    total = _left_to_right(hits / i for hits, i in enumerate(ranks, 1))
     return math.log((1.0 + total) / (1.0 + n_relevant - total))
 
 
@@ -1099,9 +1094,7 @@ def _binary_g(ranks: Sequence[int], n: int, param: None, n_relevant: int) -> flo
     # m_binG.c: each relevant document (1-based ranks) earns 1 / log2(2 + the
     # number of non-relevant documents ranked above it), summed and divided
     # by R: at 0-based position i, the h-th relevant, 1 / log2(3 + i - h).
-    total = 0.0
-    for hits, rank in enumerate(ranks, 1):
-        total += 1.0 / math.log2(2 + rank - hits)
+    total = _left_to_right(1.0 / math.log2(2 + rank - hits) for hits, rank in enumerate(ranks, 1))
     return total / n_relevant if ranks and n_relevant else 0.0
 
 
