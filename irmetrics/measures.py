@@ -756,28 +756,29 @@ def _relstring(q: QueryData, m: Measure, env: Env) -> str:
 
 def _ia(q: QueryData, m: Measure, env: Env) -> _d.Ranked:
     """The ranking over the query's subtopics at the measure's rel (shared by
-    the measures of a query).  evaluate() gives the subtopic
-    judgments (QueryData.subtopics); without them the labels are taken for
-    one subtopic."""
+    the measures of a query)."""
     rel = m.rel(env)
-    key = ("ia", rel)
-    got = q._cache.get(key)
-    if got is None:
-        if q.subtopics is None:
-            # labels alone (no subtopic judgments): one subtopic, as a plain
-            # qrels; a ranked document is named by its rank index, and the
-            # relevant documents not ranked by negative numbers
-            docs: Dict[Any, int] = {i: x for i, x in q.placed() if x >= 0}
-            placed: List[Tuple[int, Any]] = [(i, i) for i in docs]
-            missing = q.n_relevant(rel) - sum(1 for x in docs.values() if x >= rel)
-            for j in range(1, missing + 1):
-                docs[-j] = int(math.ceil(rel))
-            judgments: Mapping[str, Mapping[Any, int]] = {"0": docs}
-        else:
-            judgments, placed = q.subtopics
-        topics = _d.Topics(judgments, rel)
-        got = q._cache[key] = _d.Ranked(topics, topics.rows(placed), q.n)
-    return got
+    return q._cached(("ia", rel), _subtopic_ranking, q, rel)
+
+
+def _subtopic_ranking(q: QueryData, rel: Union[int, float]) -> _d.Ranked:
+    """The ranking over the query's subtopics at *rel*: evaluate() gives the
+    subtopic judgments (QueryData.subtopics); without them the labels are
+    taken for one subtopic."""
+    if q.subtopics is None:
+        # labels alone (no subtopic judgments): one subtopic, as a plain
+        # qrels; a ranked document is named by its rank index, and the
+        # relevant documents not ranked by negative numbers
+        docs: Dict[Any, int] = {i: x for i, x in q.placed() if x >= 0}
+        placed: List[Tuple[int, Any]] = [(i, i) for i in docs]
+        missing = q.n_relevant(rel) - sum(1 for x in docs.values() if x >= rel)
+        for j in range(1, missing + 1):
+            docs[-j] = int(math.ceil(rel))
+        judgments: Mapping[str, Mapping[Any, int]] = {"0": docs}
+    else:
+        judgments, placed = q.subtopics
+    topics = _d.Topics(judgments, rel)
+    return _d.Ranked(topics, topics.rows(placed), q.n)
 
 
 def _on_subtopics(kernel: _d.Kernel) -> Compute:
