@@ -31,8 +31,9 @@ Block = Tuple[int, int, List[Label]]
 #: A block seen by a binary measure: (start, size, relevant documents in it).
 Binary = Tuple[int, int, int]
 Placed = List[Tuple[int, Label]]
-#: A closed form of a binary measure: (binary blocks, n, cutoff k, R) -> value.
-ClosedForm = Callable[[List[Binary], int, Optional[int], int], float]
+#: A closed form of a binary measure: (binary blocks, n, its parameter (the
+#: cutoff k; set_F's weight), R) -> value.
+ClosedForm = Callable[[List[Binary], int, Any, int], float]
 #: An ordering of the blocks: (blocks, n, best, judged_only) -> (position, label)
 #: of the labelled documents once each block is ordered.
 Order = Callable[[List[Block], int, bool, bool], Placed]
@@ -136,7 +137,7 @@ def expected_relevant_retrieved(bb: List[Binary], n: int, k: Optional[int], n_re
     return _rel_at(bb, n)
 
 
-def expected_f(bb: List[Binary], n: int, n_rel: int, weight: float) -> float:
+def expected_f(bb: List[Binary], n: int, weight: float, n_rel: int) -> float:
     """set_F's mean: F is linear in the relevant retrieved (x = *weight*)."""
     if not n_rel or not n:
         return 0.0

@@ -580,39 +580,38 @@ class _Scorer:
             judgments, docids, scores, depth=options.depth, judged_only=options.judged_only,
             members=members, encode=encoded)
 
+    def _ranked_docs(self, qid: str, docs: List[Any],
+                     place: Tuple[Any, Any, Any, bool]) -> Tuple[int, List[Tuple[int, Any]]]:
+        """The documents ranked, and ``(rank index, doc)`` of those of *docs*
+        ranked: each one's number given as its label, :meth:`_rank` places it
+        with the same order, depth and ``judged_only`` as every measure."""
+        flat = self.qrels._data[qid]
+        judged_only = self.options.judged_only
+        numbered = {d: (-1 if judged_only and flat[d] < 0 else i) for i, d in enumerate(docs)}
+        data = self._rank(numbered, place)
+        return data.n, [(i, docs[x]) for i, x in data.placed()]
+
     def _subtopic_data(
         self, qid: str, place: Tuple[Any, Any, Any, bool]
     ) -> Tuple[Mapping[str, Mapping[str, int]], List[Tuple[int, str]]]:
         """For the diversity measures: the query's judgments per subtopic and
-        ``(rank index, doc id)`` of its judged ranked documents.  Each judged
-        document's number given as its label, :meth:`_rank` tells where each
-        one is ranked, with the same order, depth and ``judged_only`` as every
-        other measure."""
+        ``(rank index, doc id)`` of its judged ranked documents."""
         flat = self.qrels._data[qid]
-        if self.options.judged_only:  # every judged document shapes the ranks
-            docs = list(flat)
-            numbered = {d: (i if flat[d] >= 0 else -1) for i, d in enumerate(docs)}
-        else:  # only documents relevant somewhere (label >= 1) gain anything
-            docs = [d for d, v in flat.items() if v >= 1]
-            numbered = dict(zip(docs, range(len(docs))))
-        data = self._rank(numbered, place)
-        got = data._placed if data._placed is not None else enumerate(data.labels)
-        placed = [(i, docs[x]) for i, x in got if x is not None and x >= 0]
-        return self.qrels._topics(qid), placed
+        # under judged_only every judged document shapes the ranks; else only
+        # the documents relevant somewhere (label >= 1) gain anything
+        docs = list(flat) if self.options.judged_only else [d for d, v in flat.items() if v >= 1]
+        return self.qrels._topics(qid), self._ranked_docs(qid, docs, place)[1]
 
     def _cost_data(self, given: Mapping[str, float], qid: str,
                    place: Tuple[Any, Any, Any, bool]) -> List[float]:
-        """Each ranked document's cost (1 where *given* has none), placed as
-        :meth:`_subtopic_data` places the judged documents."""
+        """Each ranked document's cost (1 where *given* has none)."""
         docs = list(self.qrels._data[qid] if self.options.judged_only else given)
-        flat = self.qrels._data[qid]
-        numbered = {d: (-1 if self.options.judged_only and flat[d] < 0 else i)
-                    for i, d in enumerate(docs)}
-        data = self._rank(numbered, place)
-        costs = [1.0] * data.n
-        for i, x in data.placed():
-            costs[i] = given.get(docs[x], 1.0)
+        n, placed = self._ranked_docs(qid, docs, place)
+        costs = [1.0] * n
+        for i, d in placed:
+            costs[i] = given.get(d, 1.0)
         return costs
+
     def _prefs_data(self, qid: str, place: Tuple[Any, Any, Any, bool]) -> Prefs:
         """For the preference measures: the query's preferences counted
         against its ranking, cut at the depth.  trec_eval orders tied scores
@@ -668,11 +667,9 @@ def _cut_duplicates(
     top = order[:depth]
     kept = [docids[i] for i in top]
     if len(set(kept)) != len(kept):
-        counts: Dict[bytes, int] = {}
-        for d in kept:
-            counts[d] = counts.get(d, 0) + 1
+        counts = Counter(kept)
         for error in found:
-            if counts.get(error.docid.encode("utf-8"), 0) > 1:
+            if counts[error.docid.encode("utf-8")] > 1:
                 raise error
     return kept, [scores[i] for i in top]
 
@@ -688,12 +685,7 @@ def _max_label(qrels: Qrels, measures: Sequence[Measure]) -> int:
     if not any(key in m.family.options and m.option(key) is None
                for m in measures for key in ("max_label", "max_rel")):
         return 0
-    top = 0
-    for judged in qrels.values():
-        for v in judged.values():
-            if v > top:
-                top = v
-    return top
+    return max((v for judged in qrels.values() for v in judged.values() if v > 0), default=0)
 
 
 def _sample(mapping: Mapping[str, Any]) -> str:

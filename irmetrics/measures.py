@@ -163,10 +163,7 @@ class QueryData:
         read, found once per level."""
         v = self._relevant.get(rel)
         if v is None:
-            big_r = 0
-            for lvl, c in self.levels.items():
-                if lvl >= rel:
-                    big_r += c
+            big_r = sum(c for lvl, c in self.levels.items() if lvl >= rel)
             v = self._relevant[rel] = ([i + 1 for i, x in self._placed if x >= rel], big_r)
         return v
 
@@ -282,8 +279,7 @@ class Measure(NamedTuple):
     def rel(self, env: Env) -> Union[int, float]:
         if not self.options:  # most measures, read per query: no call
             return env.relevance_level
-        r = self.option("rel")
-        return env.relevance_level if r is None else r
+        return cast(Union[int, float], self.option("rel", env.relevance_level))
 
     def compute(self, q: QueryData, env: Env) -> Any:
         """The value for one query: a number, or a str for the text lines."""
@@ -538,13 +534,12 @@ def _err_max_label(m: Measure, env: Env) -> int:
 
 def _err(q: QueryData, m: Measure, env: Env) -> float:
     max_label = _err_max_label(m, env)
-    labels = [x if x is not None and x > 0 else 0 for x in q.labels]
-    top = max(labels, default=0)
+    top = max((x for _, x in q.placed()), default=0)
     if top > max_label:
         raise InvalidArgumentError(
             f"ERR: a label {top} exceeds max_label={max_label}; give ERR(max_label=...)"
         )
-    return _m._err(labels, _opt_int(m.param), max_label)
+    return _m._err(q.labels, _opt_int(m.param), max_label)  # (it passes over labels <= 0)
 
 
 def _rbp(q: QueryData, m: Measure, env: Env) -> float:
@@ -638,44 +633,31 @@ def _num_nonrel_judged_ret(q: QueryData, m: Measure, env: Env) -> float:
 # many as the relevant retrieved), the documents retrieved and R.
 
 
-def _utility_r(
-    ranks: Sequence[int], ret: int, coefficients: Tuple[float, ...], r: int, size: int = 0
-) -> float:
-    # m_utility.c: p1 * a + p2 * b + p3 * c + p4 * d over the contingency
-    # table (a relevant retrieved, b non-relevant retrieved, c relevant not
-    # retrieved, d the rest of the collection: trec_eval's collection size,
-    # -N, 0 unless given, plus a - retrieved - R).
-    rr = len(ranks)
-    p1, p2, p3, p4 = coefficients
-    return p1 * rr + p2 * (ret - rr) + p3 * (r - rr) + p4 * (size + rr - ret - r)
-
-
-def _set_p_r(ranks: Sequence[int], n: int, param: None, r: int) -> float:
-    return len(ranks) / n if n else 0.0
-
-
-def _set_relative_p_r(ranks: Sequence[int], n: int, param: None, r: int) -> float:
-    d = min(n, r)
-    return len(ranks) / d if d else 0.0
-
-
 def _set_map_r(ranks: Sequence[int], n: int, param: None, r: int) -> float:
     return (len(ranks) * len(ranks)) / (n * r) if n and r else 0.0
 
 
 _UTILITY = (1.0, -1.0, 0.0, 0.0)  # trec_eval's coefficients: relevant minus non-relevant
-def _utility(q: QueryData, m: Measure, env: Env) -> float:
-    ranks, big_r = q.relevant(m.rel(env))
-    return _utility_r(ranks, q.n, m.option("coefficients", _UTILITY), big_r, env.collection_size)
 
-_set_p = _on_ranks(_set_p_r)
-_set_relative_p = _on_ranks(_set_relative_p_r)
+
+def _utility(q: QueryData, m: Measure, env: Env) -> float:
+    # m_utility.c: p1 * a + p2 * b + p3 * c + p4 * d over the contingency
+    # table (a relevant retrieved, b non-relevant retrieved, c relevant not
+    # retrieved, d the rest of the collection: trec_eval's collection size,
+    # -N, 0 unless given, plus a - retrieved - R).
+    ranks, big_r = q.relevant(m.rel(env))
+    a, ret, size = len(ranks), q.n, env.collection_size
+    p1, p2, p3, p4 = cast(Tuple[float, ...], m.option("coefficients", _UTILITY))
+    return p1 * a + p2 * (ret - a) + p3 * (big_r - a) + p4 * (size + a - ret - big_r)
+
+
 _set_map = _on_ranks(_set_map_r)
 
 
-def _relative_p_r(ranks: Sequence[int], n: int, k: int, r: int) -> float:
-    # m_rel_P.c: relevant in the top k over min(k, R)
-    d = min(k, r)
+def _relative_p_r(ranks: Sequence[int], n: int, k: Optional[int], r: int) -> float:
+    # m_rel_P.c: relevant in the top k over min(k, R); k None: every document
+    # retrieved (set_relative_P, as set_P is P's and set_recall recall's)
+    d = min(n if k is None else k, r)
     return _m._hits(ranks, k) / d if d else 0.0
 
 
@@ -701,9 +683,7 @@ def _over_groups(compute: Compute) -> Compute:
     data, summed in the groups' order and divided by their number."""
     def average(q: QueryData, m: Measure, env: Env) -> float:
         groups = [q] if q.groups is None else q.groups
-        total = 0.0
-        for group in groups:
-            total += compute(group, m, env)
+        total = _m._left_to_right(compute(group, m, env) for group in groups)
         return total / len(groups) if len(groups) > 1 else total
     return average
 
@@ -776,32 +756,29 @@ def _relstring(q: QueryData, m: Measure, env: Env) -> str:
 
 def _ia(q: QueryData, m: Measure, env: Env) -> _d.Ranked:
     """The ranking over the query's subtopics at the measure's rel (shared by
-    the measures of a query).  evaluate() gives the subtopic
-    judgments (QueryData.subtopics); without them the labels are taken for
-    one subtopic."""
+    the measures of a query)."""
     rel = m.rel(env)
-    key = ("ia", rel)
-    got = q._cache.get(key)
-    if got is None:
-        if q.subtopics is None:
-            # labels alone (no subtopic judgments): one subtopic, as a plain
-            # qrels; a ranked document is named by its rank index, and the
-            # relevant documents not ranked by negative numbers
-            docs: Dict[Any, int] = {}
-            placed: List[Tuple[int, Any]] = []
-            for i, x in enumerate(q.labels):
-                if x is not None and x >= 0:
-                    docs[i] = x
-                    placed.append((i, i))
-            missing = q.n_relevant(rel) - sum(1 for x in docs.values() if x >= rel)
-            for j in range(1, missing + 1):
-                docs[-j] = int(math.ceil(rel))
-            judgments: Mapping[str, Mapping[Any, int]] = {"0": docs}
-        else:
-            judgments, placed = q.subtopics
-        topics = _d.Topics(judgments, rel)
-        got = q._cache[key] = _d.Ranked(topics, topics.rows(placed), q.n)
-    return got
+    return q._cached(("ia", rel), _subtopic_ranking, q, rel)
+
+
+def _subtopic_ranking(q: QueryData, rel: Union[int, float]) -> _d.Ranked:
+    """The ranking over the query's subtopics at *rel*: evaluate() gives the
+    subtopic judgments (QueryData.subtopics); without them the labels are
+    taken for one subtopic."""
+    if q.subtopics is None:
+        # labels alone (no subtopic judgments): one subtopic, as a plain
+        # qrels; a ranked document is named by its rank index, and the
+        # relevant documents not ranked by negative numbers
+        docs: Dict[Any, int] = {i: x for i, x in q.placed() if x >= 0}
+        placed: List[Tuple[int, Any]] = [(i, i) for i in docs]
+        missing = q.n_relevant(rel) - sum(1 for x in docs.values() if x >= rel)
+        for j in range(1, missing + 1):
+            docs[-j] = int(math.ceil(rel))
+        judgments: Mapping[str, Mapping[Any, int]] = {"0": docs}
+    else:
+        judgments, placed = q.subtopics
+    topics = _d.Topics(judgments, rel)
+    return _d.Ranked(topics, topics.rows(placed), q.n)
 
 
 def _on_subtopics(kernel: _d.Kernel) -> Compute:
@@ -924,18 +901,15 @@ def _unmoved(m: Measure, q: QueryData, blocks: List[_t.Block], n: int, env: Env)
     return m.compute(q, env)
 
 
-def _binary_ties(form: _t.ClosedForm, note: str) -> Ties:
-    """A binary measure whose mean is the closed form *form*."""
+def _binary_ties(form: _t.ClosedForm, note: str, option: Optional[str] = None,
+                 default: Any = None) -> Ties:
+    """A binary measure whose mean is the closed form *form*, of its
+    parameter (or its *option*, else *default*) as in :func:`_on_ranks`."""
     def expected(m: Measure, q: QueryData, blocks: List[_t.Block], n: int, env: Env) -> float:
         rel = m.rel(env)
-        return form(_t.binary(blocks, rel), n, _opt_int(m.param), q.n_relevant(rel))
+        param = _opt_int(m.param) if option is None else m.option(option, default)
+        return form(_t.binary(blocks, rel), n, param, q.n_relevant(rel))
     return Ties(expected, _by_relevance, note)
-
-
-def _f_expected(m: Measure, q: QueryData, blocks: List[_t.Block], n: int, env: Env) -> float:
-    rel = m.rel(env)
-    weight = float(m.option("weight", 1.0))  # trec_eval's x, the usual F's beta**2
-    return _t.expected_f(_t.binary(blocks, rel), n, q.n_relevant(rel), weight)
 
 
 def _ndcg_expected(m: Measure, q: QueryData, blocks: List[_t.Block], n: int, env: Env) -> float:
@@ -1296,37 +1270,23 @@ def _after(ranks: Sequence[int], k: Optional[int]) -> Tuple[Optional[int], str]:
     return last, "no relevant document"
 
 
+def _over_r(c: Ranking, columns: List[str], formula: str, ranks: Sequence[int], summed: str,
+            *before: str) -> Terms:
+    """The terms of a measure that adds the rows' contributions (*summed*
+    says what they are) and divides the sum by R: AP, bpref, infAP, binG."""
+    terms, total = _summed(c.rows)
+    steps = [*before, f"{summed} = {_eq(terms, total)}", c.r_text(), _divide(total, c.big_r)]
+    return Terms(columns, formula, steps, *_after(ranks, c.k), n_relevant=c.big_r)
+
+
 def _terms_ap(c: Ranking) -> Terms:
     ranks = c.relevant_ranks(precision=True)
     for r in c.rows:
         r["contribution"] = r["precision"] if r["relevant"] and c.inside(r["rank"]) else None
-    terms, total = _summed(c.rows)
     cut = "" if c.k is None else f" within the top {c.k}"
-    steps = [f"sum of precision at each relevant rank{cut} = {_eq(terms, total)}",
-             c.r_text(), _divide(total, c.big_r)]
-    return Terms(["relevant", "hits", "precision", "contribution"],
-                 "AP = (sum of P@rank over the relevant ranks) / R", steps,
-                 *_after(ranks, c.k), n_relevant=c.big_r)
-
-
-def _hits_terms(formula: str, cut_of: Callable[[Ranking], int],
-                over: Callable[[Ranking, int], int]) -> TermFunction:
-    """The terms of the relevant documents in the top ``cut_of(c)`` ranks,
-    counted and divided by ``over(c, cut)``: P, recall, Rprec, Rprec_mult,
-    relative_P, and set_P, set_recall and set_relative_P (the cut: every
-    document retrieved)."""
-
-    def terms(c: Ranking) -> Terms:
-        ranks = c.relevant_ranks()
-        cut = cut_of(c)
-        hits = _m._hits(ranks, cut)
-        found = f" (ranks {_list(ranks[:hits])})" if hits else ""
-        return Terms(["relevant", "hits"], formula, [
-            c.r_text(), f"relevant in the top {cut}: {hits}{found}",
-            _divide(hits, over(c, cut), "nothing to divide by: the value is 0")],
-            cut, f"below rank {cut}", n_relevant=c.big_r)
-
-    return terms
+    return _over_r(c, ["relevant", "hits", "precision", "contribution"],
+                   "AP = (sum of P@rank over the relevant ranks) / R", ranks,
+                   f"sum of precision at each relevant rank{cut}")
 
 
 def _k(c: Ranking, *_: Any) -> int:
@@ -1349,13 +1309,47 @@ def _min_r(c: Ranking, cut: int) -> int:
     return min(cut, c.big_r)
 
 
+def _the_count(hits: int, *_: Any) -> List[str]:  # the count is the value: no more steps
+    return []
+
+
+#: The last steps of a count of relevant documents: of (the count, the cut,
+#: R, the measure).
+CountSteps = Callable[[int, int, int, Measure], List[str]]
+
+
+def _hits_terms(formula: str, cut_of: Callable[[Ranking], int],
+                over: Callable[[Ranking, int], int] = _same,
+                last: Optional[CountSteps] = None) -> TermFunction:
+    """The terms of the relevant documents in the top ``cut_of(c)`` ranks,
+    counted and divided by ``over(c, cut)`` (or, with *last*, its steps):
+    P, recall, Rprec, Rprec_mult, relative_P, and the measures of the
+    retrieved set (the cut: every document retrieved)."""
+
+    def terms(c: Ranking) -> Terms:
+        ranks = c.relevant_ranks()
+        cut = cut_of(c)
+        hits = _m._hits(ranks, cut)
+        found = f" (ranks {_list(ranks[:hits])})" if hits else ""
+        steps = [c.r_text(), f"relevant in the top {cut}: {hits}{found}"]
+        if last is None:
+            steps.append(_divide(hits, over(c, cut), "nothing to divide by: the value is 0"))
+        else:
+            steps += last(hits, cut, c.big_r, c.m)
+        return Terms(["relevant", "hits"], formula, steps, cut, f"below rank {cut}",
+                     n_relevant=c.big_r)
+
+    return terms
+
+
 _terms_p = _hits_terms("P@k = (relevant documents in the top k) / k", _k, _k)
 _terms_recall = _hits_terms("recall@k = (relevant documents in the top k) / R", _k, _big_r)
 _terms_rprec = _hits_terms("Rprec = (relevant documents in the top R) / R", _big_r, _big_r)
 _terms_rprec_mult = _hits_terms(
     "Rprec_mult = (relevant in the top m*R) / (m*R), m*R as int(m * R + 0.9) (trec_eval's "
-    "rounding)", lambda c: int(float(c.m.param or 1.0) * c.big_r + 0.9), _same)
+    "rounding)", lambda c: int(float(c.m.param or 1.0) * c.big_r + 0.9))
 _terms_relative_p = _hits_terms("relative_P@k = (relevant in the top k) / min(k, R)", _k, _min_r)
+_terms_num_rel_ret = _hits_terms("num_rel_ret = relevant documents ranked", _n, last=_the_count)
 
 
 def _terms_rr(c: Ranking) -> Terms:
@@ -1394,42 +1388,16 @@ def _terms_num_q(c: Ranking) -> Terms:
 
 
 def _terms_num_rel(c: Ranking) -> Terms:
-    c.relevant_ranks()
     return Terms([], "num_rel = R, judged documents with label >= rel", [c.r_text()],
                  0, "R does not depend on the ranking", n_relevant=c.big_r)
 
 
-def _terms_num_rel_ret(c: Ranking) -> Terms:
-    ranks = c.relevant_ranks()
-    return Terms(["relevant", "hits"], "num_rel_ret = relevant documents ranked", [
-        f"relevant documents ranked: {len(ranks)}" + (f" (ranks {_list(ranks)})" if ranks else ""),
-    ], ranks[-1] if ranks else 0, "no relevant document")
-
-
 def _terms_num_nonrel(c: Ranking) -> Terms:
-    c.relevant_ranks()
     for r in c.rows:
         r["nonrelevant"] = r["label"] is not None and 0 <= r["label"] < c.rel
     count = sum(1 for r in c.rows if r["nonrelevant"])
     return Terms(["nonrelevant"], f"judged documents ranked with 0 <= label < {c.rel}",
                  [f"judged non-relevant ranked: {count}"])
-
-
-SetSteps = Callable[[int, int, int, Measure], List[str]]
-
-
-def _set_terms(formula: str, result: SetSteps) -> TermFunction:
-    """The terms of a measure of the retrieved set: *result* gives the last
-    steps from (relevant retrieved, retrieved, R, the measure)."""
-
-    def terms(c: Ranking) -> Terms:
-        ranks = c.relevant_ranks()
-        n, hits = len(c.rows), len(ranks)
-        steps = [f"retrieved: n = {n}; relevant retrieved: {hits}", c.r_text()]
-        return Terms(["relevant", "hits"], formula, steps + result(hits, n, c.big_r, c.m),
-                     ranks[-1] if ranks else 0, "no relevant document", n_relevant=c.big_r)
-
-    return terms
 
 
 def _set_map_steps(hits: int, n: int, big_r: int, m: Measure) -> List[str]:
@@ -1464,18 +1432,11 @@ def _terms_bpref(c: Ranking) -> Terms:
             r["contribution"] = 1.0 - r["penalty"]
         elif r["label"] is not None and r["label"] >= 0:
             seen += 1
-    terms, total = _summed(c.rows)
-    steps = [
-        c.r_text(),
-        f"N = {big_n} judged non-relevant documents; min(R, N) = {bound}",
-        f"sum of (1 - min(nonrel above, {bound}) / {bound}) = {_sum_text(terms)} = "
-        f"{_fmt(total)}",
-        _divide(total, c.big_r),
-    ]
-    return Terms(["relevant", "nonrel_above", "penalty", "contribution"],
-                 "bpref = (1/R) * sum over relevant ranked of "
-                 "(1 - min(judged non-relevant above, min(R, N)) / min(R, N))",
-                 steps, *_after(ranks, None), n_relevant=c.big_r)
+    return _over_r(c, ["relevant", "nonrel_above", "penalty", "contribution"],
+                   "bpref = (1/R) * sum over relevant ranked of "
+                   "(1 - min(judged non-relevant above, min(R, N)) / min(R, N))", ranks,
+                   f"sum of (1 - min(nonrel above, {bound}) / {bound})",
+                   f"N = {big_n} judged non-relevant documents; min(R, N) = {bound}")
 
 
 def _terms_infap(c: Ranking) -> Terms:
@@ -1494,14 +1455,11 @@ def _terms_infap(c: Ranking) -> Terms:
                 pooled += 1
             else:
                 nonrel_so_far += 1
-    terms, total = _summed(c.rows)
-    return Terms(["relevant", "judged_above", "contribution"],
-                 "infAP = (1/R) * sum over relevant ranks k of 1/k + ((k-1)/k) * "
-                 "(pooled above / (k-1)) * (r + eps) / (r + n + 2 eps)", [
-                     "judged_above: relevant + non-relevant + pooled-unjudged above the rank",
-                     f"sum of the estimates = {_eq(terms, total)}",
-                     c.r_text(), _divide(total, c.big_r),
-                 ], *_after(ranks, None), n_relevant=c.big_r)
+    return _over_r(c, ["relevant", "judged_above", "contribution"],
+                   "infAP = (1/R) * sum over relevant ranks k of 1/k + ((k-1)/k) * "
+                   "(pooled above / (k-1)) * (r + eps) / (r + n + 2 eps)", ranks,
+                   "sum of the estimates",
+                   "judged_above: relevant + non-relevant + pooled-unjudged above the rank")
 
 
 def _terms_iprec(c: Ranking) -> Terms:
@@ -1509,11 +1467,9 @@ def _terms_iprec(c: Ranking) -> Terms:
     level = float(c.m.param if c.m.param is not None else 0.0)
     version = c.env.trec_eval
     need = max(version.recall_cutoff(level * c.big_r), 1)
-    eligible = []
     for r in c.rows:
         r["counts"] = bool(r["relevant"] and r["hits"] >= need)
-        if r["counts"]:
-            eligible.append(r["precision"])
+    eligible = [r["precision"] for r in c.rows if r["counts"]]
     steps = [c.r_text()]
     if c.big_r:
         rounded = version.recall_cutoff_text.replace("x", f"{level:.2f} * {c.big_r}")
@@ -1558,13 +1514,9 @@ def _terms_bin_g(c: Ranking) -> Terms:
     for r in c.rows:
         r["nonrel_above"] = r["rank"] - r["hits"] if r["relevant"] else None
         r["contribution"] = 1.0 / math.log2(2 + r["nonrel_above"]) if r["relevant"] else None
-    terms, total = _summed(c.rows)
-    return Terms(["relevant", "nonrel_above", "contribution"],
-                 "binG = (1/R) * sum over relevant ranked of 1 / log2(2 + non-relevant above)", [
-                     f"sum = {_eq(terms, total)}", c.r_text(),
-                     _divide(total, c.big_r if terms else 0,
-                             "no relevant document ranked (or R = 0): 0"),
-                 ], *_after(ranks, None), n_relevant=c.big_r)
+    return _over_r(c, ["relevant", "nonrel_above", "contribution"],
+                   "binG = (1/R) * sum over relevant ranked of 1 / log2(2 + non-relevant above)",
+                   ranks, "sum")
 
 
 def _gains(c: Ranking) -> Tuple[List[float], List[Tuple[int, float]]]:
@@ -1642,8 +1594,8 @@ def _running_dcg(c: Ranking) -> Tuple[List[Tuple[int, float]], float, float]:
     return pairs, dcg, idcg
 
 
-def _running_terms(pairs: List[Tuple[int, float]], formula: str, steps: List[str]) -> Terms:
-    idcg = math.fsum(g / math.log2(i + 2) for i, (_, g) in enumerate(pairs))
+def _running_terms(pairs: List[Tuple[int, float]], idcg: float, formula: str,
+                   steps: List[str]) -> Terms:
     return Terms(["gain", "dcg", "idcg", "ratio"], formula, steps, ideal=_ideal_of(pairs, idcg))
 
 
@@ -1664,13 +1616,14 @@ def _terms_ndcg_rel(c: Ranking) -> Terms:
                      f"{_fmt(total / len(ideal))}")
     else:
         steps.append("no relevant document: 0")
-    return _running_terms(pairs, "ndcg_rel = mean over the relevant documents of DCG/IDCG at "
-                          "their rank (unretrieved ones: at the end of the ranking)", steps)
+    return _running_terms(pairs, end_idcg, "ndcg_rel = mean over the relevant documents of "
+                          "DCG/IDCG at their rank (unretrieved ones: at the end of the ranking)",
+                          steps)
 
 
 def _terms_rndcg(c: Ranking) -> Terms:
-    pairs, _, _ = _running_dcg(c)
-    return _running_terms(pairs, "Rndcg = mean of DCG/IDCG at the ranks where the ideal gain "
+    pairs, _, idcg = _running_dcg(c)
+    return _running_terms(pairs, idcg, "Rndcg = mean of DCG/IDCG at the ranks where the ideal gain "
                           "changes level, and at the end of the ranking", [
                               f"ideal gains: {_list(g for _, g in pairs)}",
                               "DCG/IDCG is read where the ideal gain steps down "
@@ -1932,8 +1885,8 @@ def _ranged(
 _opt_rel = _ranged("rel", int, lambda v: v >= 1, "a positive int")
 _opt_p = _ranged("p", float, lambda v: 0.0 < v < 1.0, "a number in (0, 1)")
 _opt_max_label = _ranged("max_label", int, lambda v: v >= 1, "a positive int")
-_opt_beta = _ranged("beta", float, lambda v: 0.0 < v < math.inf, "a positive number")
 _opt_alpha = _ranged("alpha", float, lambda v: 0.0 <= v <= 1.0, "a number in [0, 1]")
+_opt_beta = _ranged("beta", float, lambda v: 0.0 < v < math.inf, "a positive number")
 _opt_nrbp_beta = _ranged("beta", float, lambda v: 0.0 < v <= 1.0, "a number in (0, 1]")
 
 
@@ -2011,16 +1964,13 @@ def _rbp_params(value: str, gains: bool) -> Tuple[Tuple[Any, float], ...]:
     return cast(Tuple[Tuple[Any, float], ...], _opt_gain(",".join(levels)) if levels else ()) + p
 
 
-def _opt_length(value: str) -> int:
-    if not value.isdigit():
-        raise InvalidArgumentError(f"'length' must be an int >= 0 (got {value!r})")
-    return int(value)
+_opt_length = _ranged("length", int, lambda v: v >= 0, "an int >= 0")
 
 
 _REL: Dict[str, Callable[[str], Any]] = {"rel": _opt_rel}
 _CWL: Dict[str, Callable[[str], Any]] = {
     "min_rel": _opt_min_rel, "max_rel": _opt_max_rel, "quantity": _opt_quantity}
-_GAIN: Dict[str, Callable[[str], Any]] = {"gain": _opt_gain}
+_GAIN = Takes(options={"gain": _opt_gain}, trec_params="gain")  # a trec_eval gain map
 _CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _RECALL_LEVELS = tuple(i / 10 for i in range(11))
 _MULTIPLES = tuple(i / 5 for i in range(1, 11))
@@ -2143,31 +2093,29 @@ FAMILIES: Tuple[Family, ...] = (
     Family("utility", _utility, "Set utility: relevant retrieved minus non-relevant retrieved.",
            takes=Takes(options={"rel": _opt_rel, "coefficients": _opt_coefficients},
                        trec_params="coefficients"),
-           explain=_set_terms("utility = (relevant retrieved) - (non-relevant retrieved)",
-                              _utility_steps)),
+           explain=_hits_terms("utility = (relevant retrieved) - (non-relevant retrieved)",
+                               _n, last=_utility_steps)),
     Family("11pt_avg", _11pt, "Mean interpolated precision at recall 0.0, 0.1, ..., 1.0.",
            names=Names(metric="eleven_point_average"),
            takes=Takes(options={"rel": _opt_rel, "levels": _opt_levels}, trec_params="levels"),
            explain=_terms_11pt),
     Family("binG", _bin_g, "Binary G (trec_eval's experimental measure).", explain=_terms_bin_g),
-    Family("G", _g, "G (trec_eval's experimental gain measure).",
-           takes=Takes(options=_GAIN, trec_params="gain"), explain=_terms_g),
+    Family("G", _g, "G (trec_eval's experimental gain measure).", takes=_GAIN, explain=_terms_g),
     Family("dcg", _dcg, "DCG of the whole ranking (nDCG's numerator; trec_eval 10.0).",
            names=Names(metric="dcg", since="10.0", all_trec=False),
-           takes=Takes(options=_GAIN, trec_params="gain"),
-           ties=Ties(_dcg_expected, _by_gain, "ndcg"), explain=_terms_dcg),
+           takes=_GAIN, ties=Ties(_dcg_expected, _by_gain, "ndcg"), explain=_terms_dcg),
     Family("ideal_dcg", _ideal_dcg, "DCG of the ideal ranking (nDCG's denominator; "
            "trec_eval 10.0).", names=Names(since="10.0", all_trec=False),
-           takes=Takes(options=_GAIN, trec_params="gain"), ties=_ORDER_FREE, explain=_terms_dcg),
+           takes=_GAIN, ties=_ORDER_FREE, explain=_terms_dcg),
     Family("ndcg", _ndcg, "nDCG of the whole ranking; the ideal is every judged document.",
            names=Names("nDCG", metric="ndcg"),
            takes=Takes(options={"gain": _opt_gain, "discount": _opt_discount},
                        trec_params="gain"),
            ties=_NDCG_TIES, explain=_terms_ndcg),
     Family("ndcg_rel", _ndcg_rel, "nDCG averaged over relevant documents (experimental).",
-           takes=Takes(options=_GAIN, trec_params="gain"), explain=_terms_ndcg_rel),
+           takes=_GAIN, explain=_terms_ndcg_rel),
     Family("Rndcg", _rndcg, "nDCG averaged at the R levels (experimental).",
-           takes=Takes(options=_GAIN, trec_params="gain"), explain=_terms_rndcg),
+           takes=_GAIN, explain=_terms_rndcg),
     Family("ndcg_cut", _ndcg, "nDCG of the top k; the ideal is cut at k too.",
            names=Names("nDCG", metric="ndcg"),
            takes=Takes("cutoff", _CUTOFFS, {"gain": _opt_gain, "discount": _opt_discount}),
@@ -2180,25 +2128,25 @@ FAMILIES: Tuple[Family, ...] = (
     Family("success", _success, "1 if a relevant document is in the top k.",
            names=Names("Success", metric="success_at_k"), takes=Takes("cutoff", (1, 5, 10)),
            ties=_binary_ties(_t.expected_success, "success"), explain=_terms_success),
-    Family("set_P", _set_p, "Precision of the whole retrieved set.", names=Names("SetP"),
-           explain=_hits_terms("set_P = (relevant retrieved) / retrieved", _n, _same)),
-    Family("set_relative_P", _set_relative_p, "Relevant retrieved over min(retrieved, R).",
+    Family("set_P", _p, "Precision of the whole retrieved set.", names=Names("SetP"),
+           explain=_hits_terms("set_P = (relevant retrieved) / retrieved", _n)),
+    Family("set_relative_P", _relative_p, "Relevant retrieved over min(retrieved, R).",
            names=Names("SetRelP"),
            explain=_hits_terms(
                "set_relative_P = (relevant retrieved) / min(retrieved, R)", _n, _min_r)),
     Family("set_recall", _recall, "Recall of the whole retrieved set.", names=Names("SetR"),
            explain=_hits_terms("set_recall = (relevant retrieved) / R", _n, _big_r)),
     Family("set_map", _set_map, "Set precision times set recall.", names=Names("SetAP"),
-           explain=_set_terms(
+           explain=_hits_terms(
                "set_map = set_P * set_recall = (relevant retrieved)^2 / (retrieved * R)",
-               _set_map_steps)),
+               _n, last=_set_map_steps)),
     Family("set_F", _set_f, "F measure of the retrieved set.",
            names=Names("SetF", metric="f_measure"),
            takes=Takes(options={"rel": _opt_rel, "beta": _opt_beta, "weight": _opt_weight},
                        trec_params="weight"),
-           ties=Ties(_f_expected, _by_relevance, "count_n"),
-           explain=_set_terms(
-               "set_F = (1 + x) P R / (x P + R), P and R of the retrieved set", _set_f_steps)),
+           ties=_binary_ties(_t.expected_f, "count_n", "weight", 1.0),
+           explain=_hits_terms("set_F = (1 + x) P R / (x P + R), P and R of the retrieved set",
+                               _n, last=_set_f_steps)),
     Family("num_nonrel_judged_ret", _num_nonrel_judged_ret,
            "Number of judged non-relevant documents retrieved.", output=_SUM,
            explain=_terms_num_nonrel),
@@ -2569,9 +2517,8 @@ def parse_measure(text: str) -> Measure:
             + (f"; did you mean {hint!r}?" if hint else ""))
     if pair is not None:
         options = _normalise_options(fam, _parse_options(fam, opts_raw or "", text))
-    if param_raw is None:
-        return Measure(fam, None, options)
-    return Measure(fam, _parse_param(fam, param_raw, text), options)
+    param = None if param_raw is None else _parse_param(fam, param_raw, text)
+    return Measure(fam, param, options)
 
 
 def _set_p_relative(opts_raw: str, text: str) -> Tuple[str, str]:

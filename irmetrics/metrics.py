@@ -188,8 +188,10 @@ def _hits(ranks: Sequence[int], k: Optional[int]) -> int:
     return len(ranks) if k is None else _bisect_right(ranks, k)
 
 
-def _precision_r(ranks: Sequence[int], n: int, k: int, n_relevant: int) -> float:
-    return _hits(ranks, k) / k
+def _precision_r(ranks: Sequence[int], n: int, k: Optional[int], n_relevant: int) -> float:
+    # k None: every document ranked (trec_eval's set_P; 0 when none is)
+    d = n if k is None else k
+    return _hits(ranks, k) / d if d else 0.0
 
 
 def precision_at_k(
@@ -256,18 +258,13 @@ def _average_precision_r(ranks: Sequence[int], n: int, k: Optional[int], n_relev
         return 0.0
     # m_map.c / m_map_cut.c: sum += rel_so_far / rank, left to right
     top = ranks if k is None else ranks[: _bisect_right(ranks, k)]
-    total = 0.0
-    for hits, i in enumerate(top, 1):
-        total += hits / i
-    return total / n_relevant
+    return _left_to_right(hits / i for hits, i in enumerate(top, 1)) / n_relevant
 
 
 def _yaap_r(ranks: Sequence[int], n: int, param: None, n_relevant: int) -> float:
     # m_yaap.c (Robertson's "yet another AP"): log((1 + s) / (1 + R - s)), s
     # the sum of average precision's numerator (rel_so_far / rank, left to right)
-    total = 0.0
-    for hits, i in enumerate(ranks, 1):
-        total += hits / i
+    total = _left_to_right(hits / i for hits, i in enumerate(ranks, 1))
     return math.log((1.0 + total) / (1.0 + n_relevant - total))
 
 
@@ -493,23 +490,13 @@ def _checked_callable_discount(fn: Callable[[int], float]) -> Callable[[int], fl
     return discount
 
 
-def _nonzero(gains: Sequence[float]) -> List[Tuple[int, float]]:
-    return [(i, gains[i]) for i in _compress(range(len(gains)), gains)]
-
-
 def _dcg_gains(gains: Sequence[float], k: Optional[int], disc: Callable[[int], float]) -> float:
     """DCG@k of the gains of a ranking, from its non-zero gains."""
-    nz = _nonzero(_cut(gains, k))
+    top = _cut(gains, k)
+    nz = [(i, top[i]) for i in _compress(range(len(top)), top)]
     if disc is _log2_discount:  # m_ndcg.c / m_ndcg_cut.c, left to right
         return _left_to_right(g / math.log2(i + 2) for i, g in nz)
     return math.fsum([g * disc(i + 1) for i, g in nz])
-
-
-def _ideal_gains(
-    ideal: Iterable[Label], gain_of: Callable[[Label], float], k: Optional[int]
-) -> List[float]:
-    gains = sorted((gain_of(x) for x in ideal if x is not None), reverse=True)
-    return gains if k is None else gains[:k]
 
 
 def dcg(
@@ -599,7 +586,8 @@ def ndcg(
     il = ls if ideal is None else check_labels(ideal, "ideal")
     if ideal is not None:
         _check_ideal_covers(ls, il, gain_of)
-    ideal_gains = _ideal_gains(il, gain_of, kk)
+    # the ideal: the gains highest first, cut at k (k None: all)
+    ideal_gains = sorted((gain_of(x) for x in il if x is not None), reverse=True)[:kk]
 
     def call(ranked: List[Label]) -> float:
         return _ndcg_gains([gain_of(x) for x in ranked], ideal_gains, kk, disc)
@@ -715,14 +703,6 @@ def _binary_gain(rel: Number) -> Callable[[Label], float]:
     return lambda x: 1.0 if x is not None and x >= rel else 0.0
 
 
-def _scaled_gain(max_label: Number) -> Callable[[Label], float]:
-    """Gain ``label / max(max_label, 1)``: trec_eval 10.0's rbp gains (m_rbp.c
-    maps gains outside [0, 1] by ``(g - min) / (max - min)``, and min is
-    level 0's gain, 0)."""
-    top = float(max_label) if max_label > 1 else 1.0
-    return lambda x: 0.0 if x is None or x <= 0 else x / top
-
-
 def _rbp_gain(labels: Sequence[Label], rel: Number, max_label: Optional[Number]) -> Any:
     if max_label is None:
         return _binary_gain(rel)
@@ -731,7 +711,10 @@ def _rbp_gain(labels: Sequence[Label], rel: Number, max_label: Optional[Number])
     if top > m:
         raise InvalidArgumentError(
             f"'max_label' must be at least the largest label given, {top!r} (got {max_label!r})")
-    return _scaled_gain(m)
+    # gain label / max(max_label, 1): trec_eval 10.0's rbp gains (m_rbp.c maps
+    # gains outside [0, 1] by (g - min) / (max - min), and min is level 0's gain, 0)
+    scale = float(m) if m > 1 else 1.0
+    return lambda x: 0.0 if x is None or x <= 0 else x / scale
 
 
 def rbp(
@@ -1003,9 +986,8 @@ def interpolated_precision(
     >>> interpolated_precision([0, 1, 1, 0], 0.5)   # best of P@2=1/2, P@3=2/3
     0.6666666666666666
     """
-    if isinstance(recall, bool) or not isinstance(recall, (int, float)) or not (0 <= recall <= 1):
-        raise InvalidArgumentError(f"'recall' must be a number in [0, 1] (got {recall!r})")
-    return _binary(labels, _interpolated_sum, (float(recall),), rel, "iprec_at_recall",
+    level = check_probability(recall, "recall", "[0, 1]")
+    return _binary(labels, _interpolated_sum, (level,), rel, "iprec_at_recall",
                    n_relevant=n_relevant, scores=scores, ties=ties)
 
 
@@ -1097,11 +1079,8 @@ def f_measure(
     0.5
     """
     b = check_positive_real(beta, "beta")
-
-    def mean(bb: List[_t.Binary], n: int, weight: Any, big_r: int) -> float:
-        return _t.expected_f(bb, n, big_r, weight)
     return _binary(labels, _f_measure_r, b * b, rel, "set_F", n_relevant=n_relevant,
-                   scores=scores, ties=ties, form=mean)
+                   scores=scores, ties=ties, form=_t.expected_f)
 
 
 # === trec_eval's experimental gain measures (used by evaluate() only) =========
@@ -1115,9 +1094,7 @@ def _binary_g(ranks: Sequence[int], n: int, param: None, n_relevant: int) -> flo
     # m_binG.c: each relevant document (1-based ranks) earns 1 / log2(2 + the
     # number of non-relevant documents ranked above it), summed and divided
     # by R: at 0-based position i, the h-th relevant, 1 / log2(3 + i - h).
-    total = 0.0
-    for hits, rank in enumerate(ranks, 1):
-        total += 1.0 / math.log2(2 + rank - hits)
+    total = _left_to_right(1.0 / math.log2(2 + rank - hits) for hits, rank in enumerate(ranks, 1))
     return total / n_relevant if ranks and n_relevant else 0.0
 
 

@@ -1321,7 +1321,7 @@ def _gain_case(draw):
 
 def _kernels(gains, ideal):
     """G, ndcg_rel and Rndcg from the kernels, given the gains of every rank."""
-    nz = metrics._nonzero(gains)
+    nz = [(i, g) for i, g in enumerate(gains) if g]  # (0-based rank, gain) of the non-zero gains
     prefix = metrics._running_dcg(ideal, [])
     dcg = metrics._running_dcg_sparse(nz, [])
     return (metrics._g_sparse(nz, ideal), metrics._ndcg_rel_sparse(nz, dcg, prefix),
