@@ -213,12 +213,14 @@ def explain(
     scores: str = "float64",
     trec_eval: str = "9.0.8",
     costs: Any = None,
+    collection_size: int = 0,
 ) -> Explanation:
     """Explain the value of *measure* for one *query*: the ranking and the arithmetic.
 
     *qrels*, *run* and the keyword options are those of
     :func:`~irmetrics.evaluate` (*costs*: each document's cost, which the
-    C/W/L measures read); *measure* is one name in trec_eval's or
+    C/W/L measures read; *collection_size*: trec_eval's -N, which utility
+    reads); *measure* is one name in trec_eval's or
     ir_measures' spelling (``map``, ``AP``, ``ndcg_cut_10``, ``nDCG@10``,
     ``P(rel=2)@5``).  ``explain(...).value`` equals
     ``evaluate(...).per_query[query][measure]`` with the same options.
@@ -237,7 +239,8 @@ def explain(
     _check_measure(qrels, query, measure)
     _, (m,), options = _checked([measure], relevance_level=relevance_level, complete=complete,
                                 depth=depth, judged_only=judged_only, scores=scores,
-                                trec_eval=trec_eval, costs=costs)
+                                trec_eval=trec_eval, costs=costs,
+                                collection_size=collection_size)
     table, qrels_duplicates = open_qrels(qrels)
     # The run is scored by evaluate()'s own scorer, on this query only; its
     # hook keeps the query's documents as scored and their data.

@@ -646,9 +646,15 @@ def _utility(q: QueryData, m: Measure, env: Env) -> float:
     # retrieved, d the rest of the collection: trec_eval's collection size,
     # -N, 0 unless given, plus a - retrieved - R).
     ranks, big_r = q.relevant(m.rel(env))
-    a, ret, size = len(ranks), q.n, env.collection_size
-    p1, p2, p3, p4 = cast(Tuple[float, ...], m.option("coefficients", _UTILITY))
-    return p1 * a + p2 * (ret - a) + p3 * (big_r - a) + p4 * (size + a - ret - big_r)
+    return _utility_table(len(ranks), q.n, big_r, m, env)[1]
+
+
+def _utility_table(a: int, ret: int, big_r: int, m: Measure, env: Env) -> Tuple[str, float]:
+    """utility's sum over the contingency table, written out, and its value."""
+    p = cast(Tuple[float, ...], m.option("coefficients", _UTILITY))
+    cells = (a, ret - a, big_r - a, env.collection_size + a - ret - big_r)
+    text = " + ".join(f"{w:g} * {n}" for w, n in zip(p, cells))
+    return text, p[0] * cells[0] + p[1] * cells[1] + p[2] * cells[2] + p[3] * cells[3]
 
 
 _set_map = _on_ranks(_set_map_r)
@@ -1315,7 +1321,7 @@ def _the_count(hits: int, *_: Any) -> List[str]:  # the count is the value: no m
 
 #: The last steps of a count of relevant documents: of (the count, the cut,
 #: R, the measure).
-CountSteps = Callable[[int, int, int, Measure], List[str]]
+CountSteps = Callable[[int, int, int, Ranking], List[str]]
 
 
 def _hits_terms(formula: str, cut_of: Callable[[Ranking], int],
@@ -1335,7 +1341,7 @@ def _hits_terms(formula: str, cut_of: Callable[[Ranking], int],
         if last is None:
             steps.append(_divide(hits, over(c, cut), "nothing to divide by: the value is 0"))
         else:
-            steps += last(hits, cut, c.big_r, c.m)
+            steps += last(hits, cut, c.big_r, c)
         return Terms(["relevant", "hits"], formula, steps, cut, f"below rank {cut}",
                      n_relevant=c.big_r)
 
@@ -1400,20 +1406,23 @@ def _terms_num_nonrel(c: Ranking) -> Terms:
                  [f"judged non-relevant ranked: {count}"])
 
 
-def _set_map_steps(hits: int, n: int, big_r: int, m: Measure) -> List[str]:
+def _set_map_steps(hits: int, n: int, big_r: int, c: Ranking) -> List[str]:
     if not n or not big_r:
         return ["nothing retrieved or R = 0: 0"]
     return [f"({hits} / {n}) * ({hits} / {big_r}) = {_fmt(hits * hits / (n * big_r))}"]
 
 
-def _utility_steps(hits: int, n: int, big_r: int, m: Measure) -> List[str]:
-    return [f"{hits} - {n - hits} = {hits - (n - hits)}"]
+def _utility_steps(hits: int, n: int, big_r: int, c: Ranking) -> List[str]:
+    # coefficients times relevant retrieved, non-relevant retrieved, relevant
+    # not retrieved, the rest of the collection (-N, 0 unless given)
+    text, value = _utility_table(hits, n, big_r, c.m, c.env)
+    return [f"{text} = {_fmt(value)}"]
 
 
-def _set_f_steps(hits: int, n: int, big_r: int, m: Measure) -> List[str]:
+def _set_f_steps(hits: int, n: int, big_r: int, c: Ranking) -> List[str]:
     if not (hits and big_r and n):
         return ["nothing relevant retrieved: 0"]
-    x = float(m.option("weight", 1.0))  # trec_eval's x, the usual F's beta**2
+    x = float(c.m.option("weight", 1.0))  # trec_eval's x, the usual F's beta**2
     p, r = hits / n, hits / big_r
     return [f"P = {hits} / {n} = {_fmt(p)}; R = {hits} / {big_r} = {_fmt(r)}; x = {x:g}",
             f"(1 + {x:g}) * {_fmt(p)} * {_fmt(r)} / ({x:g} * {_fmt(p)} + {_fmt(r)})"]
@@ -2093,7 +2102,8 @@ FAMILIES: Tuple[Family, ...] = (
     Family("utility", _utility, "Set utility: relevant retrieved minus non-relevant retrieved.",
            takes=Takes(options={"rel": _opt_rel, "coefficients": _opt_coefficients},
                        trec_params="coefficients"),
-           explain=_hits_terms("utility = (relevant retrieved) - (non-relevant retrieved)",
+           explain=_hits_terms("utility = p1 * relevant retrieved + p2 * non-relevant retrieved + "
+                               "p3 * relevant not retrieved + p4 * the rest (1, -1, 0, 0)",
                                _n, last=_utility_steps)),
     Family("11pt_avg", _11pt, "Mean interpolated precision at recall 0.0, 0.1, ..., 1.0.",
            names=Names(metric="eleven_point_average"),

@@ -686,3 +686,19 @@ def test_explain_scores_only_its_query_with_the_scorer_s_hook(monkeypatch):
     assert explain(qrels, run, "q2", "map").value == 0.5
     assert ranked == [2]
     assert "_score" not in vars(module._Scorer(Qrels(qrels), [], check_options()))
+
+
+@pytest.mark.parametrize("measure, size, expected", [
+    # qrels a, c, d relevant, b not; run a, b, x: relevant retrieved 1,
+    # non-relevant retrieved 2 (b, and the unjudged x), relevant not retrieved
+    # 2, the rest of the collection N + 1 - 3 - 3 (trec_eval's m_utility.c)
+    ("utility", 0, "1 * 1 + -1 * 2 + 0 * 2 + 0 * -5 = -1.0000"),
+    ("utility.2,-1,0.5,0.25", 0, "2 * 1 + -1 * 2 + 0.5 * 2 + 0.25 * -5 = -0.2500"),
+    ("utility.2,-1,0.5,0.25", 100, "2 * 1 + -1 * 2 + 0.5 * 2 + 0.25 * 95 = 24.7500"),
+])
+def test_utility_shows_its_coefficients_and_the_collection_size(measure, size, expected):
+    qrels = {"q1": {"a": 1, "b": 0, "c": 1, "d": 1}}
+    run = {"q1": {"a": 3.0, "b": 2.0, "x": 1.0}}
+    e = explain(qrels, run, "q1", measure, collection_size=size)
+    assert e.steps[-1] == expected
+    assert e.value == evaluate(qrels, run, [measure], collection_size=size).per_query["q1"][measure]
