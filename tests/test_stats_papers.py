@@ -88,6 +88,7 @@ irmetrics compare
     ``--correction`` choices; JSON and CSV carry the new keys.
 """
 
+import functools
 import itertools
 import json
 import math
@@ -195,7 +196,13 @@ def long_frame(samples):
 
 def oracle_two_way_anova(samples):
     """statsmodels' ANOVA table of score ~ system + topic (no interaction:
-    one score per cell, so the residual is the interaction)."""
+    one score per cell, so the residual is the interaction); fitted once for
+    the samples of several calls (each pair of systems asks for the same)."""
+    return _two_way_anova(tuple(map(tuple, samples)))
+
+
+@functools.lru_cache(maxsize=4)
+def _two_way_anova(samples):
     smf = require("statsmodels.formula.api")
     anova = require("statsmodels.stats.anova")
     fit = smf.ols("score ~ C(system) + C(topic)", data=long_frame(samples)).fit()
