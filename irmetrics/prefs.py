@@ -24,6 +24,7 @@ trec_eval's order (left to right in doubles).  Levels above 0 are relevant,
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections import Counter
 from typing import Dict, Iterable, List, NamedTuple, Sequence, Tuple
 
@@ -43,8 +44,9 @@ class JudgmentGroup(NamedTuple):
     the two retrieved (``imp``), with neither (``notoccur``); its relevant and
     non-relevant documents, retrieved or not.  ``ecs``: its equivalence
     classes, ``(level, sorted docid ranks)`` best first, when it has one
-    sub-group; else ``pairs`` (every preference ``(i, j)``, i preferred) and
-    ``levels`` (each document's level)."""
+    sub-group (its preferences are counted class by class, not listed);
+    else ``pairs`` (every preference ``(i, j)``, i preferred); ``levels``:
+    each document's level."""
 
     ful_ret: int
     poss_ret: int
@@ -61,15 +63,13 @@ class JudgmentGroup(NamedTuple):
 
 
 class Prefs(NamedTuple):
-    """A query's preferences against a ranking: its judgment groups, its
+    """A query's preferences against a ranking: its judgment groups and its
     documents (``judged``, the first ``judged_ret`` of them retrieved, by
-    docid rank: rank order, then the others by id) and how many groups
-    hold each preference ``(i, j)`` (``counts``)."""
+    docid rank: rank order, then the others by id)."""
 
     groups: List[JudgmentGroup]
     judged: int
     judged_ret: int
-    counts: Dict[Tuple[int, int], int]
 
 
 def count_prefs(preferences: Iterable[Preference], retrieved: Sequence[str], *,
@@ -81,57 +81,58 @@ def count_prefs(preferences: Iterable[Preference], retrieved: Sequence[str], *,
     for d in sorted({d for _, _, d, _ in prefs} - rank.keys()):
         rank[d] = len(rank)
     rows = sorted((jg, jsg, -level, rank[d]) for jg, jsg, d, level in prefs)
-    counts: Counter[Tuple[int, int]] = Counter()
     groups = []
     start = 0
     for i in range(1, len(rows) + 1):
         if i == len(rows) or rows[i][0] != rows[start][0]:
             block = [(jsg, -neg, r) for _, jsg, neg, r in rows[start:i]]
-            groups.append(_group(block, len(retrieved), len(rank), counts, query, rows[start][0]))
+            groups.append(_group(block, len(retrieved), len(rank), query, rows[start][0]))
             start = i
-    return Prefs(groups, len(rank), len(retrieved), dict(counts))
+    return Prefs(groups, len(rank), len(retrieved))
 
 
-def _group(block: List[Tuple[str, float, int]], njr: int, judged: int,
-           counts: Counter[Tuple[int, int]], query: str, jg: str) -> JudgmentGroup:
-    """One judgment group's preferences (sorted by sub-group, level down,
-    rank), counted into *counts* too."""
+def _group(block: List[Tuple[str, float, int]], njr: int, judged: int, query: str,
+           jg: str) -> JudgmentGroup:
+    """One judgment group's preferences (sorted by sub-group, level down, rank)."""
     where = f"query {query!r}, judgment group {jg!r}"
     ecs: List[Tuple[float, List[int]]] = []
     pairs: List[Tuple[int, int]] = []
     levels: Dict[int, float] = {}
-    if len({jsg for jsg, _, _ in block}) == 1:  # equivalence classes
+    tally = [0, 0, 0, 0, 0]  # ful_ret, not_ret, ful_imp, not_imp, notoccur
+    if len({jsg for jsg, _, _ in block}) == 1:  # equivalence classes: counted, not enumerated
         for _, level, r in block:
+            if levels.setdefault(r, level) != level:
+                raise InvalidArgumentError(f"{where}: a document has two levels in one sub-group")
             if not ecs or ecs[-1][0] != level:
                 ecs.append((level, []))
             ecs[-1][1].append(r)
         for a, (_, first) in enumerate(ecs):
+            ret1 = bisect_left(first, njr)
             for _, second in ecs[a + 1:]:
-                for r1 in first:
-                    for r2 in second:
-                        if r1 == r2:
-                            raise InvalidArgumentError(
-                                f"{where}: a document has two levels in one sub-group")
-                        pairs.append((r1, r2))
+                ret2 = bisect_left(second, njr)
+                ful = _before(first[:ret1], second[:ret2])
+                not1, not2 = len(first) - ret1, len(second) - ret2
+                for n, count in enumerate([ful, ret1 * ret2 - ful, ret1 * not2, not1 * ret2,
+                                           not1 * not2]):
+                    tally[n] += count
         rel = [r for level, ranks in ecs if level > 0.0 for r in ranks]
         nonrel = [r for level, ranks in ecs if not level > 0.0 for r in ranks]
     else:  # a partial order: each sub-group's, closed under transitivity
         pairs = _closure(block, levels, judged, where)
         rel = [r for r, level in levels.items() if level > 0.0]
         nonrel = [r for r, level in levels.items() if level == 0.0]
-    tally = [0, 0, 0, 0, 0]  # ful_ret, poss_ret, ful_imp, poss_imp, notoccur
-    for i, j in pairs:
-        counts[i, j] += 1
-        if i < njr and j < njr:
-            tally[0 if i < j else 1] += 1
-        elif i < njr or j < njr:
-            tally[2 if i < njr else 3] += 1
-        else:
-            tally[4] += 1
+        for i, j in pairs:  # both retrieved: i above j or not; i retrieved; j; neither
+            tally[(i > j) if max(i, j) < njr else 2 if i < njr else 3 if j < njr else 4] += 1
     ful_ret, not_ret, ful_imp, not_imp, notoccur = tally
     return JudgmentGroup(ful_ret, not_ret + ful_ret, ful_imp, not_imp + ful_imp, notoccur,
                          len(rel), sum(r < njr for r in rel), len(nonrel),
                          sum(r < njr for r in nonrel), ecs, pairs, levels)
+
+
+def _before(first: Sequence[int], second: Sequence[int]) -> int:
+    """How many pairs of *first* and *second* (both sorted) rank the first's
+    document above the second's: the preferences of the two classes fulfilled."""
+    return sum(bisect_left(first, r) for r in second)
 
 
 def _closure(block: List[Tuple[str, float, int]], levels: Dict[int, float], judged: int,
@@ -206,7 +207,14 @@ def _pair(p: Prefs, areas: int) -> float:
     ordered by some group scores the share of its groups the ranking
     fulfils; the mean over the pairs of the first *areas* areas (both
     retrieved; one; neither, which scores 0)."""
-    c, njr = p.counts, p.judged_ret
+    docs = [r for g in p.groups for r in ([r for _, ranks in g.ecs for r in ranks] or g.levels)]
+    if len(set(docs)) == len(docs):  # no pair in two groups (m_prefs_pair.c: then prefs_simp's)
+        return [prefs_simp_ret, prefs_simp_imp, prefs_simp][areas - 1](p)
+    c: Counter[Tuple[int, int]] = Counter()
+    for g in p.groups:  # every preference, one by one
+        c.update(g.pairs or ((r1, r2) for n, (_, first) in enumerate(g.ecs)
+                             for _, second in g.ecs[n + 1:] for r1 in first for r2 in second))
+    njr = p.judged_ret
     found = {(min(i, j), max(i, j)) for i, j in c}
     total, n = 0.0, 0
     for i, j in sorted(found, key=lambda ij: (ij[0] >= njr, ij[1] >= njr, ij)):
@@ -291,22 +299,15 @@ def _recount(g: JudgmentGroup, p: Prefs, keep: int, *, retrieved_only: bool) -> 
     it is also compared with its own first *keep* documents)."""
     njr = p.judged_ret
     ful = poss = 0
-    if g.ecs:
-        def kept(ranks: List[int]) -> List[int]:
-            return [r for r in ranks if r < njr] if retrieved_only else ranks
-        last = kept(g.ecs[-1][1][:keep])
-        comparisons = [(kept(a), kept(b)) for n, (_, a) in enumerate(g.ecs)
-                       for _, b in g.ecs[n + 1:-1]]
-        comparisons += [(kept(a), last) for _, a in g.ecs]
-        for first, second in comparisons:
-            for r1 in first:
-                for r2 in second:
-                    if r1 < r2 and (retrieved_only or r1 < njr):
-                        ful += 1
-                    else:
-                        poss += 1
-        return ful, poss + ful
     scope = njr if retrieved_only else p.judged
+    if g.ecs:
+        classes = [ranks[:bisect_left(ranks, scope)] for _, ranks in g.ecs]
+        comparisons = [(a, b) for n, a in enumerate(classes) for b in classes[n + 1:-1]]
+        comparisons += [(a, classes[-1][:keep]) for a in classes]
+        for first, second in comparisons:  # fulfilled: the first retrieved and above
+            ful += _before(first[:bisect_left(first, njr)], second)
+            poss += len(first) * len(second)
+        return ful, poss
     seen, cut = 0, scope
     for i in range(scope):
         if g.levels.get(i) == 0.0:

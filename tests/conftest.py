@@ -11,8 +11,16 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-from hypothesis import settings
+# The oracles' linear algebra (numpy's OpenBLAS, under scipy and statsmodels) in
+# one thread, set before anything imports numpy: its threads spin while they
+# wait, and on a machine whose cores are busy (CI runs the main suite and the
+# quick tests side by side on two cores) they wait most of the time. One thread
+# computes the same oracle values (within the tests' tolerances).
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import pytest  # noqa: E402
+from hypothesis import settings  # noqa: E402
 
 settings.register_profile("ci", deadline=None, derandomize=True, max_examples=200)
 settings.register_profile("dev", deadline=None, max_examples=100)

@@ -2,8 +2,11 @@
 
 import io
 import math
+from collections import Counter
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from irmetrics import Qrels, evaluate
 from irmetrics.errors import InvalidArgumentError, TrecFormatError
@@ -52,8 +55,55 @@ def test_pairs_and_groups():
     # two groups disagree on a and b: the pair scores 1/2; per group 1 and 0
     p = count_prefs([("u1", "0", "a", 1.0), ("u1", "0", "b", 0.0),
                      ("u2", "0", "b", 1.0), ("u2", "0", "a", 0.0)], ["a", "b"])
-    assert p.counts == {(0, 1): 1, (1, 0): 1}
+    assert [g.ecs for g in p.groups] == [[(1.0, [0]), (0.0, [1])], [(1.0, [1]), (0.0, [0])]]
     assert prefs_pair(p) == 0.5 and prefs_simp(p) == 0.5 and prefs_avgjg(p) == 0.5
+
+
+def _by_pairs(lines, retrieved):
+    """form_prefs_counts.c and m_prefs_pair.c to the letter, for groups of one
+    sub-group: every preference of every group enumerated, classified by the
+    areas of its docid ranks, and the pairs' shares summed in trec_eval's loops."""
+    rank = {d: i for i, d in enumerate(retrieved)}
+    for d in sorted({d for _, _, d, _ in lines} - rank.keys()):
+        rank[d] = len(rank)
+    njr, judged = len(retrieved), len(rank)
+    counts, tallies = Counter(), []
+    for jg in sorted({jg for jg, _, _, _ in lines}):
+        members = [(rank[d], level) for g, _, d, level in lines if g == jg]
+        tally = [0] * 5  # ful_ret, not_ret, ful_imp, not_imp, notoccur
+        for r1, l1 in members:
+            for r2, l2 in members:
+                if l1 > l2:
+                    counts[r1, r2] += 1
+                    if r1 < r2:
+                        tally[0 if r2 < njr else 2 if r1 < njr else 4] += 1
+                    else:
+                        tally[1 if r1 < njr else 3 if r2 < njr else 4] += 1
+        tallies.append(tally)
+    total, n = 0.0, 0
+    for rows, columns in [((0, njr), lambda i: (i + 1, njr)), ((0, njr), lambda i: (njr, judged)),
+                          ((njr, judged), lambda i: (i + 1, judged))]:
+        for i in range(*rows):
+            for j in range(*columns(i)):
+                if counts[i, j] or counts[j, i]:
+                    n += 1
+                    total += counts[i, j] / (counts[i, j] + counts[j, i]) if i < njr else 0.0
+    return tallies, total / n if n else 0.0
+
+
+@given(groups=st.lists(st.dictionaries(st.sampled_from("abcdefg"), st.sampled_from([0.0, 1.0, 2.0]),
+                                       min_size=1), min_size=1, max_size=3),
+       retrieved=st.lists(st.sampled_from("abcdefgh"), unique=True), twice=st.booleans())
+def test_counts_equal_the_enumeration_of_every_preference(groups, retrieved, twice):
+    # the classes' counts (no preference enumerated) against every preference, one by one;
+    # a line given twice counts twice in its group, once in prefs_pair (trec_eval's)
+    lines = [(f"g{n}", "s", d, level) for n, g in enumerate(groups) for d, level in g.items()]
+    lines += lines[:1] if twice else []
+    p = count_prefs(lines, retrieved)
+    tallies, pair = _by_pairs(lines, retrieved)
+    assert [[g.ful_ret, g.poss_ret - g.ful_ret, g.ful_imp, g.poss_imp - g.ful_imp, g.notoccur]
+            for g in p.groups] == tallies
+    assert prefs_pair(p) == pair
 
 
 def test_a_group_of_non_relevant_documents_makes_rnonrel_0():

@@ -88,6 +88,7 @@ irmetrics compare
     ``--correction`` choices; JSON and CSV carry the new keys.
 """
 
+import functools
 import itertools
 import json
 import math
@@ -98,6 +99,7 @@ import statistics
 import subprocess
 import sys
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from hypothesis import assume, given, settings  # noqa: E402
@@ -194,7 +196,13 @@ def long_frame(samples):
 
 def oracle_two_way_anova(samples):
     """statsmodels' ANOVA table of score ~ system + topic (no interaction:
-    one score per cell, so the residual is the interaction)."""
+    one score per cell, so the residual is the interaction); fitted once for
+    the samples of several calls (each pair of systems asks for the same)."""
+    return _two_way_anova(tuple(map(tuple, samples)))
+
+
+@functools.lru_cache(maxsize=4)
+def _two_way_anova(samples):
     smf = require("statsmodels.formula.api")
     anova = require("statsmodels.stats.anova")
     fit = smf.ols("score ~ C(system) + C(topic)", data=long_frame(samples)).fit()
@@ -236,7 +244,11 @@ def oracle_residual_variance_is_usable(samples):
 
 def oracle_corrected(p_values, method):
     multitest = require("statsmodels.stats.multitest")
-    return [float(v) for v in multitest.multipletests(p_values, method=method)[1]]
+    # multipletests(method="holm") ends with gc.collect(): a full collection of the
+    # whole test session's heap on every call, a cost that grows with the heap; it
+    # frees memory and changes no value, so it is not run here.
+    with mock.patch("gc.collect"):
+        return [float(v) for v in multitest.multipletests(p_values, method=method)[1]]
 
 
 def oracle_power(effect_size, n, alpha):

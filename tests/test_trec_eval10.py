@@ -430,11 +430,15 @@ def test_random_pair_prints_what_trec_eval_10_printed(pairs10, case, tmp_path):
     assert _compare_pair(pairs10["cases"][case], pairs10["optsets"], "10.0", tmp_path) > 1000
 
 
+@pytest.fixture(scope="module")
+def pairs908():
+    return _pairs(RANDOM908)
+
+
 @pytest.mark.parametrize("case", _cases(RANDOM908, 35))
-def test_random_pair_with_explicit_9_0_8(case, tmp_path):
+def test_random_pair_with_explicit_9_0_8(pairs908, case, tmp_path):
     # The 9.0.8 pairs (tests/test_conformance.py runs them without the switch) with it.
-    pairs = _pairs(RANDOM908)
-    assert _compare_pair(pairs["cases"][case], pairs["optsets"], "9.0.8", tmp_path) > 1000
+    assert _compare_pair(pairs908["cases"][case], pairs908["optsets"], "9.0.8", tmp_path) > 1000
 
 
 def test_random_pairs_10_are_what_the_readme_says(pairs10):
