@@ -233,13 +233,17 @@ def test_baseline_option_and_order():
     assert result.row("bm25", "map")["losses"] == 8
 
 
-@pytest.mark.parametrize("test", ["permutation", "bootstrap", "wilcoxon"])
-def test_same_seed_same_report(test):
+@pytest.mark.parametrize("test, interval", [
+    ("permutation", "permutation test inversion, 500 resamples, seed 11"),
+    ("bootstrap", "percentile bootstrap, 500 resamples, seed 11"),
+    ("wilcoxon", "percentile bootstrap, 500 resamples, seed 11"),
+])
+def test_same_seed_same_report(test, interval):
     runs = {"bm25": BM25, "rerank": RERANK}
     a = compare(QRELS, runs, MEASURES, test=test, seed=11, n_resamples=500)
     b = compare(QRELS, runs, MEASURES, test=test, seed=11, n_resamples=500)
     assert a.to_dict() == b.to_dict()
-    assert "percentile bootstrap, 500 resamples, seed 11" in a.to_text()
+    assert interval in a.to_text()
 
 
 def test_results_are_plain_data_and_fresh():
