@@ -823,3 +823,28 @@ def test_latex_table_compiles_and_keeps_names_that_tex_reads_as_arguments(tmp_pa
     assert b"[([x])-333(\\050baseline\\051)]TJ" in pdf
     assert b"[([1])-333(bm25)]TJ" in pdf
     assert b"[(*new)]TJ" in pdf
+
+
+def test_each_test_reports_the_interval_that_inverts_it():
+    from irmetrics import stats
+    rng = __import__("random").Random(3)
+    runs = {name: {f"q{i:02d}": {"m": rng.random() + shift} for i in range(25)}
+            for name, shift in (("a", 0.0), ("b", 0.1), ("c", 0.2))}
+    samples = [[runs[name][f"q{i:02d}"]["m"] for i in range(25)] for name in "abc"]
+    d = [y - x for x, y in zip(samples[0], samples[1])]  # b - a
+    p = compare(None, runs, ["m"], test="permutation", alpha=0.1, n_resamples=300, seed=4)
+    row = p.row("b", "m")
+    assert (row["ci_low"], row["ci_high"]) == stats.permutation_ci(
+        d, confidence=0.9, n_resamples=300, seed=4)
+    assert p.ci_method.startswith("permutation test inversion, 300 resamples, seed 4")
+    for test, result in [
+        ("tukey-hsd", stats.tukey_hsd(*samples, design="two-way", confidence=0.9)),
+        ("randomized-tukey", stats.randomized_tukey_hsd(*samples, n_resamples=300, seed=4,
+                                                        confidence=0.9)),
+    ]:
+        t = compare(None, runs, ["m"], test=test, alpha=0.1, n_resamples=300, seed=4)
+        row = t.row("b", "m", versus="a")
+        assert row["ci_low"] == pytest.approx(row["difference"] - result.margin[1][0], rel=1e-12)
+        assert row["ci_high"] == pytest.approx(row["difference"] + result.margin[1][0], rel=1e-12)
+        assert row["significant"] == (not row["ci_low"] <= 0.0 <= row["ci_high"])
+    assert "simultaneous" in t.ci_method
