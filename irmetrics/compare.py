@@ -122,9 +122,8 @@ class _Statistics(NamedTuple):
         test's *own*, else the bootstrap's (*means*) or the t interval."""
         if own is not None:
             if not math.isfinite(own[0] - own[1]):
-                raise InvalidArgumentError(
-                    f"the test rejects no difference at level {self.alpha!r} with "
-                    f"{len(d)} queries (its smallest p-value is larger): the interval is unbounded")
+                raise InvalidArgumentError("the test rejects no difference at this alpha with "
+                                           f"{len(d)} queries: the interval is unbounded")
             return stats._finite_interval(*own, "interval")
         if means is None:
             return stats.t_ci(d, confidence=1.0 - self.alpha)
@@ -322,7 +321,7 @@ def compare(
         difference is significant when its adjusted p-value is <= alpha;
         alpha is at least :data:`ALPHA_MIN` (below it 1 - alpha/2 rounds to 1).
     n_resamples, seed:
-        For the sampled tests and the bootstrap interval
+        For the sampled tests and their intervals
         (``random.Random(seed)``; the same seed gives the same report).
         Each comparison's sampled permutation test starts from the seed, so
         the comparisons read the same sign flips: each p-value is a valid
@@ -336,10 +335,16 @@ def compare(
     (with ``complete=True``, evaluate() scores a judged query missing from a
     run as an empty ranking, so every judged query is); the others are listed
     in ``left_out`` and in the notes.  The confidence interval (level
-    1 - alpha) of the mean difference is the t interval for ``"paired-t"``
-    and ``"tukey-hsd"`` and the percentile bootstrap otherwise (the queries
-    resampled once for all the comparisons of a measure); every comparison
-    also has paired Cohen's d with its noncentral t interval.  A test the data leave undefined
+    1 - alpha) of the mean difference is the one that inverts the test
+    (``ci_method``): the t interval for ``"paired-t"``; Tukey's simultaneous
+    interval for ``"tukey-hsd"``, and its randomised counterpart (the
+    quantile of the resampled ranges) for ``"randomized-tukey"``; for
+    ``"permutation"`` the shifts the sign-flip test does not reject, over the
+    same flips (:func:`~irmetrics.stats.permutation_ci`; none when no shift
+    can be rejected); the percentile bootstrap for ``"bootstrap"`` and
+    ``"wilcoxon"`` (the queries resampled once for all the comparisons of a
+    measure).  Every comparison also has paired Cohen's d with its
+    noncentral t interval.  A test the data leave undefined
     (the t test on differences that are all equal; Wilcoxon on all-zero
     differences) has ``p_value=None`` and a note saying why.
 

@@ -496,14 +496,9 @@ def _resampling(
     return n, rng, e, d
 
 
-def permutation_test(
-    x: Iterable[float],
-    y: Optional[Iterable[float]] = None,
-    *,
-    n_resamples: int = 10_000,
-    seed: Optional[int] = 0,
-    exact: Optional[bool] = None,
-) -> SignificanceResult:
+def permutation_test(x: Iterable[float], y: Optional[Iterable[float]] = None, *,
+                     n_resamples: int = 10_000, seed: Optional[int] = 0,
+                     exact: Optional[bool] = None) -> SignificanceResult:
     """Paired randomization test of mean(x - y) = 0, by flipping signs.
 
     Under the null hypothesis each difference d_i is as likely to be +d_i as
@@ -528,15 +523,9 @@ def permutation_test(
     return _permutation(x, y, n_resamples, seed, exact, None)[0]
 
 
-def permutation_ci(
-    x: Iterable[float],
-    y: Optional[Iterable[float]] = None,
-    *,
-    confidence: float = 0.95,
-    n_resamples: int = 10_000,
-    seed: Optional[int] = 0,
-    exact: Optional[bool] = None,
-) -> Tuple[float, float]:
+def permutation_ci(x: Iterable[float], y: Optional[Iterable[float]] = None, *,
+                   confidence: float = 0.95, n_resamples: int = 10_000, seed: Optional[int] = 0,
+                   exact: Optional[bool] = None) -> Tuple[float, float]:
     """The confidence interval of mean(x - y) that inverts
     :func:`permutation_test`: every shift delta whose test of d - delta,
     over the same sign flips (same *seed*, *n_resamples*, *exact*), has
@@ -577,16 +566,14 @@ def _permutation(
     # scaled: which sums of the differences are extreme does not change
     n_resamples, rng, e, d = _resampling(x, y, n_resamples, seed)
     n = len(d)
-    if exact is None:
-        exact = n <= _EXACT_MAX_N
-    elif not isinstance(exact, bool):
-        raise InvalidArgumentError(f"'exact' must be a bool or None (got {exact!r})")
+    exact = _check_exact(exact, n <= _EXACT_MAX_N)
     method = "exact" if exact else "sampled"
     observed = math.fsum(d)
     target = abs(observed) - _TIE_RTOL * math.fsum(abs(v) for v in d)
     mean = math.ldexp(observed / n, e)
+    no_interval = (math.nan, math.nan, e)
     if alpha is None and target <= 0:  # every flip is at least as extreme (e.g. all d are 0)
-        return SignificanceResult(mean, 1.0, method), (math.nan, math.nan, e)
+        return SignificanceResult(mean, 1.0, method), no_interval
     if alpha is None and exact:
         half = n // 2
         left = _signed_sums(d[:half])
@@ -595,7 +582,7 @@ def _permutation(
         count = 0
         for a in left:
             count += size - bisect_left(right, target - a) + bisect_right(right, -target - a)
-        return SignificanceResult(mean, count / 2.0**n, method), (math.nan, math.nan, e)
+        return SignificanceResult(mean, count / 2.0**n, method), no_interval
     columns = [d] if alpha is None else [d, [1.0] * n]  # the sums s_i d_i, and of the signs
     sums = [_signed_sums(c) for c in columns] if exact else _flipped_sums(columns, n_resamples, rng)
     count = sum(1 for s in sums[0] if abs(s) >= target)
@@ -606,15 +593,20 @@ def _permutation(
 
     result = SignificanceResult(mean, p_value(count), method)
     if alpha is None:
-        return result, (math.nan, math.nan, e)
+        return result, no_interval
     bounded = [(a, b) for a, b in zip(*sums) if abs(b) != n]
     m = _accepted(alpha, p_value, total) - (total - len(bounded))
     if m <= 0:
         return result, (-math.inf, math.inf, e)
     roots = [((observed - a) / (n - b), (observed + a) / (n + b)) for a, b in bounded]
-    lows = sorted(map(min, roots))
-    highs = sorted(map(max, roots))
-    return result, (lows[m - 1], highs[-m], e)
+    return result, (sorted(map(min, roots))[m - 1], sorted(map(max, roots))[-m], e)
+
+
+def _check_exact(exact: Any, default: bool) -> bool:
+    """*exact* checked (a bool, or None for *default*)."""
+    if exact is not None and not isinstance(exact, bool):
+        raise InvalidArgumentError(f"'exact' must be a bool or None (got {exact!r})")
+    return default if exact is None else exact
 
 
 def _accepted(alpha: float, p_value: Callable[[int], float], total: int) -> int:
@@ -871,13 +863,9 @@ def _range_counts(
     return [max(0.0, *s) - min(0.0, *s) for s in zip(*sums)], n_resamples
 
 
-def randomized_tukey_hsd(
-    *samples: Iterable[float],
-    n_resamples: int = 10_000,
-    seed: Optional[int] = 0,
-    exact: Optional[bool] = None,
-    confidence: float = 0.95,
-) -> TukeyHSDResult:
+def randomized_tukey_hsd(*samples: Iterable[float], n_resamples: int = 10_000,
+                         seed: Optional[int] = 0, exact: Optional[bool] = None,
+                         confidence: float = 0.95) -> TukeyHSDResult:
     """Randomised Tukey HSD (Carterette 2012): every pair of k systems
     measured on the same n topics, the family of all pairs controlled.
 
@@ -908,10 +896,7 @@ def randomized_tukey_hsd(
     n_resamples, rng = _check_resampling(n_resamples, seed)
     data = _samples(samples, "two-way")
     k, n = len(data), len(data[0])
-    if exact is None:
-        exact = n * math.log(math.factorial(k)) <= math.log(100_000)
-    elif not isinstance(exact, bool):
-        raise InvalidArgumentError(f"'exact' must be a bool or None (got {exact!r})")
+    exact = _check_exact(exact, n * math.log(math.factorial(k)) <= math.log(100_000))
     ranges, total = _range_counts(data, n_resamples, rng, exact)
     ranges.sort()
     sums = [math.fsum(s) for s in data]
