@@ -529,8 +529,9 @@ def permutation_ci(x: Iterable[float], y: Optional[Iterable[float]] = None, *,
     """The confidence interval of mean(x - y) that inverts
     :func:`permutation_test`: every shift delta whose test of d - delta,
     over the same sign flips (same *seed*, *n_resamples*, *exact*), has
-    p > 1 - confidence (Lehmann and Romano, *Testing Statistical
-    Hypotheses*, section 3.5: the acceptance regions of a family of tests).
+    p > 1 - confidence: the confidence set of a family of tests, their
+    acceptance regions (Lehmann and Romano, *Testing Statistical
+    Hypotheses*), derived here for this test.
 
     With signs s, A = sum s_i d_i and B = sum s_i, the test of d - delta
     counts the flips with |A - delta B| >= |S - n delta| (S = sum d).
@@ -545,7 +546,9 @@ def permutation_ci(x: Iterable[float], y: Optional[Iterable[float]] = None, *,
     root (the test rejects just beyond them).  If m <= 0 the test rejects
     no shift at this level (too few pairs or resamples, for example 4
     pairs exactly: p >= 2/16): the interval is (-inf, inf).  Differences
-    that are all equal to c give (c, c).
+    that are all equal to c give (c, c).  (The test counts sums within
+    1e-9 sum|d| of the observed as ties; the ends are the exact roots, so
+    the two agree but within that tolerance.)
 
     >>> low, high = permutation_ci([0.5, 0.7, 0.6, 0.9], [0.4, 0.5, 0.6, 0.6], confidence=0.8)
     >>> round(low, 9), round(high, 9)   # d = 0.1, 0.2, 0, 0.3; 16 flips, 2 always count
