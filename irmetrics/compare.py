@@ -103,9 +103,10 @@ class _Statistics(NamedTuple):
         (e, their resampled means times 2**-e); *family*: (p-value, margin)
         of the pair from a test of all pairs at once (statistic mean(d))."""
         mean = stats._mean(d)
-        if self.test in FAMILY_TESTS and family is not None:
-            p, margin = family
-            return mean, p, (None if p is None else (mean - margin, mean + margin, 0))
+        if self.test in FAMILY_TESTS:  # (None: the family's test is undefined, noted)
+            if family is None:
+                return mean, None, None
+            return mean, family[0], (mean - family[1], mean + family[1], 0)
         if self.test == "bootstrap" and means is not None:
             e, resampled = means
             return mean, stats._shift_p_value(resampled, [math.ldexp(v, -e) for v in d]), None

@@ -848,3 +848,18 @@ def test_each_test_reports_the_interval_that_inverts_it():
         assert row["ci_high"] == pytest.approx(row["difference"] + result.margin[1][0], rel=1e-12)
         assert row["significant"] == (not row["ci_low"] <= 0.0 <= row["ci_high"])
     assert "simultaneous" in t.ci_method
+
+
+def test_family_test_undefined_gives_no_p_value_and_the_degenerate_interval():
+    # b = a + 0.25 and c = a + 0.5 on every query: the two-way ANOVA's
+    # residual variance is 0, so Tukey's HSD is undefined (one note for the
+    # measure); each pair's differences are constant: interval (d, d).  (The
+    # randomised test is defined: a range of permuted sums, no variance.)
+    a = {f"q{i}": {"m": v} for i, v in enumerate([0.25, 0.5, 0.125, 0.75])}
+    runs = {"a": a, "b": {q: {"m": v["m"] + 0.25} for q, v in a.items()},
+            "c": {q: {"m": v["m"] + 0.5} for q, v in a.items()}}
+    result = compare(None, runs, ["m"], pairs="all", test="tukey-hsd")
+    row = result.row("c", "m", versus="a")
+    assert row["p_value"] is None and row["note"] is None
+    assert row["ci_low"] == row["ci_high"] == row["difference"] == 0.5
+    assert [n for n in result.notes if n.startswith("m: no p-value")]
