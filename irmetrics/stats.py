@@ -546,13 +546,15 @@ def permutation_ci(x: Iterable[float], y: Optional[Iterable[float]] = None, *,
     root (the test rejects just beyond them).  If m <= 0 the test rejects
     no shift at this level (too few pairs or resamples, for example 4
     pairs exactly: p >= 2/16): the interval is (-inf, inf).  Differences
-    that are all equal to c give (c, c).  (The test counts sums within
-    1e-9 sum|d| of the observed as ties; the ends are the exact roots, so
-    the two agree but within that tolerance.)
+    that are all equal to c give (c, c).  Sampled, the ends are those roots;
+    exact, they are found by bisection on delta with the count of all 2**n
+    flips (meeting in the middle, as the test; ties within 1e-13 sum|d|, the
+    float error of the sums), to the float.  (The test counts sums within
+    1e-9 sum|d| of the observed as ties: the two agree but within that.)
 
     >>> low, high = permutation_ci([0.5, 0.7, 0.6, 0.9], [0.4, 0.5, 0.6, 0.6], confidence=0.8)
-    >>> round(low, 9), round(high, 9)   # d = 0.1, 0.2, 0, 0.3; 16 flips, 2 always count
-    (0.0, 0.3)
+    >>> round(low, 9) == 0.0, round(high, 9)   # d = 0.1, 0.2, 0, 0.3; 2 of 16 flips always count
+    (True, 0.3)
     """
     alpha = 1.0 - _check_level(confidence)
     low, high, e = _permutation(x, y, n_resamples, seed, exact, alpha)[1]
@@ -574,35 +576,62 @@ def _permutation(
     observed = math.fsum(d)
     target = abs(observed) - _TIE_RTOL * math.fsum(abs(v) for v in d)
     mean = math.ldexp(observed / n, e)
-    no_interval = (math.nan, math.nan, e)
-    if alpha is None and target <= 0:  # every flip is at least as extreme (e.g. all d are 0)
-        return SignificanceResult(mean, 1.0, method), no_interval
-    if alpha is None and exact:
-        half = n // 2
-        left = _signed_sums(d[:half])
-        right = sorted(_signed_sums(d[half:]))
-        size = len(right)
-        count = 0
-        for a in left:
-            count += size - bisect_left(right, target - a) + bisect_right(right, -target - a)
-        return SignificanceResult(mean, count / 2.0**n, method), no_interval
-    columns = [d] if alpha is None else [d, [1.0] * n]  # the sums s_i d_i, and of the signs
-    sums = [_signed_sums(c) for c in columns] if exact else _flipped_sums(columns, n_resamples, rng)
-    count = sum(1 for s in sums[0] if abs(s) >= target)
-    total = len(sums[0])
+    if exact:  # (target <= 0: every flip is at least as extreme, e.g. all d are 0)
+        total = 1 << n
+        count = total if target <= 0 else _exact_count(d, target)
+    else:
+        columns = [d] if alpha is None else [d, [1.0] * n]  # the sums s_i d_i, and of the signs
+        sums = _flipped_sums(columns, n_resamples, rng)
+        total, count = n_resamples, sum(1 for s in sums[0] if abs(s) >= target)
 
     def p_value(count: int) -> float:
         return count / total if exact else (count + 1) / (total + 1)
 
     result = SignificanceResult(mean, p_value(count), method)
     if alpha is None:
-        return result, no_interval
-    bounded = [(a, b) for a, b in zip(*sums) if abs(b) != n]
-    m = _accepted(alpha, p_value, total) - (total - len(bounded))
+        return result, (math.nan, math.nan, e)
+    needed = _accepted(alpha, p_value, total)
+    bounded = [] if exact else [(a, b) for a, b in zip(*sums) if abs(b) != n]
+    m = needed - (2 if exact else total - len(bounded))  # minus the flips that always count
     if m <= 0:
         return result, (-math.inf, math.inf, e)
+    if exact:
+        return result, (_exact_end(d, needed, -1.0), _exact_end(d, needed, 1.0), e)
     roots = [((observed - a) / (n - b), (observed + a) / (n + b)) for a, b in bounded]
     return result, (sorted(map(min, roots))[m - 1], sorted(map(max, roots))[-m], e)
+
+
+def _exact_count(d: Sequence[float], target: float) -> int:
+    """How many of the 2**n sign flips of *d* have |sum| >= *target* > 0,
+    meeting in the middle: two halves of 2**(n/2) sums each."""
+    half = len(d) // 2
+    left = _signed_sums(d[:half])
+    right = sorted(_signed_sums(d[half:]))
+    size = len(right)
+    return sum(size - bisect_left(right, target - a) + bisect_right(right, -target - a)
+               for a in left)
+
+
+def _exact_end(d: Sequence[float], needed: int, side: float) -> float:
+    """The end on *side* (-1 or 1) of the exact interval of mean(d), |d| < 1:
+    the farthest shift whose test of d - delta counts at least *needed* of
+    the 2**n flips (:func:`_exact_count`, ties within 1e-13 sum|d|).  Every
+    root lies in (-1, 1) (a root is the mean of the flipped, or of the kept,
+    differences), so bisection from mean(d) and 2 * side finds it, to the
+    float or to 2**-60 (the largest |d| is at least 1/2)."""
+    inside, outside = math.fsum(d) / len(d), 2.0 * side
+    while abs(outside - inside) > 2.0**-60:
+        mid = (inside + outside) / 2.0
+        if mid in (inside, outside):  # (adjacent floats)
+            break
+        shifted = [v - mid for v in d]
+        # ties within the float error of the sums (below n * eps * sum|d|)
+        target = abs(math.fsum(shifted)) - 1e-13 * math.fsum(map(abs, shifted))
+        if _exact_count(shifted, target) >= needed:
+            inside = mid
+        else:
+            outside = mid
+    return inside
 
 
 def _check_exact(exact: Any, default: bool) -> bool:
