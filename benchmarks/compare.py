@@ -16,9 +16,11 @@ of each, in seconds (wall, and the CPU time of the process), with the load
 average before and after: the machine may be shared.  ``--before DIR`` adds
 another tree's irmetrics (one that has ``pairs=``).  ``--parts`` times, in
 CPU seconds, what those cases are made of: the bootstrap resamples of
-compare()'s intervals (two difference columns, and one as
-``bootstrap_ci``), one permutation test and the randomised Tukey HSD, on
-the same per-query values.
+compare()'s intervals for the bootstrap and Wilcoxon tests (two difference
+columns, and one as ``bootstrap_ci``), one permutation test (alone, and with
+the interval that inverts it, as compare() runs it) and the randomised Tukey
+HSD, on the same per-query values (a tree without ``stats._permutation``
+fails on that part).
 """
 
 import argparse
@@ -56,6 +58,8 @@ for part, call in [
         "bootstrap", "holm", 0.05, 10_000, 0).resampled_means(samples)),
     ("bootstrap resamples, 1 column (bootstrap_ci)", lambda: stats.bootstrap_ci(d)),
     ("one permutation test", lambda: stats.permutation_test(d)),
+    ("one permutation test with its interval (compare())",
+     lambda: stats._permutation(d, None, 10_000, 0, None, 0.05)),
     ("randomised Tukey HSD, 3 runs", lambda: stats.randomized_tukey_hsd(*samples)),
 ]:
     cpu = time.process_time()

@@ -61,17 +61,21 @@ class _Statistics(NamedTuple):
 
     @property
     def ci_method(self) -> str:
-        if self.test in ("paired-t", "tukey-hsd"):
-            return "t interval"
-        return f"percentile bootstrap, {self.n_resamples} resamples, seed {self.seed}"
+        """The interval that inverts the test (the bootstrap's for Wilcoxon)."""
+        drawn = f"{self.n_resamples} resamples, seed {self.seed}"
+        return {"paired-t": "t interval", "tukey-hsd": "Tukey HSD, simultaneous",
+                "permutation": f"permutation test inversion, {drawn} (exact to 20 queries)",
+                "randomized-tukey": f"randomised Tukey HSD, simultaneous, {drawn}"
+                }.get(self.test, f"percentile bootstrap, {drawn}")
 
-    def family_p_values(self, samples: List[List[float]]) -> Optional[List[List[float]]]:
-        """The k x k p-values of a test of all pairs at once, or None."""
+    def family(self, samples: List[List[float]]) -> Optional[stats.TukeyHSDResult]:
+        """The result of a test of all pairs at once, or None."""
+        level = 1.0 - self.alpha
         if self.test == "tukey-hsd":
-            return stats.tukey_hsd(*samples, design="two-way").pvalue
+            return stats.tukey_hsd(*samples, design="two-way", confidence=level)
         if self.test == "randomized-tukey":
             return stats.randomized_tukey_hsd(
-                *samples, n_resamples=self.n_resamples, seed=self.seed).pvalue
+                *samples, n_resamples=self.n_resamples, seed=self.seed, confidence=level)
         return None
 
     def resampled_means(
@@ -79,9 +83,9 @@ class _Statistics(NamedTuple):
     ) -> Optional[Tuple[int, List[List[float]]]]:
         """(e, m): m[r] is run r's mean difference from the first run, times
         2**-e (no overflow), over the same bootstrap resamples of the
-        queries, for every test but the t tests (None for those): each
+        queries, for the bootstrap and Wilcoxon tests (None for the others): each
         comparison's interval, and the bootstrap test, read them."""
-        if self.test in ("paired-t", "tukey-hsd"):
+        if self.test not in ("bootstrap", "wilcoxon"):
             return None
         first = samples[0]
         e, scaled = stats._scaled([v - f for s in samples[1:] for v, f in zip(s, first)])
@@ -90,27 +94,38 @@ class _Statistics(NamedTuple):
         sums = stats._bootstrap_sums(columns, self.n_resamples, stats._rng(self.seed))
         return e, [[0.0] * self.n_resamples] + [[v / n for v in c] for c in sums]
 
-    def significance(self, d: List[float], means: Optional[Tuple[int, List[float]]],
-                     family_p: Optional[float]) -> Tuple[float, Optional[float]]:
-        """(statistic, p-value) of the test of the differences *d*; *means*:
-        (e, their resampled means times 2**-e); *family_p*: the p-value of
-        the pair from a test of all pairs at once, whose statistic is mean(d)."""
-        if self.test in FAMILY_TESTS:
-            return stats._mean(d), family_p
+    def significance(
+        self, d: List[float], means: Optional[Tuple[int, List[float]]],
+        family: Optional[Tuple[float, float]],
+    ) -> Tuple[float, Optional[float], Optional[Tuple[float, float, int]]]:
+        """(statistic, p-value, the interval that inverts the test times
+        2**-e and e, or None) of the test of the differences *d*; *means*:
+        (e, their resampled means times 2**-e); *family*: (p-value, margin)
+        of the pair from a test of all pairs at once (statistic mean(d))."""
+        mean = stats._mean(d)
+        if self.test in FAMILY_TESTS:  # (None: the family's test is undefined, noted)
+            if family is None:
+                return mean, None, None
+            return mean, family[0], (mean - family[1], mean + family[1], 0)
         if self.test == "bootstrap" and means is not None:
             e, resampled = means
-            return stats._mean(d), stats._shift_p_value(resampled, [math.ldexp(v, -e) for v in d])
-        if self.test == "wilcoxon":
-            result = stats.wilcoxon_test(d)
-        elif self.test == "permutation":
-            result = stats.permutation_test(d, n_resamples=self.n_resamples, seed=self.seed)
-        else:
-            result = stats.paired_t_test(d)
-        return result.statistic, result.p_value
+            return mean, stats._shift_p_value(resampled, [math.ldexp(v, -e) for v in d]), None
+        if self.test == "permutation":
+            result, own = stats._permutation(d, None, self.n_resamples, self.seed, None,
+                                             self.alpha)
+            return result.statistic, result.p_value, own
+        result = stats.wilcoxon_test(d) if self.test == "wilcoxon" else stats.paired_t_test(d)
+        return result.statistic, result.p_value, None
 
-    def interval(self, d: List[float], means: Optional[Tuple[int, List[float]]]
-                 ) -> Tuple[float, float]:
-        """The confidence interval (level 1 - alpha) of the mean of *d*."""
+    def interval(self, d: List[float], means: Optional[Tuple[int, List[float]]],
+                 own: Optional[Tuple[float, float, int]]) -> Tuple[float, float]:
+        """The confidence interval (level 1 - alpha) of the mean of *d*: the
+        test's *own*, else the bootstrap's (*means*) or the t interval."""
+        if own is not None:
+            if not math.isfinite(own[0] - own[1]):
+                raise InvalidArgumentError("the test rejects no difference at this alpha with "
+                                           f"{len(d)} queries: the interval is unbounded")
+            return stats._finite_interval(*own, "interval")
         if means is None:
             return stats.t_ci(d, confidence=1.0 - self.alpha)
         if len(set(d)) == 1:
@@ -307,7 +322,7 @@ def compare(
         difference is significant when its adjusted p-value is <= alpha;
         alpha is at least :data:`ALPHA_MIN` (below it 1 - alpha/2 rounds to 1).
     n_resamples, seed:
-        For the sampled tests and the bootstrap interval
+        For the sampled tests and their intervals
         (``random.Random(seed)``; the same seed gives the same report).
         Each comparison's sampled permutation test starts from the seed, so
         the comparisons read the same sign flips: each p-value is a valid
@@ -321,10 +336,16 @@ def compare(
     (with ``complete=True``, evaluate() scores a judged query missing from a
     run as an empty ranking, so every judged query is); the others are listed
     in ``left_out`` and in the notes.  The confidence interval (level
-    1 - alpha) of the mean difference is the t interval for ``"paired-t"``
-    and ``"tukey-hsd"`` and the percentile bootstrap otherwise (the queries
-    resampled once for all the comparisons of a measure); every comparison
-    also has paired Cohen's d with its noncentral t interval.  A test the data leave undefined
+    1 - alpha) of the mean difference is the one that inverts the test
+    (``ci_method``): the t interval for ``"paired-t"``; Tukey's simultaneous
+    interval for ``"tukey-hsd"``, and its randomised counterpart (the
+    quantile of the resampled ranges) for ``"randomized-tukey"``; for
+    ``"permutation"`` the shifts the sign-flip test does not reject, over the
+    same flips (:func:`~irmetrics.stats.permutation_ci`; none when no shift
+    can be rejected); the percentile bootstrap for ``"bootstrap"`` and
+    ``"wilcoxon"`` (the queries resampled once for all the comparisons of a
+    measure).  Every comparison also has paired Cohen's d with its
+    noncentral t interval.  A test the data leave undefined
     (the t test on differences that are all equal; Wilcoxon on all-zero
     differences) has ``p_value=None`` and a note saying why.
 
@@ -514,11 +535,11 @@ def _measure_rows(
                     f"run {runs[i]!r}, query {qid!r}, measure {measure!r}: the difference from "
                     f"{whom} {runs[j]!r} ({v!r} - {b!r}) is beyond the largest float"
                 )
-    family: Optional[List[List[Any]]]
+    family: Optional[stats.TukeyHSDResult]
     try:
-        family = statistics.family_p_values(samples)
+        family = statistics.family(samples)
     except UndefinedStatisticError as exc:
-        family = [[None] * len(runs)] * len(runs)
+        family = None
         notes.append(f"{measure}: no p-value: {exc}.")
     resampled = statistics.resampled_means(samples)
     compared = []
@@ -531,14 +552,15 @@ def _measure_rows(
         drawn = None if resampled is None else (
             resampled[0], [a - b for a, b in zip(resampled[1][i], resampled[1][j])])
         who = runs[i] if design.one_baseline else f"{runs[i]} vs {runs[j]}"
+        own = None
         try:
-            row["statistic"], row["p_value"] = statistics.significance(
-                d, drawn, None if family is None else family[i][j])
+            row["statistic"], row["p_value"], own = statistics.significance(
+                d, drawn, None if family is None else (family.pvalue[i][j], family.margin[i][j]))
         except UndefinedStatisticError as exc:
             row["note"] = f"{report.TEST_TITLES[statistics.test]} undefined: {exc}"
             notes.append(f"{who}, {measure}: no p-value: {exc}.")
         try:
-            row["ci_low"], row["ci_high"] = statistics.interval(d, drawn)
+            row["ci_low"], row["ci_high"] = statistics.interval(d, drawn, own)
         except InvalidArgumentError as exc:  # a bound beyond the largest float
             row["note"] = "; ".join(filter(None, [row["note"], f"no interval: {exc}"]))
             notes.append(f"{who}, {measure}: no confidence interval: {exc}.")

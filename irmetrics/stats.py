@@ -11,6 +11,7 @@ statsmodels'.  The distributions behind them are in ``_distributions.py``.
 :func:`paired_t_test`          two-sided paired t test (``scipy.stats.ttest_rel``)
 :func:`wilcoxon_test`          Wilcoxon signed-rank test (``scipy.stats.wilcoxon``)
 :func:`permutation_test`       paired randomization (sign-flip) test of the mean
+:func:`permutation_ci`         the interval of the mean difference that inverts it
 :func:`bootstrap_test`         paired bootstrap test of the mean (shift method)
 :func:`bootstrap_ci`           percentile bootstrap interval of the mean difference
 :func:`randomized_tukey_hsd`   randomised Tukey HSD of k systems (Carterette 2012)
@@ -57,6 +58,7 @@ from typing import TYPE_CHECKING, Any, Iterable, List, NamedTuple, Optional, Seq
 
 from ._checks import check_choice, check_finite, check_int, check_list, check_positive_real
 from ._distributions import (
+    _solve,
     f_sf,
     nct_cdf,
     nct_noncentrality,
@@ -76,6 +78,7 @@ __all__ = [
     "paired_t_test",
     "wilcoxon_test",
     "permutation_test",
+    "permutation_ci",
     "bootstrap_test",
     "bootstrap_ci",
     "randomized_tukey_hsd",
@@ -493,14 +496,9 @@ def _resampling(
     return n, rng, e, d
 
 
-def permutation_test(
-    x: Iterable[float],
-    y: Optional[Iterable[float]] = None,
-    *,
-    n_resamples: int = 10_000,
-    seed: Optional[int] = 0,
-    exact: Optional[bool] = None,
-) -> SignificanceResult:
+def permutation_test(x: Iterable[float], y: Optional[Iterable[float]] = None, *,
+                     n_resamples: int = 10_000, seed: Optional[int] = 0,
+                     exact: Optional[bool] = None) -> SignificanceResult:
     """Paired randomization test of mean(x - y) = 0, by flipping signs.
 
     Under the null hypothesis each difference d_i is as likely to be +d_i as
@@ -522,35 +520,152 @@ def permutation_test(
     >>> r.method, 0.2 < r.p_value < 0.3
     ('sampled', True)
     """
+    return _permutation(x, y, n_resamples, seed, exact, None)[0]
+
+
+def permutation_ci(x: Iterable[float], y: Optional[Iterable[float]] = None, *,
+                   confidence: float = 0.95, n_resamples: int = 10_000, seed: Optional[int] = 0,
+                   exact: Optional[bool] = None) -> Tuple[float, float]:
+    """The confidence interval of mean(x - y) that inverts
+    :func:`permutation_test`: every shift delta whose test of d - delta,
+    over the same sign flips (same *seed*, *n_resamples*, *exact*), has
+    p > 1 - confidence: the confidence set of a family of tests, their
+    acceptance regions (Lehmann and Romano, *Testing Statistical
+    Hypotheses*), derived here for this test.
+
+    With signs s, A = sum s_i d_i and B = sum s_i, the test of d - delta
+    counts the flips with |A - delta B| >= |S - n delta| (S = sum d).
+    Squared, that is (A - S + (n - B) delta)(A + S - (n + B) delta) >= 0:
+    for B = +/-n it holds for every delta; otherwise for delta between the
+    roots (S - A)/(n - B) and (S + A)/(n + B), a closed interval that
+    holds mean(d) (at delta = mean(d) the product is (A - S B / n)**2).
+    So the count falls away from mean(d) on both sides, and the ends of
+    the interval are order statistics of the roots: with K the smallest
+    count whose p exceeds 1 - confidence and m = K minus the flips that
+    always count, the m-th smallest lower root and the m-th largest upper
+    root (the test rejects just beyond them).  If m <= 0 the test rejects
+    no shift at this level (too few pairs or resamples, for example 4
+    pairs exactly: p >= 2/16): the interval is (-inf, inf).  Differences
+    that are all equal to c give (c, c).  Sampled, the ends are those roots;
+    exact, they are found by bisection on delta with the count of all 2**n
+    flips (meeting in the middle, as the test; ties within 1e-13 sum|d|, the
+    float error of the sums), to the float.  (The test counts sums within
+    1e-9 sum|d| of the observed as ties: the two agree but within that.)
+
+    >>> low, high = permutation_ci([0.5, 0.7, 0.6, 0.9], [0.4, 0.5, 0.6, 0.6], confidence=0.8)
+    >>> round(low, 9) == 0.0, round(high, 9)   # d = 0.1, 0.2, 0, 0.3; 2 of 16 flips always count
+    (True, 0.3)
+    """
+    alpha = 1.0 - _check_level(confidence)
+    low, high, e = _permutation(x, y, n_resamples, seed, exact, alpha)[1]
+    return _finite_interval(low, high, e, "permutation interval")
+
+
+def _permutation(
+    x: Iterable[float], y: Optional[Iterable[float]], n_resamples: Any, seed: Optional[int],
+    exact: Optional[bool], alpha: Optional[float],
+) -> Tuple[SignificanceResult, Tuple[float, float, int]]:
+    """The permutation test, and (given *alpha*, else NaNs) the interval
+    that inverts it, times 2**-e, and e, from one draw of sign flips
+    (:func:`permutation_ci`)."""
     # scaled: which sums of the differences are extreme does not change
     n_resamples, rng, e, d = _resampling(x, y, n_resamples, seed)
     n = len(d)
-    if exact is None:
-        exact = n <= _EXACT_MAX_N
-    elif not isinstance(exact, bool):
-        raise InvalidArgumentError(f"'exact' must be a bool or None (got {exact!r})")
+    exact = _check_exact(exact, n <= _EXACT_MAX_N)
+    method = "exact" if exact else "sampled"
     observed = math.fsum(d)
     target = abs(observed) - _TIE_RTOL * math.fsum(abs(v) for v in d)
     mean = math.ldexp(observed / n, e)
-    if target <= 0:  # every assignment is at least as extreme (e.g. all d are 0)
-        return SignificanceResult(mean, 1.0, "exact" if exact else "sampled")
+    if exact:  # (target <= 0: every flip is at least as extreme, e.g. all d are 0)
+        total = 1 << n
+        count = total if target <= 0 else _exact_count(d, target)
+    else:
+        columns = [d] if alpha is None else [d, [1.0] * n]  # the sums s_i d_i, and of the signs
+        sums = _flipped_sums(columns, n_resamples, rng)
+        total, count = n_resamples, sum(1 for s in sums[0] if abs(s) >= target)
+
+    def p_value(count: int) -> float:
+        return count / total if exact else (count + 1) / (total + 1)
+
+    result = SignificanceResult(mean, p_value(count), method)
+    if alpha is None:
+        return result, (math.nan, math.nan, e)
+    needed = _accepted(alpha, p_value, total)
+    bounded = [] if exact else [(a, b) for a, b in zip(*sums) if abs(b) != n]
+    m = needed - (2 if exact else total - len(bounded))  # minus the flips that always count
+    if m <= 0:
+        return result, (-math.inf, math.inf, e)
     if exact:
-        half = n // 2
-        left = _signed_sums(d[:half])
-        right = sorted(_signed_sums(d[half:]))
-        size = len(right)
-        count = 0
-        for a in left:
-            count += size - bisect_left(right, target - a) + bisect_right(right, -target - a)
-        return SignificanceResult(mean, count / 2.0**n, "exact")
-    # Sampled: per 8 differences (the last padded with zeros), a table of the
-    # 256 signed sums of theirs and a random byte per resample (bit i set flips
-    # the i-th): each table is read for all the resamples at once, in C.
-    padded = d + [0.0] * (-n % 8)
-    tables = [_signed_sums(padded[i : i + 8]) for i in range(0, n, 8)]
-    sums = _added_up((_gather(t, rng.randbytes(n_resamples)) for t in tables), n_resamples)
-    count = sum(1 for s in sums if abs(s) >= target)
-    return SignificanceResult(mean, (count + 1) / (n_resamples + 1), "sampled")
+        return result, (_exact_end(d, needed, -1.0), _exact_end(d, needed, 1.0), e)
+    roots = [((observed - a) / (n - b), (observed + a) / (n + b)) for a, b in bounded]
+    return result, (sorted(map(min, roots))[m - 1], sorted(map(max, roots))[-m], e)
+
+
+def _exact_count(d: Sequence[float], target: float) -> int:
+    """How many of the 2**n sign flips of *d* have |sum| >= *target* > 0,
+    meeting in the middle: two halves of 2**(n/2) sums each."""
+    half = len(d) // 2
+    left = _signed_sums(d[:half])
+    right = sorted(_signed_sums(d[half:]))
+    size = len(right)
+    return sum(size - bisect_left(right, target - a) + bisect_right(right, -target - a)
+               for a in left)
+
+
+def _exact_end(d: Sequence[float], needed: int, side: float) -> float:
+    """The end on *side* (-1 or 1) of the exact interval of mean(d), |d| < 1:
+    the farthest shift whose test of d - delta counts at least *needed* of
+    the 2**n flips (:func:`_exact_count`, ties within 1e-13 sum|d|).  Every
+    root lies in (-1, 1) (a root is the mean of the flipped, or of the kept,
+    differences), so bisection from mean(d) and 2 * side finds it, to the
+    float or to 2**-60 (the largest |d| is at least 1/2)."""
+    inside, outside = math.fsum(d) / len(d), 2.0 * side
+    while abs(outside - inside) > 2.0**-60:
+        mid = (inside + outside) / 2.0
+        if mid in (inside, outside):  # (adjacent floats)
+            break
+        shifted = [v - mid for v in d]
+        # ties within the float error of the sums (below n * eps * sum|d|)
+        target = abs(math.fsum(shifted)) - 1e-13 * math.fsum(map(abs, shifted))
+        if _exact_count(shifted, target) >= needed:
+            inside = mid
+        else:
+            outside = mid
+    return inside
+
+
+def _check_exact(exact: Any, default: bool) -> bool:
+    """*exact* checked (a bool, or None for *default*)."""
+    if exact is not None and not isinstance(exact, bool):
+        raise InvalidArgumentError(f"'exact' must be a bool or None (got {exact!r})")
+    return default if exact is None else exact
+
+
+def _accepted(alpha: float, p_value: Callable[[int], float], total: int) -> int:
+    """The smallest count of resamples at least as extreme whose p-value
+    (*p_value* of the count, of at most *total*) exceeds *alpha*: the test
+    accepts from that count on."""
+    count = int(alpha * total)
+    while count > 0 and p_value(count - 1) > alpha:
+        count -= 1
+    while p_value(count) <= alpha:
+        count += 1
+    return count
+
+
+def _flipped_sums(
+    columns: Sequence[Sequence[float]], n_resamples: int, rng: random.Random
+) -> List[List[float]]:
+    """Each column's sum under each of *n_resamples* random sign flips (the
+    same flips for every column).  Per 8 rows (the last padded with zeros),
+    a table of the 256 signed sums of theirs and a random byte per resample
+    (bit i set flips the i-th): each table is read for all the resamples at
+    once, in C."""
+    n = len(columns[0])
+    cells = [rng.randbytes(n_resamples) for _ in range(0, n, 8)]
+    padded = [list(c) + [0.0] * (-n % 8) for c in columns]
+    return [_added_up((_gather(_signed_sums(c[i : i + 8]), b)
+                       for i, b in zip(range(0, n, 8), cells)), n_resamples) for c in padded]
 
 
 def _gather(table: Sequence[float], cells: Sequence[int]) -> Sequence[float]:
@@ -780,12 +895,9 @@ def _range_counts(
     return [max(0.0, *s) - min(0.0, *s) for s in zip(*sums)], n_resamples
 
 
-def randomized_tukey_hsd(
-    *samples: Iterable[float],
-    n_resamples: int = 10_000,
-    seed: Optional[int] = 0,
-    exact: Optional[bool] = None,
-) -> TukeyHSDResult:
+def randomized_tukey_hsd(*samples: Iterable[float], n_resamples: int = 10_000,
+                         seed: Optional[int] = 0, exact: Optional[bool] = None,
+                         confidence: float = 0.95) -> TukeyHSDResult:
     """Randomised Tukey HSD (Carterette 2012): every pair of k systems
     measured on the same n topics, the family of all pairs controlled.
 
@@ -799,6 +911,12 @@ def randomized_tukey_hsd(
     p = (count + 1) / (n_resamples + 1).  ``exact=None``: exact when
     (k!)**n <= 100,000.  ``df`` and ``residual_variance`` are those of the
     two-way ANOVA of the samples (:func:`two_way_anova`), for reference.
+    ``margin`` inverts the test, from the same resamples: c / n, c the
+    K-th largest range of system sums (plus the tie tolerance), K the
+    smallest count whose p exceeds alpha = 1 - *confidence* (sampled: the
+    ceil((1 - alpha)(n_resamples + 1))-th smallest range, the usual Monte
+    Carlo quantile).  So mean_i - mean_j +/- margin excludes 0 exactly when
+    p_ij <= alpha: the simultaneous intervals of the family.
 
     >>> r = randomized_tukey_hsd([0.2, 0.3, 0.4], [0.5, 0.6, 0.7], [0.2, 0.4, 0.3])
     >>> r.method, round(r.pvalue[0][1], 4)   # exact: 24 of the 6**3 = 216 resamples
@@ -806,25 +924,26 @@ def randomized_tukey_hsd(
     >>> r.pvalue[0][2]                        # equal means: every range is at least 0
     1.0
     """
+    alpha = 1.0 - _check_level(confidence)
     n_resamples, rng = _check_resampling(n_resamples, seed)
     data = _samples(samples, "two-way")
     k, n = len(data), len(data[0])
-    if exact is None:
-        exact = n * math.log(math.factorial(k)) <= math.log(100_000)
-    elif not isinstance(exact, bool):
-        raise InvalidArgumentError(f"'exact' must be a bool or None (got {exact!r})")
+    exact = _check_exact(exact, n * math.log(math.factorial(k)) <= math.log(100_000))
     ranges, total = _range_counts(data, n_resamples, rng, exact)
     ranges.sort()
     sums = [math.fsum(s) for s in data]
     tol = _TIE_RTOL * n * max(abs(v) for s in data for v in s)
 
-    def p_value(i: int, j: int) -> float:
-        count = total - bisect_left(ranges, abs(sums[i] - sums[j]) - tol)
+    def p_of(count: int) -> float:
         return min(1.0, count / total if exact else (count + 1) / (n_resamples + 1))
 
+    def p_value(i: int, j: int) -> float:
+        return p_of(total - bisect_left(ranges, abs(sums[i] - sums[j]) - tol))
+
+    margin = (ranges[total - _accepted(alpha, p_of, total)] + tol) / n
     anova = two_way_anova(*data)
     return _all_pairs([v / n for v in sums], p_value, anova.df_residual,
-                      anova.residual_variance, "randomized")
+                      anova.residual_variance, "randomized", lambda i, j: margin)
 
 
 # === Multiple comparisons =====================================================
@@ -1008,7 +1127,10 @@ class TukeyHSDResult(NamedTuple):
     ``statistic[i][j]`` is mean_i - mean_j and ``pvalue[i][j]`` its p-value,
     adjusted for the k (k - 1) / 2 comparisons (k x k lists; the diagonal 0
     and 1); ``df`` and ``residual_variance`` are the residual degrees of
-    freedom and mean square the test used; ``method`` names it.
+    freedom and mean square the test used; ``method`` names it;
+    ``margin[i][j]``: the half-width of the simultaneous confidence
+    interval of mean_i - mean_j that inverts the test (at the *confidence*
+    given), which excludes 0 when ``pvalue[i][j] <= 1 - confidence``.
     """
 
     statistic: List[List[float]]
@@ -1016,6 +1138,7 @@ class TukeyHSDResult(NamedTuple):
     df: int
     residual_variance: float
     method: str
+    margin: List[List[float]]
 
     def groups(self, alpha: float = 0.05) -> List[str]:
         """The letters of each system (:func:`letter_groups`): two systems share
@@ -1027,7 +1150,8 @@ class TukeyHSDResult(NamedTuple):
         )
 
 
-def tukey_hsd(*samples: Iterable[float], design: str = "one-way") -> TukeyHSDResult:
+def tukey_hsd(*samples: Iterable[float], design: str = "one-way",
+              confidence: float = 0.95) -> TukeyHSDResult:
     """Tukey's honestly significant difference test of every pair of samples.
 
     ``design="one-way"``, as ``scipy.stats.tukey_hsd``: the residual variance
@@ -1042,7 +1166,10 @@ def tukey_hsd(*samples: Iterable[float], design: str = "one-way") -> TukeyHSDRes
     of freedom (``scipy.stats.studentized_range.sf``: a double integral,
     computed by adaptive Gauss-Kronrod quadrature; from 100,000 degrees of
     freedom on, as scipy, the range of k normal means).  A residual variance
-    of 0 raises :class:`~irmetrics.errors.UndefinedStatisticError`.
+    of 0 raises :class:`~irmetrics.errors.UndefinedStatisticError`.  The
+    interval that inverts the test (Tukey's simultaneous interval, as
+    scipy's ``confidence_interval``): m_i - m_j +/- q * se_ij, q the
+    *confidence* quantile of Q (``margin``).
 
     >>> r = tukey_hsd([0.2, 0.4, 0.6, 0.5], [0.3, 0.5, 0.5, 0.6], [0.5, 0.7, 0.8, 0.9],
     ...               design="two-way")
@@ -1067,22 +1194,34 @@ def tukey_hsd(*samples: Iterable[float], design: str = "one-way") -> TukeyHSDRes
     _check_variance(variance, " (every score is explained by the design): the studentized "
                     "range statistic is undefined")
 
-    def p_value(i: int, j: int) -> float:
-        se = math.sqrt(variance / 2.0 * (1.0 / sizes[i] + 1.0 / sizes[j]))
-        return studentized_range_sf(abs(means[i] - means[j]) / se, k, df)
+    alpha = 1.0 - _check_level(confidence)
 
-    return _all_pairs(means, p_value, df, variance, design)
+    def se(i: int, j: int) -> float:
+        return math.sqrt(variance / 2.0 * (1.0 / sizes[i] + 1.0 / sizes[j]))
+
+    def p_value(i: int, j: int) -> float:
+        return studentized_range_sf(abs(means[i] - means[j]) / se(i, j), k, df)
+
+    high = 8.0
+    while studentized_range_sf(high, k, df) > alpha:
+        high *= 2.0
+    q = _solve(lambda v: studentized_range_sf(v, k, df) - alpha, 0.0, high)
+    return _all_pairs(means, p_value, df, variance, design, lambda i, j: q * se(i, j))
 
 
 def _all_pairs(means: Sequence[float], p_value: Callable[[int, int], float], df: int,
-               variance: float, method: str) -> TukeyHSDResult:
+               variance: float, method: str, margin: Callable[[int, int], float]
+               ) -> TukeyHSDResult:
     """The result of a test of every pair of k systems: the differences of
-    their *means*, and p_value(i, j) of each pair i < j."""
+    their *means*, and p_value(i, j) and margin(i, j) of each pair i < j."""
     k = len(means)
     pvalue = [[1.0] * k for _ in range(k)]
+    margins = [[0.0] * k for _ in range(k)]
     for i, j in combinations(range(k), 2):
         pvalue[i][j] = pvalue[j][i] = p_value(i, j)
-    return TukeyHSDResult([[a - b for b in means] for a in means], pvalue, df, variance, method)
+        margins[i][j] = margins[j][i] = margin(i, j)
+    return TukeyHSDResult([[a - b for b in means] for a in means], pvalue, df, variance, method,
+                          margins)
 
 
 def _check_variance(variance: float, why: str) -> None:

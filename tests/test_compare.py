@@ -233,13 +233,17 @@ def test_baseline_option_and_order():
     assert result.row("bm25", "map")["losses"] == 8
 
 
-@pytest.mark.parametrize("test", ["permutation", "bootstrap", "wilcoxon"])
-def test_same_seed_same_report(test):
+@pytest.mark.parametrize("test, interval", [
+    ("permutation", "permutation test inversion, 500 resamples, seed 11"),
+    ("bootstrap", "percentile bootstrap, 500 resamples, seed 11"),
+    ("wilcoxon", "percentile bootstrap, 500 resamples, seed 11"),
+])
+def test_same_seed_same_report(test, interval):
     runs = {"bm25": BM25, "rerank": RERANK}
     a = compare(QRELS, runs, MEASURES, test=test, seed=11, n_resamples=500)
     b = compare(QRELS, runs, MEASURES, test=test, seed=11, n_resamples=500)
     assert a.to_dict() == b.to_dict()
-    assert "percentile bootstrap, 500 resamples, seed 11" in a.to_text()
+    assert interval in a.to_text()
 
 
 def test_results_are_plain_data_and_fresh():
@@ -819,3 +823,43 @@ def test_latex_table_compiles_and_keeps_names_that_tex_reads_as_arguments(tmp_pa
     assert b"[([x])-333(\\050baseline\\051)]TJ" in pdf
     assert b"[([1])-333(bm25)]TJ" in pdf
     assert b"[(*new)]TJ" in pdf
+
+
+def test_each_test_reports_the_interval_that_inverts_it():
+    from irmetrics import stats
+    rng = __import__("random").Random(3)
+    runs = {name: {f"q{i:02d}": {"m": rng.random() + shift} for i in range(25)}
+            for name, shift in (("a", 0.0), ("b", 0.1), ("c", 0.2))}
+    samples = [[runs[name][f"q{i:02d}"]["m"] for i in range(25)] for name in "abc"]
+    d = [y - x for x, y in zip(samples[0], samples[1])]  # b - a
+    p = compare(None, runs, ["m"], test="permutation", alpha=0.1, n_resamples=300, seed=4)
+    row = p.row("b", "m")
+    assert (row["ci_low"], row["ci_high"]) == stats.permutation_ci(
+        d, confidence=0.9, n_resamples=300, seed=4)
+    assert p.ci_method.startswith("permutation test inversion, 300 resamples, seed 4")
+    for test, result in [
+        ("tukey-hsd", stats.tukey_hsd(*samples, design="two-way", confidence=0.9)),
+        ("randomized-tukey", stats.randomized_tukey_hsd(*samples, n_resamples=300, seed=4,
+                                                        confidence=0.9)),
+    ]:
+        t = compare(None, runs, ["m"], test=test, alpha=0.1, n_resamples=300, seed=4)
+        row = t.row("b", "m", versus="a")
+        assert row["ci_low"] == pytest.approx(row["difference"] - result.margin[1][0], rel=1e-12)
+        assert row["ci_high"] == pytest.approx(row["difference"] + result.margin[1][0], rel=1e-12)
+        assert row["significant"] == (not row["ci_low"] <= 0.0 <= row["ci_high"])
+    assert "simultaneous" in t.ci_method
+
+
+def test_family_test_undefined_gives_no_p_value_and_the_degenerate_interval():
+    # b = a + 0.25 and c = a + 0.5 on every query: the two-way ANOVA's
+    # residual variance is 0, so Tukey's HSD is undefined (one note for the
+    # measure); each pair's differences are constant: interval (d, d).  (The
+    # randomised test is defined: a range of permuted sums, no variance.)
+    a = {f"q{i}": {"m": v} for i, v in enumerate([0.25, 0.5, 0.125, 0.75])}
+    runs = {"a": a, "b": {q: {"m": v["m"] + 0.25} for q, v in a.items()},
+            "c": {q: {"m": v["m"] + 0.5} for q, v in a.items()}}
+    result = compare(None, runs, ["m"], pairs="all", test="tukey-hsd")
+    row = result.row("c", "m", versus="a")
+    assert row["p_value"] is None and row["note"] is None
+    assert row["ci_low"] == row["ci_high"] == row["difference"] == 0.5
+    assert [n for n in result.notes if n.startswith("m: no p-value")]

@@ -478,3 +478,148 @@ def test_corrections_reject_bad_input():
         adjust_p_values([0.1], method="fdr")
     with pytest.raises(InvalidArgumentError, match=r"p_values\[1\] must be in \[0, 1\]"):
         adjust_p_values([0.1, 1.5])
+
+
+# === Intervals that invert the tests ==========================================
+
+
+def _flip_counts(d, delta, signs):
+    """How many sign vectors give |sum s_i (d_i - delta)| >= |sum (d_i - delta)|:
+    the randomization test of d - delta, computed directly (no algebra)."""
+    observed = abs(math.fsum(v - delta for v in d))
+    tol = 1e-9 * math.fsum(abs(v - delta) for v in d)
+    return sum(1 for s in signs
+               if abs(math.fsum(si * (v - delta) for si, v in zip(s, d))) >= observed - tol)
+
+
+@pytest.mark.parametrize("n, seed", [(6, 1), (7, 2), (9, 3), (10, 4)])
+def test_permutation_ci_exact_is_the_brute_force_inversion(n, seed):
+    import random
+
+    from irmetrics.stats import permutation_ci
+    rng = random.Random(seed)
+    d = [round(rng.gauss(0.1, 0.3), 3) for _ in range(n)]
+    signs = list(itertools.product((1, -1), repeat=n))
+    alpha = 0.1
+
+    def accepted(delta):  # p = count / 2**n > alpha
+        return _flip_counts(d, delta, signs) / 2**n > alpha
+
+    # Candidate ends: |A - delta B| = |S - n delta| for each sign vector (A =
+    # sum s_i d_i, B = sum s_i, S = sum d): delta = (S - A)/(n - B) or
+    # (S + A)/(n + B); the acceptance region's ends are among them.
+    S = math.fsum(d)
+    roots = set()
+    for s in signs:
+        a, b = math.fsum(si * v for si, v in zip(s, d)), sum(s)
+        roots.update(r for r in ((S - a) / (n - b) if b != n else None,
+                                 (S + a) / (n + b) if b != -n else None) if r is not None)
+    inside = sorted(r for r in roots if accepted(r))
+    low, high = permutation_ci(d, confidence=1 - alpha, exact=True)
+    assert low == pytest.approx(inside[0], rel=1e-12, abs=1e-12)
+    assert high == pytest.approx(inside[-1], rel=1e-12, abs=1e-12)
+    # on a grid across the data's range: accepted exactly inside [low, high]
+    eps = 1e-6
+    for delta in [min(d) - 0.1 + k * (max(d) - min(d) + 0.2) / 200 for k in range(201)]:
+        if low + eps < delta < high - eps or delta < low - eps or delta > high + eps:
+            assert accepted(delta) == (low <= delta <= high)
+
+
+@pytest.mark.parametrize("n, seed, n_resamples", [(12, 5, 199), (23, 6, 499), (40, 7, 999)])
+def test_permutation_ci_sampled_ends_are_where_the_test_turns(n, seed, n_resamples):
+    # The ends are roots of the sampled test of d - delta over the same flips
+    # (same seed): p > alpha at the ends and just inside, p <= alpha just outside.
+    import random
+
+    from irmetrics.stats import permutation_ci
+    rng = random.Random(seed)
+    d = [rng.gauss(0.05, 0.2) for _ in range(n)]
+    alpha = 0.05
+    low, high = permutation_ci(d, confidence=1 - alpha, n_resamples=n_resamples, seed=seed,
+                               exact=False)
+
+    def p(delta):
+        return permutation_test([v - delta for v in d], n_resamples=n_resamples, seed=seed,
+                                exact=False).p_value
+
+    eps = 1e-7 * (high - low)
+    assert p(low) > alpha and p(high) > alpha
+    assert p(low + eps) > alpha and p(high - eps) > alpha
+    assert p(low - eps) <= alpha and p(high + eps) <= alpha
+    assert low < statistics.mean(d) < high
+
+
+def test_permutation_ci_covers_the_mean():
+    # 400 normal samples of 30 (mean 0.3): the 95% interval should hold 0.3
+    # in 95% of them; 3 standard errors: sqrt(0.95 * 0.05 / 400) = 0.011.
+    import random
+
+    from irmetrics.stats import permutation_ci
+    covered = 0
+    for seed in range(400):
+        rng = random.Random(seed)
+        d = [rng.gauss(0.3, 1.0) for _ in range(30)]
+        low, high = permutation_ci(d, n_resamples=999, seed=seed)
+        covered += low <= 0.3 <= high
+    assert abs(covered / 400 - 0.95) <= 3 * 0.011
+
+
+def test_permutation_ci_degenerate_cases():
+    from irmetrics.stats import permutation_ci
+    # all equal: every flip but all + and all - has |B| < n and then
+    # (A - S B/n)**2 = 0 only at delta = c: the interval is (c, c)
+    assert permutation_ci([0.25] * 30, exact=False) == (0.25, 0.25)
+    assert permutation_ci([0.25] * 8) == (0.25, 0.25)
+    # 4 pairs, exact: p >= 2/16 = 0.125 > 0.05 for every shift: unbounded
+    assert permutation_ci([0.1, 0.2, 0.0, 0.3]) == (-math.inf, math.inf)
+    # (with 10 resamples p >= 1/11 > 0.05, likewise)
+    assert permutation_ci([0.1, 0.2, 0.0, 0.3] * 10, n_resamples=10) == (-math.inf, math.inf)
+    # scale-free: d * 2**900 gives the interval * 2**900
+    d = [0.1, 0.25, -0.05, 0.3, 0.2, 0.15, 0.4, -0.1]
+    low, high = permutation_ci(d)
+    assert permutation_ci([math.ldexp(v, 900) for v in d]) == (math.ldexp(low, 900),
+                                                                math.ldexp(high, 900))
+    with pytest.raises(InvalidArgumentError, match="'confidence' must be in"):
+        permutation_ci(d, confidence=1.0)
+
+
+def test_tukey_margins_invert_the_tests():
+    import random
+
+    from irmetrics.stats import randomized_tukey_hsd, tukey_hsd
+    sp = require("scipy.stats")
+    rng = random.Random(8)
+    samples = [[rng.random() + 0.1 * i for _ in range(12)] for i in range(4)]
+    # one-way: scipy's simultaneous interval (Tukey-Kramer) half-width
+    ci = sp.tukey_hsd(*samples).confidence_interval(0.9)
+    got = tukey_hsd(*samples, confidence=0.9)
+    for i, j in itertools.combinations(range(4), 2):
+        assert got.margin[i][j] == pytest.approx((ci.high[i][j] - ci.low[i][j]) / 2, rel=1e-9)
+    # two-way: q_0.95(k = 4, df = 3 * 11) * sqrt(V_E / n)
+    two = tukey_hsd(*samples, design="two-way")
+    q = sp.studentized_range.ppf(0.95, 4, 33)
+    assert two.margin[0][3] == pytest.approx(q * math.sqrt(two.residual_variance / 12), rel=1e-9)
+    # randomised: the interval excludes 0 exactly when p <= alpha
+    for seed in range(10):
+        for alpha in (0.05, 0.2):
+            r = randomized_tukey_hsd(*samples, n_resamples=199, seed=seed, confidence=1 - alpha)
+            for i, j in itertools.combinations(range(4), 2):
+                assert (abs(r.statistic[i][j]) > r.margin[i][j]) == (r.pvalue[i][j] <= alpha)
+
+
+def test_randomized_tukey_margin_exact_is_the_enumerated_quantile():
+    from irmetrics.stats import randomized_tukey_hsd
+    samples = [[0.2, 0.3, 0.4, 0.1, 0.5], [0.5, 0.6, 0.7, 0.2, 0.9], [0.2, 0.4, 0.3, 0.3, 0.4]]
+    n = 5
+    # every way to permute each topic's 3 values across the systems: 6**5
+    ranges = []
+    for perms in itertools.product(list(itertools.permutations(range(3))), repeat=n):
+        sums = [math.fsum(samples[p[c]][t] for t, p in enumerate(perms)) for c in range(3)]
+        ranges.append((max(sums) - min(sums)) / n)
+    ranges.sort(reverse=True)
+    # p = count / 6**5 > 0.05 from count K = floor(0.05 * 7776) + 1 = 389 on:
+    # the margin is the 389-th largest range of means, plus the tie tolerance
+    # (1e-9 * n * max|value| on the sums: 1e-9 * 0.9 on the means)
+    r = randomized_tukey_hsd(*samples, exact=True)
+    assert r.margin[0][1] == pytest.approx(ranges[388] + 0.9e-9, rel=1e-12)
+    assert r.margin[0][1] == r.margin[1][2] and r.margin[0][0] == 0.0
