@@ -38,8 +38,9 @@ scales it; ``None`` is unjudged.  Sums use :func:`math.fsum`.
 from __future__ import annotations
 
 import math
-from itertools import accumulate
-from operator import mul
+from functools import lru_cache, partial, reduce
+from itertools import accumulate, chain, compress, takewhile
+from operator import add, mul, sub
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ._checks import (
@@ -141,6 +142,9 @@ MODELS: Dict[str, Tuple[Model, str]] = {
     "NERR9": (_nerr9, ""), "NERR10": (_nerr10, "p"), "NERR11": (_nerr11, "T"),
     "SDCG": (_sdcg, ""), "RBP": (_rbp, "p"), "TBG": (_tbg, "H"), "UMeasure": (_u_measure, "L"),
 }
+#: The models whose continuation reads the gains; the others' (static) reads
+#: only the parameter, the cutoff and the costs.
+ADAPTIVE = frozenset({"INST", "BPM", "NERR8", "NERR9", "NERR10", "NERR11"})
 
 
 # === The machinery ===========================================================
@@ -162,16 +166,47 @@ def _reach(cont: List[float]) -> List[float]:
     return list(accumulate([1.0] + cont[:-1], mul))
 
 
-def _quantities(cont: List[float], g: List[float], c: List[float]) -> List[float]:
-    """EU, ETU, EC, ETC, ED of continuation *cont* over gains *g*, costs *c*."""
-    reach = _reach(cont)
+def _model(cont: List[float], c: List[float]) -> Tuple[List[float], List[float], float, float,
+                                                       float]:
+    """The reach P_i and stopping L_i of continuation *cont*, and what does
+    not read the gains: EC, ETC (over costs *c*) and ED.  The ranks from
+    where P_i underflows to 0 add nothing and are left out."""
+    reach = list(takewhile(bool, _reach(cont)))
     total = math.fsum(reach)
-    stop = [p * (1.0 - x) for p, x in zip(reach, cont)]  # L_i
-    return [math.fsum(map(mul, reach, g)) / total,
-            math.fsum(map(mul, stop, accumulate(g))),
-            math.fsum(map(mul, reach, c)) / total,
-            math.fsum(map(mul, stop, accumulate(c))),
-            total]
+    stop = list(map(mul, reach, map(partial(sub, 1.0), cont)))  # L_i
+    return (reach, stop, math.fsum(map(mul, reach, c)) / total,
+            math.fsum(map(mul, stop, accumulate(c))), total)
+
+
+@lru_cache(maxsize=64)
+def _static(model: str, param: float, k: int, costs: Optional[Tuple[float, ...]],
+            depth: int) -> Tuple[List[float], Any]:
+    """A static model's continuation and :func:`_model`, made once per measure
+    (and costs): the gains do not move them."""
+    c = _padded([], costs, False, depth)[1]
+    cont = MODELS[model][0]([0.0] * depth, c, param, k)
+    return cont, _model(cont, c)
+
+
+@lru_cache(maxsize=1024)
+def _tail(model: str, param: float, k: int, costs: Optional[Tuple[float, ...]], depth: int,
+          m: int) -> Tuple[float, float, float]:
+    """A static model's sums over the ranks past m: of P_i, of L_i, and of j L_i
+    at the j-th of them (what they add when each gains 1)."""
+    _, (reach, stop, *_) = _static(model, param, k, costs, depth)
+    return (math.fsum(reach[m:]), math.fsum(stop[m:]),
+            math.fsum(map(mul, stop[m:], range(1, depth - m + 1))))
+
+
+def _quantities(vecs: Any, g: List[float], fill: float,
+                tail: Tuple[float, float, float]) -> List[float]:
+    """EU, ETU, EC, ETC, ED of :func:`_model`'s *vecs* over gains *g*, the
+    ranks past them (*tail*: :func:`_tail`'s sums) gaining *fill* each."""
+    reach, stop, ec, etc, total = vecs
+    gained = list(accumulate(g, initial=0.0))
+    return [math.fsum(chain(map(mul, reach, g), [fill * tail[0]])) / total,
+            math.fsum(chain(map(mul, stop, gained[1:]), [gained[-1] * tail[1], fill * tail[2]])),
+            ec, etc, total]
 
 
 def quantities(model: str, gains: Gains, *, param: float = 1.0, k: int = DEPTH,
@@ -179,18 +214,27 @@ def quantities(model: str, gains: Gains, *, param: float = 1.0, k: int = DEPTH,
     """The ten quantities of :data:`QUANTITIES` for C/W/L measure *model* (its
     parameter *param*, its cutoff *k*) over *gains* in rank order (None:
     unjudged) and *costs* (None: 1 each): the worst case's five, then best
-    minus worst (the residuals), each computed once whatever is asked for;
-    ResEU by :func:`residual` when the unknown ranks move no weight."""
-    continuation, _ = MODELS[model]
-    worst = _padded(gains, costs, False, depth)
-    cont = continuation(*worst, param, k)
-    low = _quantities(cont, *worst)
-    best = _padded(gains, costs, True, depth)
-    moved = continuation(*best, param, k)
-    res = [b - a for a, b in zip(low, _quantities(moved, *best))]
-    if moved == cont:  # a static model (C free of the gains): the residual's closed form
+    minus worst (the residuals; 0 when no rank is unknown), each computed once
+    whatever is asked for.  A static model's vectors are made once
+    (:func:`_static`, :func:`_tail`), a query's work is over its own ranks,
+    and ResEU is :func:`residual`."""
+    static = model not in ADAPTIVE
+    fills = (0.0, 1.0) if None in gains[:depth] or len(gains) < depth else (0.0,)
+    cases = []
+    for fill in fills:
+        if static:
+            cs = None if costs is None else tuple(costs[:depth])
+            cont, vecs = _static(model, param, k, cs, depth)
+            g = [fill if x is None else x for x in gains[:depth]]
+            cases.append(_quantities(vecs, g, fill, _tail(model, param, k, cs, depth, len(g))))
+        else:
+            g, c = _padded(gains, costs, fill == 1.0, depth)
+            cases.append(_quantities(_model(MODELS[model][0](g, c, param, k), c), g, fill,
+                                     (0.0, 0.0, 0.0)))
+    res = [b - a for a, b in zip(cases[0], cases[-1])]
+    if static and len(fills) == 2:
         res[0] = residual([x is None for x in gains], cont, depth)
-    return low + res
+    return cases[0] + res
 
 
 def vectors(model: str, gains: Gains, *, param: float, k: int,
@@ -243,16 +287,12 @@ def residual(unknown: Sequence[bool], cont: Sequence[float],
     """
     m = len(unknown) if horizon is None else min(len(unknown), horizon)
     marked = list(unknown[:m]) + [True] * ((m if horizon is None else horizon) - m)
-    steps = [cont[0]] * m if horizon is None else cont
-    reach, total, open_reach = 1.0, 0.0, 0.0
-    for c, is_unknown in zip(steps, marked):
-        total += reach
-        if is_unknown:
-            open_reach += reach
-        reach *= c
+    steps = [cont[0]] * m if horizon is None else cont[:len(marked)]
+    reach = list(accumulate(steps, mul, initial=1.0))  # P_1 ... P_(n+1)
+    open_reach = reduce(add, compress(reach, marked), 0.0)
     if horizon is None:
-        return reach + (1.0 - cont[0]) * open_reach
-    return open_reach / total
+        return reach[-1] + (1.0 - cont[0]) * open_reach
+    return open_reach / reduce(add, reach[:-1], 0.0)
 
 
 # === The list functions ======================================================
