@@ -73,11 +73,8 @@ Gains = Sequence[Optional[float]]  # None: unjudged
 
 def _inst(g: List[float], c: List[float], t: float, k: int) -> List[float]:
     # INST: T_i = T - G_i, the gain still wanted; C_i = ((i+T+T_i-1)/(i+T+T_i))^2
-    out = []
-    for i, total in enumerate(accumulate(g), 1):
-        ti = t - total
-        out.append(((i + t + ti - 1.0) / (i + t + ti)) ** 2.0)
-    return out
+    return [((i + t + (t - gained) - 1.0) / (i + t + (t - gained))) ** 2.0
+            for i, gained in enumerate(accumulate(g), 1)]
 
 
 def _insq(g: List[float], c: List[float], t: float, k: int) -> List[float]:
@@ -86,12 +83,9 @@ def _insq(g: List[float], c: List[float], t: float, k: int) -> List[float]:
 
 def _bpm(g: List[float], c: List[float], t: float, k: int) -> List[float]:
     # static BPM: go on while the gain so far is below T and the cost so far below K
-    out = [0.0] * len(g)
-    for i, (gained, spent) in enumerate(zip(accumulate(g), accumulate(c))):
-        if gained >= t or spent >= k:
-            break
-        out[i] = 1.0
-    return out
+    going = takewhile(lambda gk: gk[0] < t and gk[1] < k, zip(accumulate(g), accumulate(c)))
+    n = len(list(going))
+    return [1.0] * n + [0.0] * (len(g) - n)
 
 
 def _nerr8(g: List[float], c: List[float], t: float, k: int) -> List[float]:
@@ -150,50 +144,40 @@ ADAPTIVE = frozenset({"INST", "BPM", "NERR8", "NERR9", "NERR10", "NERR11"})
 # === The machinery ===========================================================
 
 
-def _padded(gains: Gains, costs: Optional[Sequence[float]], best: bool,
+def _padded(gains: Gains, costs: Optional[Sequence[float]], fill: float,
             depth: int) -> Tuple[List[float], List[float]]:
-    """Gains and costs over *depth* ranks: unjudged and padded ranks gain 1
-    in the best case, 0 in the worst; a rank without a cost costs 1."""
-    fill = 1.0 if best else 0.0
+    """Gains and costs over *depth* ranks: unjudged and padded ranks gain
+    *fill* (1 in the best case, 0 in the worst); a rank without a cost costs 1."""
     g = [fill if x is None else x for x in gains[:depth]]
-    g += [fill] * (depth - len(g))
     c = list(costs[:depth]) if costs is not None else []
-    return g, c + [1.0] * (depth - len(c))
+    return g + [fill] * (depth - len(g)), c + [1.0] * (depth - len(c))
 
 
-def _reach(cont: List[float]) -> List[float]:
-    """P_i = C_1 ... C_(i-1): the probability that the user reads rank i."""
-    return list(accumulate([1.0] + cont[:-1], mul))
-
-
-def _model(cont: List[float], c: List[float]) -> Tuple[List[float], List[float], float, float,
-                                                       float]:
-    """The reach P_i and stopping L_i of continuation *cont*, and what does
-    not read the gains: EC, ETC (over costs *c*) and ED.  The ranks from
-    where P_i underflows to 0 add nothing and are left out."""
-    reach = list(takewhile(bool, _reach(cont)))
+def _model(model: str, g: List[float], c: List[float], param: float, k: int) -> Any:
+    """What does not read the gains once the continuation C_i is made: C_i,
+    the reach ``P_i = C_1 ... C_(i-1)``, the stopping L_i, EC, ETC and ED.
+    The ranks from where P_i underflows to 0 add nothing and are left out."""
+    cont = MODELS[model][0](g, c, param, k)
+    reach = list(takewhile(bool, accumulate([1.0] + cont[:-1], mul)))
+    stop = list(map(mul, reach, map(partial(sub, 1.0), cont)))
     total = math.fsum(reach)
-    stop = list(map(mul, reach, map(partial(sub, 1.0), cont)))  # L_i
-    return (reach, stop, math.fsum(map(mul, reach, c)) / total,
+    return (cont, reach, stop, math.fsum(map(mul, reach, c)) / total,
             math.fsum(map(mul, stop, accumulate(c))), total)
 
 
 @lru_cache(maxsize=64)
 def _static(model: str, param: float, k: int, costs: Optional[Tuple[float, ...]],
-            depth: int) -> Tuple[List[float], Any]:
-    """A static model's continuation and :func:`_model`, made once per measure
-    (and costs): the gains do not move them."""
-    c = _padded([], costs, False, depth)[1]
-    cont = MODELS[model][0]([0.0] * depth, c, param, k)
-    return cont, _model(cont, c)
+            depth: int) -> Any:
+    """A static model's :func:`_model`, made once per measure (and costs)."""
+    return _model(model, *_padded([], costs, 0.0, depth), param, k)
 
 
 @lru_cache(maxsize=1024)
 def _tail(model: str, param: float, k: int, costs: Optional[Tuple[float, ...]], depth: int,
           m: int) -> Tuple[float, float, float]:
-    """A static model's sums over the ranks past m: of P_i, of L_i, and of j L_i
-    at the j-th of them (what they add when each gains 1)."""
-    _, (reach, stop, *_) = _static(model, param, k, costs, depth)
+    """A static model's sums over the ranks past m: of P_i, of L_i, and of
+    j L_i at the j-th of them (what they add when each gains 1)."""
+    _, reach, stop, *_ = _static(model, param, k, costs, depth)
     return (math.fsum(reach[m:]), math.fsum(stop[m:]),
             math.fsum(map(mul, stop[m:], range(1, depth - m + 1))))
 
@@ -202,7 +186,7 @@ def _quantities(vecs: Any, g: List[float], fill: float,
                 tail: Tuple[float, float, float]) -> List[float]:
     """EU, ETU, EC, ETC, ED of :func:`_model`'s *vecs* over gains *g*, the
     ranks past them (*tail*: :func:`_tail`'s sums) gaining *fill* each."""
-    reach, stop, ec, etc, total = vecs
+    _, reach, stop, ec, etc, total = vecs
     gained = list(accumulate(g, initial=0.0))
     return [math.fsum(chain(map(mul, reach, g), [fill * tail[0]])) / total,
             math.fsum(chain(map(mul, stop, gained[1:]), [gained[-1] * tail[1], fill * tail[2]])),
@@ -219,21 +203,17 @@ def quantities(model: str, gains: Gains, *, param: float = 1.0, k: int = DEPTH,
     (:func:`_static`, :func:`_tail`), a query's work is over its own ranks,
     and ResEU is :func:`residual`."""
     static = model not in ADAPTIVE
-    fills = (0.0, 1.0) if None in gains[:depth] or len(gains) < depth else (0.0,)
+    cs = None if costs is None else tuple(costs[:depth])
+    m = min(len(gains), depth) if static else depth
+    tail = _tail(model, param, k, cs, depth, m) if static else (0.0, 0.0, 0.0)
     cases = []
-    for fill in fills:
-        if static:
-            cs = None if costs is None else tuple(costs[:depth])
-            cont, vecs = _static(model, param, k, cs, depth)
-            g = [fill if x is None else x for x in gains[:depth]]
-            cases.append(_quantities(vecs, g, fill, _tail(model, param, k, cs, depth, len(g))))
-        else:
-            g, c = _padded(gains, costs, fill == 1.0, depth)
-            cases.append(_quantities(_model(MODELS[model][0](g, c, param, k), c), g, fill,
-                                     (0.0, 0.0, 0.0)))
+    for fill in (0.0, 1.0) if None in gains[:depth] or len(gains) < depth else (0.0,):
+        g, c = _padded(gains, cs, fill, m)
+        vecs = _static(model, param, k, cs, depth) if static else _model(model, g, c, param, k)
+        cases.append(_quantities(vecs, g, fill, tail))
     res = [b - a for a, b in zip(cases[0], cases[-1])]
-    if static and len(fills) == 2:
-        res[0] = residual([x is None for x in gains], cont, depth)
+    if static:
+        res[0] = residual([x is None for x in gains], vecs[0], depth)
     return cases[0] + res
 
 
@@ -241,11 +221,8 @@ def vectors(model: str, gains: Gains, *, param: float, k: int,
             costs: Optional[Sequence[float]]) -> Tuple[List[float], List[float]]:
     """The worst case's continuations C_i and weights W_i of *model* (what
     explain shows; :func:`quantities` has the arguments' meaning)."""
-    worst = _padded(gains, costs, False, DEPTH)
-    cont = MODELS[model][0](*worst, param, k)
-    reach = _reach(cont)
-    total = math.fsum(reach)
-    return cont, [p / total for p in reach]
+    cont, reach, *_, total = _model(model, *_padded(gains, costs, 0.0, DEPTH), param, k)
+    return cont, [p / total for p in reach] + [0.0] * (len(cont) - len(reach))
 
 
 def scaled(labels: Iterable[Label], min_rel: float, max_rel: float) -> List[Optional[float]]:

@@ -834,11 +834,15 @@ def _cwl_all(q: QueryData, m: Measure, env: Env) -> List[float]:
            m.rel(env))
     got: Optional[List[float]] = q._cache.get(key)
     if got is None:
-        name = _cwl.MODELS[m.family.key][1]
-        got = q._cache[key] = _cwl.quantities(
-            m.family.key, _cwl_gains(q, m, env), param=float(m.option(name, 0.0)),
-            k=_cwl.DEPTH if m.param is None else int(m.param), costs=q.costs)
+        got = q._cache[key] = _cwl.quantities(m.family.key, _cwl_gains(q, m, env),
+                                              costs=q.costs, **_cwl_args(m))
     return got
+
+
+def _cwl_args(m: Measure) -> Dict[str, Any]:
+    """The model's parameter and cutoff of C/W/L measure *m*, as irmetrics.cwl takes them."""
+    return {"param": float(m.option(_cwl.MODELS[m.family.key][1], 0.0)),
+            "k": _cwl.DEPTH if m.param is None else int(m.param)}
 
 
 def _cwl_measure(q: QueryData, m: Measure, env: Env) -> float:
@@ -1840,9 +1844,7 @@ def _terms_cwl(c: Ranking) -> Terms:
     # rank, the five quantities and the residuals (the value is compute's)
     m, q = c.m, c.q
     gains = _cwl_gains(q, m, c.env)
-    cont, weights = _cwl.vectors(
-        m.family.key, gains, param=float(m.option(_cwl.MODELS[m.family.key][1], 0.0)),
-        k=_cwl.DEPTH if m.param is None else int(m.param), costs=q.costs)
+    cont, weights = _cwl.vectors(m.family.key, gains, costs=q.costs, **_cwl_args(m))
     costs: Sequence[Optional[float]] = [None] * len(gains) if q.costs is None else q.costs
     for r, g, x, w, cost in zip(c.rows, gains, cont, weights, costs):
         r.update(gain=g, cost=cost, continuation=x, weight=w, contribution=w * g if g else None)
