@@ -266,7 +266,7 @@ def residual(unknown: Sequence[bool], cont: Sequence[float],
     marked = list(unknown[:m]) + [True] * ((m if horizon is None else horizon) - m)
     steps = [cont[0]] * m if horizon is None else cont[:len(marked)]
     reach = list(accumulate(steps, mul, initial=1.0))  # P_1 ... P_(n+1)
-    open_reach = reduce(add, compress(reach, marked), 0.0)
+    open_reach = reduce(add, compress(reach[:-1], marked), 0.0)
     if horizon is None:
         return reach[-1] + (1.0 - cont[0]) * open_reach
     return open_reach / reduce(add, reach[:-1], 0.0)
