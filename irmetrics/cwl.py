@@ -194,27 +194,29 @@ def _quantities(vecs: Any, g: List[float], fill: float,
 
 
 def quantities(model: str, gains: Gains, *, param: float = 1.0, k: int = DEPTH,
-               costs: Optional[Sequence[float]] = None, depth: int = DEPTH) -> List[float]:
+               costs: Optional[Sequence[float]] = None, depth: int = DEPTH,
+               residuals: bool = True) -> List[float]:
     """The ten quantities of :data:`QUANTITIES` for C/W/L measure *model* (its
     parameter *param*, its cutoff *k*) over *gains* in rank order (None:
     unjudged) and *costs* (None: 1 each): the worst case's five, then best
-    minus worst (the residuals; 0 when no rank is unknown), each computed once
-    whatever is asked for.  A static model's vectors are made once
+    minus worst (the residuals; 0 when no rank is unknown, and left out when
+    not *residuals*).  A static model's vectors are made once
     (:func:`_static`, :func:`_tail`), a query's work is over its own ranks,
     and ResEU is :func:`residual`."""
     static = model not in ADAPTIVE
     cs = None if costs is None else tuple(costs[:depth])
     m = min(len(gains), depth) if static else depth
     tail = _tail(model, param, k, cs, depth, m) if static else (0.0, 0.0, 0.0)
+    open_ranks = residuals and (None in gains[:depth] or len(gains) < depth)
     cases = []
-    for fill in (0.0, 1.0) if None in gains[:depth] or len(gains) < depth else (0.0,):
+    for fill in (0.0, 1.0) if open_ranks else (0.0,):
         g, c = _padded(gains, cs, fill, m)
         vecs = _static(model, param, k, cs, depth) if static else _model(model, g, c, param, k)
         cases.append(_quantities(vecs, g, fill, tail))
     res = [b - a for a, b in zip(cases[0], cases[-1])]
-    if static:
+    if static and open_ranks:
         res[0] = residual([x is None for x in gains], vecs[0], depth)
-    return cases[0] + res
+    return cases[0] + res if residuals else cases[0]
 
 
 def vectors(model: str, gains: Gains, *, param: float, k: int,
@@ -293,7 +295,7 @@ def _list_value(model: str, labels: Iterable[Any], k: Optional[int], param: Any,
                                      for x in check_labels(costs, "costs")]
     which = QUANTITIES.index(check_choice(quantity, "quantity", QUANTITIES))
     return quantities(model, scaled(ls, low, top), param=param, k=DEPTH if k is None else k,
-                      costs=cs)[which]
+                      costs=cs, residuals=which >= 5)[which]
 
 
 def inst(labels: Iterable[Any], *, max_rel: float, T: float = 1.0, min_rel: float = 0,

@@ -827,15 +827,16 @@ def _cwl_gains(q: QueryData, m: Measure, env: Env) -> List[Optional[float]]:
     return _cwl.scaled(q.labels, low, env.max_label if top is None else top)
 
 
-def _cwl_all(q: QueryData, m: Measure, env: Env) -> List[float]:
-    """The ten quantities of C/W/L measure *m* on one query, made once for
-    every quantity asked of it (irmetrics.cwl.quantities)."""
+def _cwl_all(q: QueryData, m: Measure, env: Env, residuals: bool = True) -> List[float]:
+    """The ten quantities of C/W/L measure *m* on one query (the worst case's
+    five alone unless *residuals*), made once for every quantity asked of it
+    (irmetrics.cwl.quantities)."""
     key = ("cwl", m.family.key, m.param, tuple(o for o in m.options if o[0] != "quantity"),
            m.rel(env))
     got: Optional[List[float]] = q._cache.get(key)
-    if got is None:
+    if got is None or residuals and len(got) < len(_cwl.QUANTITIES):
         got = q._cache[key] = _cwl.quantities(m.family.key, _cwl_gains(q, m, env),
-                                              costs=q.costs, **_cwl_args(m))
+                                              costs=q.costs, residuals=residuals, **_cwl_args(m))
     return got
 
 
@@ -846,7 +847,8 @@ def _cwl_args(m: Measure) -> Dict[str, Any]:
 
 
 def _cwl_measure(q: QueryData, m: Measure, env: Env) -> float:
-    return _cwl_all(q, m, env)[_cwl.QUANTITIES.index(m.option("quantity", "EU"))]
+    quantity = m.option("quantity", "EU")
+    return _cwl_all(q, m, env, quantity.startswith("Res"))[_cwl.QUANTITIES.index(quantity)]
 
 
 def _cwl_family(key: str) -> Compute:
