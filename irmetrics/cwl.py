@@ -38,9 +38,9 @@ scales it; ``None`` is unjudged.  Sums use :func:`math.fsum`.
 from __future__ import annotations
 
 import math
-from functools import lru_cache, partial, reduce
+from functools import lru_cache, reduce
 from itertools import accumulate, chain, compress, takewhile
-from operator import add, mul, sub
+from operator import add, mul
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ._checks import (
@@ -158,8 +158,10 @@ def _model(model: str, g: List[float], c: List[float], param: float, k: int) -> 
     the reach ``P_i = C_1 ... C_(i-1)``, the stopping L_i, EC, ETC and ED.
     The ranks from where P_i underflows to 0 add nothing and are left out."""
     cont = MODELS[model][0](g, c, param, k)
-    reach = list(takewhile(bool, accumulate([1.0] + cont[:-1], mul)))
-    stop = list(map(mul, reach, map(partial(sub, 1.0), cont)))
+    reach = list(accumulate([1.0] + cont[:-1], mul))
+    if not reach[-1]:  # P_i is 0 from the rank where it underflows on
+        del reach[reach.index(0.0):]
+    stop = [p * (1.0 - x) for p, x in zip(reach, cont)]
     total = math.fsum(reach)
     return (cont, reach, stop, math.fsum(map(mul, reach, c)) / total,
             math.fsum(map(mul, stop, accumulate(c))), total)
@@ -173,17 +175,16 @@ def _static(model: str, param: float, k: int, costs: Optional[Tuple[float, ...]]
 
 
 @lru_cache(maxsize=1024)
-def _tail(model: str, param: float, k: int, costs: Optional[Tuple[float, ...]], depth: int,
-          m: int) -> Tuple[float, float, float]:
-    """A static model's sums over the ranks past m: of P_i, of L_i, and of
-    j L_i at the j-th of them (what they add when each gains 1)."""
-    _, reach, stop, *_ = _static(model, param, k, costs, depth)
+def _tail(key: Tuple[Any, ...], m: int) -> Tuple[float, float, float]:
+    """A static model's sums over the ranks past m (*key*: :func:`_static`'s
+    arguments): of P_i, of L_i, and of j L_i at the j-th of them (what they
+    add when each gains 1)."""
+    _, reach, stop, *_ = _static(*key)
     return (math.fsum(reach[m:]), math.fsum(stop[m:]),
-            math.fsum(map(mul, stop[m:], range(1, depth - m + 1))))
+            math.fsum(map(mul, stop[m:], range(1, len(stop) + 1))))
 
 
-def _quantities(vecs: Any, g: List[float], fill: float,
-                tail: Tuple[float, float, float]) -> List[float]:
+def _quantities(vecs: Any, g: List[float], fill: float, tail: Sequence[float]) -> List[float]:
     """EU, ETU, EC, ETC, ED of :func:`_model`'s *vecs* over gains *g*, the
     ranks past them (*tail*: :func:`_tail`'s sums) gaining *fill* each."""
     _, reach, stop, ec, etc, total = vecs
@@ -204,14 +205,14 @@ def quantities(model: str, gains: Gains, *, param: float = 1.0, k: int = DEPTH,
     (:func:`_static`, :func:`_tail`), a query's work is over its own ranks,
     and ResEU is :func:`residual`."""
     static = model not in ADAPTIVE
-    cs = None if costs is None else tuple(costs[:depth])
+    key = (model, param, k, None if costs is None else tuple(costs[:depth]), depth)
     m = min(len(gains), depth) if static else depth
-    tail = _tail(model, param, k, cs, depth, m) if static else (0.0, 0.0, 0.0)
+    tail = _tail(key, m) if static else (0.0, 0.0, 0.0)
     open_ranks = residuals and (None in gains[:depth] or len(gains) < depth)
     cases = []
     for fill in (0.0, 1.0) if open_ranks else (0.0,):
-        g, c = _padded(gains, cs, fill, m)
-        vecs = _static(model, param, k, cs, depth) if static else _model(model, g, c, param, k)
+        g, c = _padded(gains, costs, fill, m)
+        vecs = _static(*key) if static else _model(model, g, c, param, k)
         cases.append(_quantities(vecs, g, fill, tail))
     res = [b - a for a, b in zip(cases[0], cases[-1])]
     if static and open_ranks:
