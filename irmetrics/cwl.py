@@ -167,10 +167,11 @@ def _model(model: str, g: List[float], c: List[float], param: float, k: int) -> 
             math.fsum(map(mul, stop, accumulate(c))), total)
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=16)
 def _static(model: str, param: float, k: int, costs: Optional[Tuple[float, ...]],
             depth: int) -> Any:
-    """A static model's :func:`_model`, made once per measure (and costs)."""
+    """A static model's :func:`_model`, made once per measure (and costs; a
+    few kept, as costs given per query make one each)."""
     return _model(model, *_padded([], costs, 0.0, depth), param, k)
 
 
