@@ -38,8 +38,9 @@ scales it; ``None`` is unjudged.  Sums use :func:`math.fsum`.
 from __future__ import annotations
 
 import math
-from itertools import accumulate
-from operator import mul
+from functools import lru_cache, reduce
+from itertools import accumulate, chain, compress, takewhile
+from operator import add, mul
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ._checks import (
@@ -72,11 +73,8 @@ Gains = Sequence[Optional[float]]  # None: unjudged
 
 def _inst(g: List[float], c: List[float], t: float, k: int) -> List[float]:
     # INST: T_i = T - G_i, the gain still wanted; C_i = ((i+T+T_i-1)/(i+T+T_i))^2
-    out = []
-    for i, total in enumerate(accumulate(g), 1):
-        ti = t - total
-        out.append(((i + t + ti - 1.0) / (i + t + ti)) ** 2.0)
-    return out
+    return [((i + t + (t - gained) - 1.0) / (i + t + (t - gained))) ** 2.0
+            for i, gained in enumerate(accumulate(g), 1)]
 
 
 def _insq(g: List[float], c: List[float], t: float, k: int) -> List[float]:
@@ -85,12 +83,9 @@ def _insq(g: List[float], c: List[float], t: float, k: int) -> List[float]:
 
 def _bpm(g: List[float], c: List[float], t: float, k: int) -> List[float]:
     # static BPM: go on while the gain so far is below T and the cost so far below K
-    out = [0.0] * len(g)
-    for i, (gained, spent) in enumerate(zip(accumulate(g), accumulate(c))):
-        if gained >= t or spent >= k:
-            break
-        out[i] = 1.0
-    return out
+    going = takewhile(lambda gk: gk[0] < t and gk[1] < k, zip(accumulate(g), accumulate(c)))
+    n = len(list(going))
+    return [1.0] * n + [0.0] * (len(g) - n)
 
 
 def _nerr8(g: List[float], c: List[float], t: float, k: int) -> List[float]:
@@ -141,67 +136,97 @@ MODELS: Dict[str, Tuple[Model, str]] = {
     "NERR9": (_nerr9, ""), "NERR10": (_nerr10, "p"), "NERR11": (_nerr11, "T"),
     "SDCG": (_sdcg, ""), "RBP": (_rbp, "p"), "TBG": (_tbg, "H"), "UMeasure": (_u_measure, "L"),
 }
+#: The models whose continuation reads the gains; the others' (static) reads
+#: only the parameter, the cutoff and the costs.
+ADAPTIVE = frozenset({"INST", "BPM", "NERR8", "NERR9", "NERR10", "NERR11"})
 
 
 # === The machinery ===========================================================
 
 
-def _padded(gains: Gains, costs: Optional[Sequence[float]], best: bool,
+def _padded(gains: Gains, costs: Optional[Sequence[float]], fill: float,
             depth: int) -> Tuple[List[float], List[float]]:
-    """Gains and costs over *depth* ranks: unjudged and padded ranks gain 1
-    in the best case, 0 in the worst; a rank without a cost costs 1."""
-    fill = 1.0 if best else 0.0
+    """Gains and costs over *depth* ranks: unjudged and padded ranks gain
+    *fill* (1 in the best case, 0 in the worst); a rank without a cost costs 1."""
     g = [fill if x is None else x for x in gains[:depth]]
-    g += [fill] * (depth - len(g))
     c = list(costs[:depth]) if costs is not None else []
-    return g, c + [1.0] * (depth - len(c))
+    return g + [fill] * (depth - len(g)), c + [1.0] * (depth - len(c))
 
 
-def _reach(cont: List[float]) -> List[float]:
-    """P_i = C_1 ... C_(i-1): the probability that the user reads rank i."""
-    return list(accumulate([1.0] + cont[:-1], mul))
-
-
-def _quantities(cont: List[float], g: List[float], c: List[float]) -> List[float]:
-    """EU, ETU, EC, ETC, ED of continuation *cont* over gains *g*, costs *c*."""
-    reach = _reach(cont)
+def _model(model: str, g: List[float], c: List[float], param: float, k: int) -> Any:
+    """What does not read the gains once the continuation C_i is made: C_i,
+    the reach ``P_i = C_1 ... C_(i-1)``, the stopping L_i, EC, ETC and ED.
+    The ranks from where P_i underflows to 0 add nothing and are left out."""
+    cont = MODELS[model][0](g, c, param, k)
+    reach = list(accumulate([1.0] + cont[:-1], mul))
+    if not reach[-1]:  # P_i is 0 from the rank where it underflows on
+        del reach[reach.index(0.0):]
+    stop = [p * (1.0 - x) for p, x in zip(reach, cont)]
     total = math.fsum(reach)
-    stop = [p * (1.0 - x) for p, x in zip(reach, cont)]  # L_i
-    return [math.fsum(map(mul, reach, g)) / total,
-            math.fsum(map(mul, stop, accumulate(g))),
-            math.fsum(map(mul, reach, c)) / total,
-            math.fsum(map(mul, stop, accumulate(c))),
-            total]
+    return (cont, reach, stop, math.fsum(map(mul, reach, c)) / total,
+            math.fsum(map(mul, stop, accumulate(c))), total)
+
+
+@lru_cache(maxsize=16)
+def _static(model: str, param: float, k: int, costs: Optional[Tuple[float, ...]],
+            depth: int) -> Any:
+    """A static model's :func:`_model`, made once per measure (and costs; a
+    few kept, as costs given per query make one each)."""
+    return _model(model, *_padded([], costs, 0.0, depth), param, k)
+
+
+@lru_cache(maxsize=1024)
+def _tail(key: Tuple[Any, ...], m: int) -> Tuple[float, float, float]:
+    """A static model's sums over the ranks past m (*key*: :func:`_static`'s
+    arguments): of P_i, of L_i, and of j L_i at the j-th of them (what they
+    add when each gains 1)."""
+    _, reach, stop, *_ = _static(*key)
+    return (math.fsum(reach[m:]), math.fsum(stop[m:]),
+            math.fsum(map(mul, stop[m:], range(1, len(stop) + 1))))
+
+
+def _quantities(vecs: Any, g: List[float], fill: float, tail: Sequence[float]) -> List[float]:
+    """EU, ETU, EC, ETC, ED of :func:`_model`'s *vecs* over gains *g*, the
+    ranks past them (*tail*: :func:`_tail`'s sums) gaining *fill* each."""
+    _, reach, stop, ec, etc, total = vecs
+    gained = list(accumulate(g, initial=0.0))
+    return [math.fsum(chain(map(mul, reach, g), [fill * tail[0]])) / total,
+            math.fsum(chain(map(mul, stop, gained[1:]), [gained[-1] * tail[1], fill * tail[2]])),
+            ec, etc, total]
 
 
 def quantities(model: str, gains: Gains, *, param: float = 1.0, k: int = DEPTH,
-               costs: Optional[Sequence[float]] = None, depth: int = DEPTH) -> List[float]:
+               costs: Optional[Sequence[float]] = None, depth: int = DEPTH,
+               residuals: bool = True) -> List[float]:
     """The ten quantities of :data:`QUANTITIES` for C/W/L measure *model* (its
     parameter *param*, its cutoff *k*) over *gains* in rank order (None:
     unjudged) and *costs* (None: 1 each): the worst case's five, then best
-    minus worst (the residuals), each computed once whatever is asked for;
-    ResEU by :func:`residual` when the unknown ranks move no weight."""
-    continuation, _ = MODELS[model]
-    worst = _padded(gains, costs, False, depth)
-    cont = continuation(*worst, param, k)
-    low = _quantities(cont, *worst)
-    best = _padded(gains, costs, True, depth)
-    moved = continuation(*best, param, k)
-    res = [b - a for a, b in zip(low, _quantities(moved, *best))]
-    if moved == cont:  # a static model (C free of the gains): the residual's closed form
-        res[0] = residual([x is None for x in gains], cont, depth)
-    return low + res
+    minus worst (the residuals; 0 when no rank is unknown, and left out when
+    not *residuals*).  A static model's vectors are made once
+    (:func:`_static`, :func:`_tail`), a query's work is over its own ranks,
+    and ResEU is :func:`residual`."""
+    static = model not in ADAPTIVE
+    key = (model, param, k, None if costs is None else tuple(costs[:depth]), depth)
+    m = min(len(gains), depth) if static else depth
+    tail = _tail(key, m) if static else (0.0, 0.0, 0.0)
+    open_ranks = residuals and (None in gains[:depth] or len(gains) < depth)
+    cases = []
+    for fill in (0.0, 1.0) if open_ranks else (0.0,):
+        g, c = _padded(gains, costs, fill, m)
+        vecs = _static(*key) if static else _model(model, g, c, param, k)
+        cases.append(_quantities(vecs, g, fill, tail))
+    res = [b - a for a, b in zip(cases[0], cases[-1])]
+    if static and open_ranks:
+        res[0] = residual([x is None for x in gains], vecs[0], depth)
+    return cases[0] + res if residuals else cases[0]
 
 
 def vectors(model: str, gains: Gains, *, param: float, k: int,
             costs: Optional[Sequence[float]]) -> Tuple[List[float], List[float]]:
     """The worst case's continuations C_i and weights W_i of *model* (what
     explain shows; :func:`quantities` has the arguments' meaning)."""
-    worst = _padded(gains, costs, False, DEPTH)
-    cont = MODELS[model][0](*worst, param, k)
-    reach = _reach(cont)
-    total = math.fsum(reach)
-    return cont, [p / total for p in reach]
+    cont, reach, *_, total = _model(model, *_padded(gains, costs, 0.0, DEPTH), param, k)
+    return cont, [p / total for p in reach] + [0.0] * (len(cont) - len(reach))
 
 
 def scaled(labels: Iterable[Label], min_rel: float, max_rel: float) -> List[Optional[float]]:
@@ -243,16 +268,12 @@ def residual(unknown: Sequence[bool], cont: Sequence[float],
     """
     m = len(unknown) if horizon is None else min(len(unknown), horizon)
     marked = list(unknown[:m]) + [True] * ((m if horizon is None else horizon) - m)
-    steps = [cont[0]] * m if horizon is None else cont
-    reach, total, open_reach = 1.0, 0.0, 0.0
-    for c, is_unknown in zip(steps, marked):
-        total += reach
-        if is_unknown:
-            open_reach += reach
-        reach *= c
+    steps = [cont[0]] * m if horizon is None else cont[:len(marked)]
+    reach = list(accumulate(steps, mul, initial=1.0))  # P_1 ... P_(n+1)
+    open_reach = reduce(add, compress(reach[:-1], marked), 0.0)
     if horizon is None:
-        return reach + (1.0 - cont[0]) * open_reach
-    return open_reach / total
+        return reach[-1] + (1.0 - cont[0]) * open_reach
+    return open_reach / reduce(add, reach[:-1], 0.0)
 
 
 # === The list functions ======================================================
@@ -276,7 +297,7 @@ def _list_value(model: str, labels: Iterable[Any], k: Optional[int], param: Any,
                                      for x in check_labels(costs, "costs")]
     which = QUANTITIES.index(check_choice(quantity, "quantity", QUANTITIES))
     return quantities(model, scaled(ls, low, top), param=param, k=DEPTH if k is None else k,
-                      costs=cs)[which]
+                      costs=cs, residuals=which >= 5)[which]
 
 
 def inst(labels: Iterable[Any], *, max_rel: float, T: float = 1.0, min_rel: float = 0,

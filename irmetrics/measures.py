@@ -827,22 +827,28 @@ def _cwl_gains(q: QueryData, m: Measure, env: Env) -> List[Optional[float]]:
     return _cwl.scaled(q.labels, low, env.max_label if top is None else top)
 
 
-def _cwl_all(q: QueryData, m: Measure, env: Env) -> List[float]:
-    """The ten quantities of C/W/L measure *m* on one query, made once for
-    every quantity asked of it (irmetrics.cwl.quantities)."""
+def _cwl_all(q: QueryData, m: Measure, env: Env, residuals: bool = True) -> List[float]:
+    """The ten quantities of C/W/L measure *m* on one query (the worst case's
+    five alone unless *residuals*), made once for every quantity asked of it
+    (irmetrics.cwl.quantities)."""
     key = ("cwl", m.family.key, m.param, tuple(o for o in m.options if o[0] != "quantity"),
            m.rel(env))
     got: Optional[List[float]] = q._cache.get(key)
-    if got is None:
-        name = _cwl.MODELS[m.family.key][1]
-        got = q._cache[key] = _cwl.quantities(
-            m.family.key, _cwl_gains(q, m, env), param=float(m.option(name, 0.0)),
-            k=_cwl.DEPTH if m.param is None else int(m.param), costs=q.costs)
+    if got is None or residuals and len(got) < len(_cwl.QUANTITIES):
+        got = q._cache[key] = _cwl.quantities(m.family.key, _cwl_gains(q, m, env),
+                                              costs=q.costs, residuals=residuals, **_cwl_args(m))
     return got
 
 
+def _cwl_args(m: Measure) -> Dict[str, Any]:
+    """The model's parameter and cutoff of C/W/L measure *m*, as irmetrics.cwl takes them."""
+    return {"param": float(m.option(_cwl.MODELS[m.family.key][1], 0.0)),
+            "k": _cwl.DEPTH if m.param is None else int(m.param)}
+
+
 def _cwl_measure(q: QueryData, m: Measure, env: Env) -> float:
-    return _cwl_all(q, m, env)[_cwl.QUANTITIES.index(m.option("quantity", "EU"))]
+    quantity = m.option("quantity", "EU")
+    return _cwl_all(q, m, env, quantity.startswith("Res"))[_cwl.QUANTITIES.index(quantity)]
 
 
 def _cwl_family(key: str) -> Compute:
@@ -1840,9 +1846,7 @@ def _terms_cwl(c: Ranking) -> Terms:
     # rank, the five quantities and the residuals (the value is compute's)
     m, q = c.m, c.q
     gains = _cwl_gains(q, m, c.env)
-    cont, weights = _cwl.vectors(
-        m.family.key, gains, param=float(m.option(_cwl.MODELS[m.family.key][1], 0.0)),
-        k=_cwl.DEPTH if m.param is None else int(m.param), costs=q.costs)
+    cont, weights = _cwl.vectors(m.family.key, gains, costs=q.costs, **_cwl_args(m))
     costs: Sequence[Optional[float]] = [None] * len(gains) if q.costs is None else q.costs
     for r, g, x, w, cost in zip(c.rows, gains, cont, weights, costs):
         r.update(gain=g, cost=cost, continuation=x, weight=w, contribution=w * g if g else None)

@@ -112,6 +112,50 @@ def test_adaptive_measures_without_gain_are_their_static_twins():
         cwl.rbp_cwl(zeros, p=0.7, quantity="ED"), abs=1e-12)
 
 
+
+def brute_quantities(model, gains, param, k, costs):
+    """The module docstring's definition, each case over all DEPTH ranks in
+    plain loops: the worst case (unknown ranks gain 0), then best minus worst."""
+    cases = []
+    for fill in (0.0, 1.0):
+        g = [fill if x is None else x for x in gains[:cwl.DEPTH]]
+        g += [fill] * (cwl.DEPTH - len(g))
+        c = list(costs or [])[:cwl.DEPTH]
+        c += [1.0] * (cwl.DEPTH - len(c))
+        cont = cwl.MODELS[model][0](g, c, param, k)
+        reach = [1.0]
+        for x in cont[:-1]:
+            reach.append(reach[-1] * x)
+        total = math.fsum(reach)
+        gained = spent = 0.0
+        etu, etc = [], []
+        for p, x, gain, cost in zip(reach, cont, g, c):
+            gained, spent = gained + gain, spent + cost
+            etu.append(p * (1.0 - x) * gained)
+            etc.append(p * (1.0 - x) * spent)
+        cases.append([math.fsum(p * x for p, x in zip(reach, g)) / total, math.fsum(etu),
+                      math.fsum(p * x for p, x in zip(reach, c)) / total, math.fsum(etc), total])
+    return cases[0] + [b - a for a, b in zip(*cases)]
+
+
+MODEL_ARGS = [("INST", 2.0, 1000), ("INSQ", 1.0, 1000), ("BPM", 1.5, 5), ("NERR8", 0.0, 4),
+              ("NERR9", 0.0, 6), ("NERR10", 0.7, 1000), ("NERR11", 1.0, 1000),
+              ("SDCG", 0.0, 5), ("TBG", 3.0, 1000), ("UMeasure", 6.0, 1000), ("RBP", 0.6, 1000)]
+
+
+@pytest.mark.parametrize("model, param, k", MODEL_ARGS, ids=[m for m, _, _ in MODEL_ARGS])
+@settings(max_examples=10, deadline=None)
+@given(gains=st.lists(st.sampled_from([None, 0.0, 0.25, 1.0]), max_size=1100),
+       costs=st.none() | st.lists(st.sampled_from([0.5, 1.0, 2.0]), max_size=1100))
+def test_quantities_are_their_definition(model, param, k, gains, costs):
+    # quantities makes a static model's vectors once and sums the ranks past
+    # the ranking's end in closed form; the definition sums every rank
+    got = cwl.quantities(model, gains, param=param, k=k, costs=costs)
+    want = brute_quantities(model, gains, param, k, costs)
+    assert got == pytest.approx(want, rel=1e-12, abs=1e-12)
+    if model in cwl.ADAPTIVE:  # EU: the same sum (the ranks after P_i = 0 add 0)
+        assert got[0] == want[0]
+
 # === Properties =============================================================
 
 @pytest.mark.parametrize("name, function", FUNCTIONS, ids=[n for n, _ in FUNCTIONS])
