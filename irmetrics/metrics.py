@@ -1104,12 +1104,9 @@ def _running_dcg(
     """*out*, the DCG after each of the first gains of a ranking (rank 1
     first), extended to the first *top* (None: all): m_ndcg.c's ``sum +=
     gain / log2(rank + 1)``, left to right, so that the DCG at any cutoff is
-    one of these prefixes, the same bits however far it was taken before."""
-    total = out[-1] if out else 0.0
-    for i in range(len(out), len(gains) if top is None else top):
-        total += gains[i] / math.log2(i + 2)
-        out.append(total)
-    return out
+    one of these prefixes, the same bits however far it was taken before
+    (:func:`_running_dcg_sparse` of every gain)."""
+    return _running_dcg_sparse(list(enumerate(gains[:top])), out, top)
 
 
 def _running_dcg_sparse(
