@@ -65,6 +65,7 @@ from . import _tie_blocks as _t
 from . import cwl as _cwl
 from ._checks import (
     Label,
+    as_number,
     check_int,
     check_k,
     check_labels,
@@ -666,9 +667,7 @@ def err(
     top = max((x for x in ls if x is not None), default=0)
     if max_label is None:
         return _err(ls, kk, top)
-    if isinstance(max_label, bool) or not isinstance(max_label, (int, float)) or not (
-        0 <= max_label < math.inf
-    ):
+    if not 0.0 <= as_number(max_label) < math.inf:
         raise InvalidArgumentError(
             f"'max_label' must be a finite non-negative number (got {max_label!r})"
         )
