@@ -10,7 +10,7 @@ first field starts with ``#`` skipped (trec_eval 10.0 skips ``#`` lines,
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Callable, Dict, Iterator, List, Tuple
+from typing import TYPE_CHECKING, Dict, Iterator, List, Tuple
 
 from .errors import TrecFormatError
 from .trec import _number, _open_lines
@@ -66,11 +66,10 @@ def read_zscores(source: PathOrFile) -> Dict[str, Dict[str, Tuple[float, float]]
     ``-Z``): ``{qid: {measure: (mean, deviation)}}``; the last line of a
     (query, measure) given twice counts."""
     out: Dict[str, Dict[str, Tuple[float, float]]] = {}
-    number: Callable[[bytes, str, int, str], float] = _float
     for name, lineno, fields in _rows(source, "qid measure mean deviation"):
         qid, measure = _field(fields[:2], name, lineno, "an id").split(" ")
-        mean = number(fields[2], name, lineno, "the mean")
-        out.setdefault(qid, {})[measure] = (mean, number(fields[3], name, lineno, "the deviation"))
+        mean = _float(fields[2], name, lineno, "the mean")
+        out.setdefault(qid, {})[measure] = (mean, _float(fields[3], name, lineno, "the deviation"))
     return out
 
 

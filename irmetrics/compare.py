@@ -13,7 +13,7 @@ from itertools import combinations
 from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 from . import frames, plot, report, stats
-from ._checks import check_finite
+from ._checks import check_choice, check_finite
 from ._tabular import _query_id
 from .errors import InvalidArgumentError, UndefinedStatisticError
 from .evaluate import Evaluation, _as_qrels, evaluate
@@ -423,8 +423,7 @@ def _design(runs: Any, baseline: Any, pairs: str, *, family_test: bool) -> _Desi
     for name in names:
         if not isinstance(name, str):
             raise InvalidArgumentError(f"run names must be str (got {name!r})")
-    if pairs not in PAIRS:
-        raise InvalidArgumentError(f"'pairs' must be 'baseline' or 'all' (got {pairs!r})")
+    check_choice(pairs, "pairs", PAIRS)
     if pairs == "all":
         if baseline is not None:
             raise InvalidArgumentError("'baseline' cannot be given with pairs='all' "

@@ -528,8 +528,8 @@ class _Scorer:
                     (d, "its query has no judgments") for d in source.duplicates
                 )
                 continue
-            if float32:
-                scores = _as_float32(scores)
+            if float32:  # single precision, as trec_eval's float builds store scores
+                scores = array("f", scores).tolist()
             members = source.members
             if source.duplicates:
                 depth = self.options.depth
@@ -672,11 +672,6 @@ def _cut_duplicates(
             if counts[error.docid.encode("utf-8")] > 1:
                 raise error
     return kept, [scores[i] for i in top]
-
-
-def _as_float32(scores: List[float]) -> List[float]:
-    """The scores rounded to single precision, as trec_eval's float builds store them."""
-    return array("f", scores).tolist()
 
 
 def _max_label(qrels: Qrels, measures: Sequence[Measure]) -> int:

@@ -36,7 +36,7 @@ from typing import (
 )
 
 from . import formats, frames
-from ._checks import as_number, check_int
+from ._checks import as_number, check_choice, check_int
 from ._tie_blocks import check_ties
 from .errors import InvalidArgumentError
 from .measures import MIN_GEO_MEAN, TREC_EVAL, TREC_EVAL_VERSIONS, Measure, TrecEval, parse_measures
@@ -116,10 +116,7 @@ def check_options(
     for name, flag in (("complete", complete), ("judged_only", judged_only)):
         if not isinstance(flag, bool):
             raise InvalidArgumentError(f"{name!r} must be a bool (got {flag!r})")
-    if trec_eval not in TREC_EVAL_VERSIONS:
-        raise InvalidArgumentError(
-            f"'trec_eval' must be one of {', '.join(map(repr, TREC_EVAL_VERSIONS))} "
-            f"(got {trec_eval!r})")
+    check_choice(trec_eval, "trec_eval", TREC_EVAL_VERSIONS)
     size = check_int(collection_size, "collection_size", 0)
     return Options(level, complete, depth, judged_only, scores, check_ties(ties), detect_ties,
                    trec_eval, None if costs is None else _checked_costs(costs), size)

@@ -52,6 +52,7 @@ from .evaluate import _checked, _Scorer
 from .evaluation import Options
 from .formats import html_table
 from .measures import Env, QueryData, Ranking, Row, Terms, _fmt, parse_measure
+from .report import aligned
 from .sources import open_qrels, open_run
 
 __all__ = ["explain", "Explanation"]
@@ -156,10 +157,7 @@ class Explanation:
         lines = [self._title(), "  " + self.formula, ""]
         header, cells = self._table()
         if cells:  # the header and the rows, right-aligned but for the doc column
-            widths = [max(len(h), *(len(row[i]) for row in cells)) for i, h in enumerate(header)]
-            for row in [header] + cells:
-                lines.append("  ".join(c.rjust(w) if i != 1 else c.ljust(w)
-                                       for i, (c, w) in enumerate(zip(row, widths))).rstrip())
+            lines.extend(aligned([header] + cells, {1}))
         lines.extend(self._notes())
         lines.append("")
         lines.extend(self.steps)

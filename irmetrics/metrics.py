@@ -65,6 +65,7 @@ from . import _tie_blocks as _t
 from . import cwl as _cwl
 from ._checks import (
     Label,
+    as_number,
     check_int,
     check_k,
     check_labels,
@@ -666,9 +667,7 @@ def err(
     top = max((x for x in ls if x is not None), default=0)
     if max_label is None:
         return _err(ls, kk, top)
-    if isinstance(max_label, bool) or not isinstance(max_label, (int, float)) or not (
-        0 <= max_label < math.inf
-    ):
+    if not 0.0 <= as_number(max_label) < math.inf:
         raise InvalidArgumentError(
             f"'max_label' must be a finite non-negative number (got {max_label!r})"
         )
@@ -1104,12 +1103,9 @@ def _running_dcg(
     """*out*, the DCG after each of the first gains of a ranking (rank 1
     first), extended to the first *top* (None: all): m_ndcg.c's ``sum +=
     gain / log2(rank + 1)``, left to right, so that the DCG at any cutoff is
-    one of these prefixes, the same bits however far it was taken before."""
-    total = out[-1] if out else 0.0
-    for i in range(len(out), len(gains) if top is None else top):
-        total += gains[i] / math.log2(i + 2)
-        out.append(total)
-    return out
+    one of these prefixes, the same bits however far it was taken before
+    (:func:`_running_dcg_sparse` of every gain)."""
+    return _running_dcg_sparse(list(enumerate(gains[:top])), out, top)
 
 
 def _running_dcg_sparse(

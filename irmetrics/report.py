@@ -15,7 +15,7 @@ are.  The comparison's statistics are computed in :mod:`irmetrics.compare`.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Container, Dict, List, Optional, Sequence, Tuple
 
 # each run of control characters as one space: a name or id from a file must
 # not end a table row (or, in LaTeX, a paragraph), nor reach a terminal
@@ -131,20 +131,21 @@ def _paper_rows(c: Any, sup: str, escape: Callable[[str], str]) -> List[List[str
             for run, letter in c.letters.items()]
 
 
+def aligned(rows: Sequence[Sequence[str]], left: Container[int]) -> List[str]:
+    """*rows* as lines, the columns two spaces apart and each as wide as its
+    widest cell: flush left the columns in *left*, flush right the others."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return ["  ".join(c.ljust(w) if i in left else c.rjust(w)
+                      for i, (c, w) in enumerate(zip(row, widths))).rstrip() for row in rows]
+
+
 def text(c: Any) -> str:
     """A plain-text table, one line per measure and run, with a footer."""
     header = _columns(c)
     body = [[_one_line(c) for c in _cells(c, r)] for r in c._rows]
     widths = [max(len(row[i]) for row in [header] + body) for i in range(len(header))]
     left = {0, 1, 2} if len(c.baselines) != 1 else {0, 1}
-
-    def line(cells: Sequence[str]) -> str:
-        parts = [c.ljust(w) if i in left else c.rjust(w)
-                 for i, (c, w) in enumerate(zip(cells, widths))]
-        return "  ".join(parts).rstrip()
-
-    out = [_one_line(_header(c)), "", line(header), line(["-" * w for w in widths])]
-    out += [line(cells) for cells in body]
+    out = [_one_line(_header(c)), ""] + aligned([header, ["-" * w for w in widths]] + body, left)
     out += [""] + [_one_line(note) for note in _footer(c)]
     return "\n".join(out) + "\n"
 

@@ -576,9 +576,8 @@ def _permutation(
     observed = math.fsum(d)
     target = abs(observed) - _TIE_RTOL * math.fsum(abs(v) for v in d)
     mean = math.ldexp(observed / n, e)
-    if exact:  # (target <= 0: every flip is at least as extreme, e.g. all d are 0)
-        total = 1 << n
-        count = total if target <= 0 else _exact_count(d, target)
+    if exact:
+        total, count = 1 << n, _exact_count(d, _TIE_RTOL)
     else:
         columns = [d] if alpha is None else [d, [1.0] * n]  # the sums s_i d_i, and of the signs
         sums = _flipped_sums(columns, n_resamples, rng)
@@ -601,9 +600,14 @@ def _permutation(
     return result, (sorted(map(min, roots))[m - 1], sorted(map(max, roots))[-m], e)
 
 
-def _exact_count(d: Sequence[float], target: float) -> int:
-    """How many of the 2**n sign flips of *d* have |sum| >= *target* > 0,
-    meeting in the middle: two halves of 2**(n/2) sums each."""
+def _exact_count(d: Sequence[float], rtol: float) -> int:
+    """How many of the 2**n sign flips of *d* have |sum| at least |sum(d)|,
+    ties within *rtol* * sum|d| (the float error of the sums), meeting in the
+    middle: two halves of 2**(n/2) sums each.  A target <= 0 (e.g. all d
+    are 0): every flip is at least as extreme."""
+    target = abs(math.fsum(d)) - rtol * math.fsum(map(abs, d))
+    if target <= 0:
+        return 1 << len(d)
     half = len(d) // 2
     left = _signed_sums(d[:half])
     right = sorted(_signed_sums(d[half:]))
@@ -624,10 +628,8 @@ def _exact_end(d: Sequence[float], needed: int, side: float) -> float:
         mid = (inside + outside) / 2.0
         if mid in (inside, outside):  # (adjacent floats)
             break
-        shifted = [v - mid for v in d]
         # ties within the float error of the sums (below n * eps * sum|d|)
-        target = abs(math.fsum(shifted)) - 1e-13 * math.fsum(map(abs, shifted))
-        if _exact_count(shifted, target) >= needed:
+        if _exact_count([v - mid for v in d], 1e-13) >= needed:
             inside = mid
         else:
             outside = mid
@@ -1373,9 +1375,7 @@ def paired_t_power(effect_size: float, n_topics: int, *, alpha: float = 0.05) ->
     >>> round(paired_t_power(0.0, 20), 6)   # no effect: the test's level
     0.05
     """
-    d = _check_real(effect_size, "effect_size")
-    if not math.isfinite(d):
-        raise InvalidArgumentError(f"'effect_size' must be a finite number (got {effect_size!r})")
+    d = check_finite(effect_size, "'effect_size'")
     n = check_int(n_topics, "n_topics", 2)
     alpha = _check_level(alpha, "'alpha'")
     return _power(d, n, alpha)
