@@ -445,9 +445,7 @@ _recall = _on_ranks(_m._recall_r)
 _ap = _on_ranks(_m._average_precision_r)
 _rr = _on_ranks(_m._reciprocal_rank_r)
 _rprec = _on_ranks(_m._r_precision_multiple_r)  # Rprec's and Rprec_mult's (None: R)
-_success = _on_ranks(_m._success_r)
 _bin_g = _on_ranks(_m._binary_g)
-_set_f = _on_ranks(_m._f_measure_r, "weight", 1.0)
 
 
 def _judged(q: QueryData, m: Measure, env: Env) -> float:
@@ -797,10 +795,6 @@ def _on_subtopics(kernel: _d.Kernel) -> Compute:
     return compute
 
 
-_alpha_dcg = _on_subtopics(_d._alpha_dcg)
-_alpha_ndcg = _on_subtopics(_d._alpha_ndcg)
-_err_ia = _on_subtopics(_d._err_ia)
-_nerr_ia = _on_subtopics(_d._nerr_ia)
 _nrbp = _on_subtopics(_d._nrbp)
 _nnrbp = _on_subtopics(_d._nnrbp)
 _p_ia = _on_subtopics(_d._precision_ia)
@@ -2139,7 +2133,7 @@ FAMILIES: Tuple[Family, ...] = (
            explain=_terms_ap),
     Family("relative_P", _relative_p, "Relevant in the top k over min(k, R).", takes=_AT_K,
            explain=_terms_relative_p),
-    Family("success", _success, "1 if a relevant document is in the top k.",
+    Family("success", _on_ranks(_m._success_r), "1 if a relevant document is in the top k.",
            names=Names("Success", metric="success_at_k"), takes=Takes("cutoff", (1, 5, 10)),
            ties=_binary_ties(_t.expected_success, "success"), explain=_terms_success),
     Family("set_P", _p, "Precision of the whole retrieved set.", names=Names("SetP"),
@@ -2154,7 +2148,7 @@ FAMILIES: Tuple[Family, ...] = (
            explain=_hits_terms(
                "set_map = set_P * set_recall = (relevant retrieved)^2 / (retrieved * R)",
                _n, last=_set_map_steps)),
-    Family("set_F", _set_f, "F measure of the retrieved set.",
+    Family("set_F", _on_ranks(_m._f_measure_r, "weight", 1.0), "F measure of the retrieved set.",
            names=Names("SetF", metric="f_measure"),
            takes=Takes(options={"rel": _opt_rel, "beta": _opt_beta, "weight": _opt_weight},
                        trec_params="weight"),
@@ -2218,16 +2212,16 @@ FAMILIES: Tuple[Family, ...] = (
            takes=Takes("optional-cutoff"), explain=_terms_accuracy),
     # ndeval's diversity measures over subtopics (irmetrics.diversity); the
     # ir_measures name is the canonical one, ndeval's an alias.
-    Family("alpha-DCG", _alpha_dcg,
+    Family("alpha-DCG", _on_subtopics(_d._alpha_dcg),
            "alpha-DCG of the top k over the ideal ideal's (ndeval; subtopic qrels).",
            names=Names("alpha_DCG", False, ("alpha-DCG",), "alpha_dcg"), takes=_IA_AT_K),
-    Family("alpha-nDCG", _alpha_ndcg,
+    Family("alpha-nDCG", _on_subtopics(_d._alpha_ndcg),
            "alpha-DCG of the top k over the greedy ideal's (ndeval; subtopic qrels).",
            names=Names("alpha_nDCG", False, ("alpha-nDCG",), "alpha_ndcg"), takes=_IA_AT_K),
-    Family("ERR-IA", _err_ia,
+    Family("ERR-IA", _on_subtopics(_d._err_ia),
            "Intent-aware ERR of the top k over the ideal ideal's (ndeval; subtopic qrels).",
            names=Names("ERR_IA", False, ("ERR-IA",), "err_ia"), takes=_IA_AT_K),
-    Family("nERR-IA", _nerr_ia,
+    Family("nERR-IA", _on_subtopics(_d._nerr_ia),
            "Intent-aware ERR of the top k over the greedy ideal's (ndeval; subtopic qrels).",
            names=Names("nERR_IA", False, ("nERR-IA",), "nerr_ia"), takes=_IA_AT_K),
     Family("NRBP", _nrbp, "Novelty- and rank-biased precision (ndeval; subtopic qrels).",
