@@ -175,9 +175,6 @@ class QueryData:
         """Judged documents with 0 <= relevance < *rel*."""
         return sum(c for lvl, c in self.levels.items() if lvl < rel)
 
-    def n_relevant_retrieved(self, rel: Union[int, float]) -> int:
-        return len(self.relevant_ranks(rel))
-
     def relevant_ranks(self, rel: Union[int, float]) -> List[int]:
         """1-based ranks of the labels >= *rel* (*rel* > 0), found once per level."""
         return self.relevant(rel)[0]
@@ -209,9 +206,6 @@ class QueryData:
             v = self._cache["linear"] = (positive, ideal, [], [])
         return v
 
-    def judged(self) -> List[int]:
-        """The labels of the ranked documents in the qrels, in rank order."""
-        return [x for _, x in self._placed]
 
 
 # === trec_eval's versions =====================================================
@@ -455,7 +449,8 @@ def _judged(q: QueryData, m: Measure, env: Env) -> float:
 
 def _bpref(q: QueryData, m: Measure, env: Env) -> float:
     rel = m.rel(env)
-    return _m._bpref(q.judged(), q.n_relevant(rel), q.n_nonrelevant(rel), rel)
+    judged = [x for _, x in q.placed()]  # the labels of the ranked documents in the qrels
+    return _m._bpref(judged, q.n_relevant(rel), q.n_nonrelevant(rel), rel)
 
 
 def _infap(q: QueryData, m: Measure, env: Env) -> float:
@@ -505,7 +500,7 @@ def _gains_and_ideal(q: QueryData, m: Measure) -> Tuple[List[float], List[float]
     if m.option("gain") is None:
         return q.gains(), q.linear_gains()[1]
     gain_of = _gain_of(m)
-    return [gain_of(x) for x in q.labels], _gains_and_ideal_only(q, gain_of)
+    return [gain_of(x) for x in q.labels], [g for _, g in _ideal_pairs(q, gain_of)]
 
 
 def _ndcg(q: QueryData, m: Measure, env: Env) -> float:
@@ -615,7 +610,7 @@ def _num_rel(q: QueryData, m: Measure, env: Env) -> float:
 
 
 def _num_rel_ret(q: QueryData, m: Measure, env: Env) -> float:
-    return q.n_relevant_retrieved(m.rel(env))
+    return len(q.relevant_ranks(m.rel(env)))
 
 
 def _num_q(q: QueryData, m: Measure, env: Env) -> float:
@@ -701,13 +696,8 @@ def _nonzero_and_ideal(
     if m.option("gain") is None:
         positive, ideal, _, idcg = q.linear_gains()
         return positive, ideal, _m._running_dcg(ideal, idcg)
-    gain_of = _gain_of(m)
-    nz = []
-    for i, x in q.placed():
-        g = gain_of(x)
-        if g:
-            nz.append((i, g))
-    ideal = _gains_and_ideal_only(q, gain_of)
+    gains, ideal = _gains_and_ideal(q, m)
+    nz = [(i, g) for i, g in enumerate(gains) if g]
     return nz, ideal, _m._running_dcg(ideal, [])
 
 
@@ -716,10 +706,6 @@ def _dcg_of(q: QueryData, m: Measure, nz: Sequence[Tuple[int, float]]) -> List[f
     query's own, made once for the measures that read it."""
     out = q.linear_gains()[2] if m.option("gain") is None else []
     return _m._running_dcg_sparse(nz, out)
-
-
-def _gains_and_ideal_only(q: QueryData, gain_of: Callable[[Label], float]) -> List[float]:
-    return [g for _, g in _ideal_pairs(q, gain_of)]
 
 
 def _g(q: QueryData, m: Measure, env: Env) -> float:
@@ -923,7 +909,7 @@ def _ndcg_expected(m: Measure, q: QueryData, blocks: List[_t.Block], n: int, env
     disc = _m._discount_function(m.option("discount", "log2"), None)
     gain_of = _gain_of(m)
     gains = _t.mean_gains(blocks, n if k is None else min(k, n), gain_of)
-    ideal = q.linear_gains()[1] if m.option("gain") is None else _gains_and_ideal_only(q, gain_of)
+    ideal = _gains_and_ideal(q, m)[1]
     return _m._ndcg_gains(gains, ideal, k, disc)
 
 
