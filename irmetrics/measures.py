@@ -1573,20 +1573,14 @@ def _running_dcg(c: Ranking) -> Tuple[List[Tuple[int, float]], float, float]:
     ndcg_rel and Rndcg average); the ideal pairs, the DCG at the end of the
     ranking and the whole ideal's DCG (it may go on past the ranking)."""
     gains, pairs = _gains(c)
-    dcg = idcg = 0.0
+    ideal_dcg = _m._running_dcg([g for _, g in pairs], [])  # the ideal's, after each gain
+    dcg = 0.0
     for i, r in enumerate(c.rows):
-        d = math.log2(i + 2)
-        r["gain"] = gains[i]
         if gains[i]:
-            dcg += gains[i] / d
-        if i < len(pairs):
-            idcg += pairs[i][1] / d
-        r["dcg"] = dcg
-        r["idcg"] = idcg
-        r["ratio"] = dcg / idcg if idcg > 0 else None
-    for i in range(len(c.rows), len(pairs)):  # the ideal goes on past the ranking
-        idcg += pairs[i][1] / math.log2(i + 2)
-    return pairs, dcg, idcg
+            dcg += gains[i] / math.log2(i + 2)
+        idcg = ideal_dcg[min(i, len(pairs) - 1)] if pairs else 0.0
+        r.update(gain=gains[i], dcg=dcg, idcg=idcg, ratio=dcg / idcg if idcg > 0 else None)
+    return pairs, dcg, ideal_dcg[-1] if pairs else 0.0
 
 
 def _running_terms(pairs: List[Tuple[int, float]], idcg: float, formula: str,
