@@ -179,16 +179,6 @@ class QueryData:
         """1-based ranks of the labels >= *rel* (*rel* > 0), found once per level."""
         return self.relevant(rel)[0]
 
-    def gains(self) -> List[float]:
-        """Linear gains of the ranking (negative and missing labels give 0)."""
-        v: Optional[List[float]] = self._cache.get("gains")
-        if v is None:
-            v = self._cache["gains"] = [0.0] * self.n
-            for i, x in self._placed:
-                if x > 0:
-                    v[i] = float(x)
-        return v
-
     def placed(self) -> List[Tuple[int, int]]:
         """``(0-based rank, label)`` of the ranked documents in the qrels."""
         return self._placed
@@ -497,8 +487,6 @@ def _gain_of(m: Measure) -> Callable[[Optional[Union[int, float]]], float]:
 def _gains_and_ideal(q: QueryData, m: Measure) -> Tuple[List[float], List[float]]:
     """The gains of the ranked documents and the ideal's positive gains,
     highest first, under the measure's gain option."""
-    if m.option("gain") is None:
-        return q.gains(), q.linear_gains()[1]
     gain_of = _gain_of(m)
     return [gain_of(x) for x in q.labels], [g for _, g in _ideal_pairs(q, gain_of)]
 
