@@ -1696,15 +1696,14 @@ def _terms_prefs(c: Ranking) -> Terms:
     # other not) and possible, by where the two documents are
     value = c.m.compute(c.q, c.env)  # (it counts q.prefs if the scorer did not)
     key, p = c.m.family.key, cast(_prefs.Prefs, c.q.prefs)
-    ret, imp = key.endswith("_ret"), key.endswith("_imp")
+    areas = 1 if key.endswith("_ret") else 2 if key.endswith("_imp") else 3
     counts, steps = [], []
     for i, g in enumerate(p.groups, 1):
         classes = " > ".join(f"{lvl:g} ({len(ranks)})" for lvl, ranks in g.ecs)
         steps.append(f"judgment group {i}: " + (f"levels {classes}" if g.ecs else "a partial order")
                      + f"; fulfilled/possible: both retrieved {g.ful_ret}/{g.poss_ret}, one "
                      f"{g.ful_imp}/{g.poss_imp}, neither 0/{g.notoccur}")
-        counts.append((g.ful_ret + (0 if ret else g.ful_imp),
-                       g.poss_ret + (0 if ret else g.poss_imp) + (0 if ret or imp else g.notoccur)))
+        counts.append(_prefs._in_areas(g, areas))
     ful, poss = sum(f for f, _ in counts), sum(n for _, n in counts)
     if "simp" in key:
         steps.append(f"{ful} / {poss} = {_fmt(value)}" if poss else "nothing possible: 0")
@@ -1861,12 +1860,11 @@ _opt_rel = _ranged("rel", int, lambda v: v >= 1, "a positive int")
 _opt_p = _ranged("p", float, lambda v: 0.0 < v < 1.0, "a number in (0, 1)")
 _opt_max_label = _ranged("max_label", int, lambda v: v >= 1, "a positive int")
 _opt_alpha = _ranged("alpha", float, lambda v: 0.0 <= v <= 1.0, "a number in [0, 1]")
-_opt_beta = _ranged("beta", float, lambda v: 0.0 < v < math.inf, "a positive number")
 _opt_nrbp_beta = _ranged("beta", float, lambda v: 0.0 < v <= 1.0, "a number in (0, 1]")
 
 
 _opt_positive = {name: _ranged(name, float, lambda v: 0.0 < v < math.inf, "a positive number")
-                 for name in ("T", "H", "L")}
+                 for name in ("T", "H", "L", "beta")}
 _opt_min_rel = _ranged("min_rel", int, lambda v: v >= 0, "an int >= 0")
 _opt_max_rel = _ranged("max_rel", int, lambda v: v >= 1, "a positive int")
 _opt_quantity = _ranged("quantity", str, lambda v: v in _cwl.QUANTITIES,
@@ -2118,8 +2116,8 @@ FAMILIES: Tuple[Family, ...] = (
                _n, last=_set_map_steps)),
     Family("set_F", _on_ranks(_m._f_measure_r, "weight", 1.0), "F measure of the retrieved set.",
            names=Names("SetF", metric="f_measure"),
-           takes=Takes(options={"rel": _opt_rel, "beta": _opt_beta, "weight": _opt_weight},
-                       trec_params="weight"),
+           takes=Takes(options={"rel": _opt_rel, "beta": _opt_positive["beta"],
+                                "weight": _opt_weight}, trec_params="weight"),
            ties=_binary_ties(_t.expected_f, "count_n", "weight", 1.0),
            explain=_hits_terms("set_F = (1 + x) P R / (x P + R), P and R of the retrieved set",
                                _n, last=_set_f_steps)),
