@@ -732,13 +732,6 @@ def _relstring(q: QueryData, m: Measure, env: Env) -> str:
 # --- Diversity (ndeval's measures over subtopics; formulas in irmetrics.diversity)
 
 
-def _ia(q: QueryData, m: Measure, env: Env) -> _d.Ranked:
-    """The ranking over the query's subtopics at the measure's rel (shared by
-    the measures of a query)."""
-    rel = m.rel(env)
-    return q._cached(("ia", rel), _subtopic_ranking, q, rel)
-
-
 def _subtopic_ranking(q: QueryData, rel: Union[int, float]) -> _d.Ranked:
     """The ranking over the query's subtopics at *rel*: evaluate() gives the
     subtopic judgments (QueryData.subtopics); without them the labels are
@@ -765,7 +758,8 @@ def _on_subtopics(kernel: _d.Kernel) -> Compute:
     def compute(q: QueryData, m: Measure, env: Env) -> float:
         k = q.n if m.param is None else int(m.param)
         alpha, beta = float(m.option("alpha", 0.5)), float(m.option("beta", 0.5))
-        return kernel(_ia(q, m, env), k, alpha, beta)
+        rel = m.rel(env)  # the ranking over the subtopics, made once for the query's measures
+        return kernel(q._cached(("ia", rel), _subtopic_ranking, q, rel), k, alpha, beta)
     return compute
 
 
@@ -1277,10 +1271,6 @@ def _big_r(c: Ranking, *_: Any) -> int:
     return c.big_r
 
 
-def _same(c: Ranking, cut: int) -> int:
-    return cut
-
-
 def _n(c: Ranking) -> int:  # the set measures' cut: every document retrieved
     return len(c.rows)
 
@@ -1299,10 +1289,10 @@ CountSteps = Callable[[int, int, int, Ranking], List[str]]
 
 
 def _hits_terms(formula: str, cut_of: Callable[[Ranking], int],
-                over: Callable[[Ranking, int], int] = _same,
+                over: Optional[Callable[[Ranking, int], int]] = None,
                 last: Optional[CountSteps] = None) -> TermFunction:
     """The terms of the relevant documents in the top ``cut_of(c)`` ranks,
-    counted and divided by ``over(c, cut)`` (or, with *last*, its steps):
+    counted and divided by ``over(c, cut)`` (None: the cut; or, with *last*, its steps):
     P, recall, Rprec, Rprec_mult, relative_P, and the measures of the
     retrieved set (the cut: every document retrieved)."""
 
@@ -1312,10 +1302,11 @@ def _hits_terms(formula: str, cut_of: Callable[[Ranking], int],
         hits = _m._hits(ranks, cut)
         found = f" (ranks {_list(ranks[:hits])})" if hits else ""
         steps = [c.r_text(), f"relevant in the top {cut}: {hits}{found}"]
-        if last is None:
-            steps.append(_divide(hits, over(c, cut), "nothing to divide by: the value is 0"))
-        else:
+        if last is not None:
             steps += last(hits, cut, c.big_r, c)
+        else:
+            divisor = cut if over is None else over(c, cut)
+            steps.append(_divide(hits, divisor, "nothing to divide by: the value is 0"))
         return Terms(["relevant", "hits"], formula, steps, cut, f"below rank {cut}",
                      n_relevant=c.big_r)
 
