@@ -509,8 +509,7 @@ def prepared_row(measures: Sequence[Measure], env: Env) -> Callable[[QueryData],
 
 def _err_max_label(m: Measure, env: Env) -> int:
     """ERR's max_label option, or else the evaluation's highest label."""
-    max_label = m.option("max_label")
-    return env.max_label if max_label is None else int(max_label)
+    return int(m.option("max_label", env.max_label))
 
 
 def _err(q: QueryData, m: Measure, env: Env) -> float:
