@@ -449,8 +449,7 @@ def _infap(q: QueryData, m: Measure, env: Env) -> float:
 
 
 def _iprec(q: QueryData, m: Measure, env: Env) -> float:
-    level = float(m.param if m.param is not None else 0.0)
-    return _iprec_at(q, m.rel(env), level, env.trec_eval)
+    return _iprec_at(q, m.rel(env), float(m.param or 0.0), env.trec_eval)
 
 
 def _11pt(q: QueryData, m: Measure, env: Env) -> float:
@@ -931,8 +930,7 @@ def _resid_expected(m: Measure, q: QueryData, blocks: List[_t.Block], n: int, en
 
 
 def _unj_expected(m: Measure, q: QueryData, blocks: List[_t.Block], n: int, env: Env) -> float:
-    k = _opt_int(m.param)
-    d = n if k is None else k
+    d = n if m.param is None else int(m.param)
     return (min(d, n) - math.fsum(_judged_share(blocks, min(d, n)))) / d if d else 0.0
 
 
@@ -1437,7 +1435,7 @@ def _terms_infap(c: Ranking) -> Terms:
 
 def _terms_iprec(c: Ranking) -> Terms:
     ranks = c.relevant_ranks(precision=True)
-    level = float(c.m.param if c.m.param is not None else 0.0)
+    level = float(c.m.param or 0.0)
     version = c.env.trec_eval
     need = max(version.recall_cutoff(level * c.big_r), 1)
     for r in c.rows:
@@ -1461,9 +1459,8 @@ def _terms_iprec(c: Ranking) -> Terms:
 def _terms_11pt(c: Ranking) -> Terms:
     ranks = c.relevant_ranks(precision=True)
     levels = c.m.option("levels", _m._ELEVEN_POINTS)
-    at = "0.0, 0.1, ..., 1.0"
-    if levels != _m._ELEVEN_POINTS:
-        at = ", ".join(f"{lvl:g}" for lvl in levels)
+    at = ("0.0, 0.1, ..., 1.0" if levels == _m._ELEVEN_POINTS
+          else ", ".join(f"{lvl:g}" for lvl in levels))
     steps = [c.r_text()]
     if not c.big_r:
         steps.append("R = 0: the value is 0")
@@ -1604,10 +1601,8 @@ def _terms_g(c: Ranking) -> Terms:
         gained += g
         ig = pairs[i][1] if i < len(pairs) else 0.0
         cost += ig if ig >= 1.0 else 1.0
-        r["gain"] = g
-        r["cost"] = cost
-        r["gained"] = gained
-        r["contribution"] = g / math.log2(2 + cost - gained) if g else None
+        r.update(gain=g, cost=cost, gained=gained,
+                 contribution=g / math.log2(2 + cost - gained) if g else None)
     terms, total = _summed(c.rows)
     total_ideal = math.fsum(g for _, g in pairs)
     return Terms(["gain", "cost", "gained", "contribution"],
