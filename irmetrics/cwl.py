@@ -279,11 +279,12 @@ def residual(unknown: Sequence[bool], cont: Sequence[float],
 # === The list functions ======================================================
 
 
-def _list_value(model: str, labels: Iterable[Any], k: Optional[int], param: Any,
+def _list_value(model: str, labels: Iterable[Any], k: Any, param: Any,
                 max_rel: Any, min_rel: Any, quantity: str,
                 costs: Optional[Iterable[Any]]) -> float:
     """One quantity of *model* from labels, each argument checked once (its
     model's parameter, named in :data:`MODELS`: p in (0, 1), others > 0)."""
+    k = check_k(k, optional=False)
     ls = check_labels(labels)
     name = MODELS[model][1]
     if name:
@@ -296,7 +297,7 @@ def _list_value(model: str, labels: Iterable[Any], k: Optional[int], param: Any,
     cs = None if costs is None else [1.0 if x is None else float(x)
                                      for x in check_labels(costs, "costs")]
     which = QUANTITIES.index(check_choice(quantity, "quantity", QUANTITIES))
-    return quantities(model, scaled(ls, low, top), param=param, k=DEPTH if k is None else k,
+    return quantities(model, scaled(ls, low, top), param=param, k=k,
                       costs=cs, residuals=which >= 5)[which]
 
 
@@ -313,7 +314,7 @@ def inst(labels: Iterable[Any], *, max_rel: float, T: float = 1.0, min_rel: floa
     ... # = 1 / sum_{i<=1000} 1/i^2
     0.608297
     """
-    return _list_value("INST", labels, None, T, max_rel, min_rel, quantity, costs)
+    return _list_value("INST", labels, DEPTH, T, max_rel, min_rel, quantity, costs)
 
 
 def insq(labels: Iterable[Any], *, max_rel: float, T: float = 1.0, min_rel: float = 0,
@@ -323,7 +324,7 @@ def insq(labels: Iterable[Any], *, max_rel: float, T: float = 1.0, min_rel: floa
     >>> round(insq([1], max_rel=1), 6)   # P_i = (2 / (i+1))^2: 1 / sum_{i<=1000} P_i
     0.388238
     """
-    return _list_value("INSQ", labels, None, T, max_rel, min_rel, quantity, costs)
+    return _list_value("INSQ", labels, DEPTH, T, max_rel, min_rel, quantity, costs)
 
 
 def bpm(labels: Iterable[Any], k: int, *, max_rel: float, T: float = 1.0, min_rel: float = 0,
@@ -334,8 +335,7 @@ def bpm(labels: Iterable[Any], k: int, *, max_rel: float, T: float = 1.0, min_re
     >>> bpm([0, 1, 1], 10, max_rel=1)   # ranks 1 and 2 read: (0 + 1) / 2
     0.5
     """
-    return _list_value("BPM", labels, check_k(k, optional=False), T, max_rel, min_rel,
-                       quantity, costs)
+    return _list_value("BPM", labels, k, T, max_rel, min_rel, quantity, costs)
 
 
 def nerr8(labels: Iterable[Any], k: int, *, max_rel: float, min_rel: float = 0,
@@ -346,8 +346,7 @@ def nerr8(labels: Iterable[Any], k: int, *, max_rel: float, min_rel: float = 0,
     >>> nerr8([0, 1, 1], 5, max_rel=1)   # W = 1/2, 1/2 on ranks 1 and 2
     0.5
     """
-    return _list_value("NERR8", labels, check_k(k, optional=False), 0.0, max_rel, min_rel,
-                       quantity, costs)
+    return _list_value("NERR8", labels, k, 0.0, max_rel, min_rel, quantity, costs)
 
 
 def nerr9(labels: Iterable[Any], k: int, *, max_rel: float, min_rel: float = 0,
@@ -357,8 +356,7 @@ def nerr9(labels: Iterable[Any], k: int, *, max_rel: float, min_rel: float = 0,
     >>> round(nerr9([0, 1], 5, max_rel=1), 6)   # W_1, W_2 = 2/3, 1/3
     0.333333
     """
-    return _list_value("NERR9", labels, check_k(k, optional=False), 0.0, max_rel, min_rel,
-                       quantity, costs)
+    return _list_value("NERR9", labels, k, 0.0, max_rel, min_rel, quantity, costs)
 
 
 def nerr10(labels: Iterable[Any], *, max_rel: float, p: float = 0.9, min_rel: float = 0,
@@ -368,7 +366,7 @@ def nerr10(labels: Iterable[Any], *, max_rel: float, p: float = 0.9, min_rel: fl
     >>> round(nerr10([1], max_rel=1), 6)
     1.0
     """
-    return _list_value("NERR10", labels, None, p, max_rel, min_rel, quantity, costs)
+    return _list_value("NERR10", labels, DEPTH, p, max_rel, min_rel, quantity, costs)
 
 
 def nerr11(labels: Iterable[Any], *, max_rel: float, T: float = 1.0, min_rel: float = 0,
@@ -378,7 +376,7 @@ def nerr11(labels: Iterable[Any], *, max_rel: float, T: float = 1.0, min_rel: fl
     >>> nerr11([1, 1], max_rel=1)
     1.0
     """
-    return _list_value("NERR11", labels, None, T, max_rel, min_rel, quantity, costs)
+    return _list_value("NERR11", labels, DEPTH, T, max_rel, min_rel, quantity, costs)
 
 
 def sdcg(labels: Iterable[Any], k: int, *, max_rel: float, min_rel: float = 0,
@@ -390,8 +388,7 @@ def sdcg(labels: Iterable[Any], k: int, *, max_rel: float, min_rel: float = 0,
     >>> round(sdcg([2, 1], 2, max_rel=2), 6)   # (1 + 0.5/log2 3) / (1 + 1/log2 3)
     0.806574
     """
-    return _list_value("SDCG", labels, check_k(k, optional=False), 0.0, max_rel, min_rel,
-                       quantity, costs)
+    return _list_value("SDCG", labels, k, 0.0, max_rel, min_rel, quantity, costs)
 
 
 def tbg(labels: Iterable[Any], *, max_rel: float, H: float = 224, min_rel: float = 0,
@@ -402,7 +399,7 @@ def tbg(labels: Iterable[Any], *, max_rel: float, H: float = 224, min_rel: float
     >>> round(tbg([1], max_rel=1, H=1), 6)   # unit costs: RBP with p = 1/2
     0.5
     """
-    return _list_value("TBG", labels, None, H, max_rel, min_rel, quantity, costs)
+    return _list_value("TBG", labels, DEPTH, H, max_rel, min_rel, quantity, costs)
 
 
 def u_measure(labels: Iterable[Any], *, max_rel: float, L: float = 1000, min_rel: float = 0,
@@ -413,7 +410,7 @@ def u_measure(labels: Iterable[Any], *, max_rel: float, L: float = 1000, min_rel
     >>> u_measure([1, 0], max_rel=1, L=2)   # W = 2/3, 1/3
     0.6666666666666666
     """
-    return _list_value("UMeasure", labels, None, L, max_rel, min_rel, quantity, costs)
+    return _list_value("UMeasure", labels, DEPTH, L, max_rel, min_rel, quantity, costs)
 
 
 def rbp_cwl(labels: Iterable[Any], *, p: float = 0.8, rel: float = 1, quantity: str = "ResEU",
@@ -427,4 +424,4 @@ def rbp_cwl(labels: Iterable[Any], *, p: float = 0.8, rel: float = 1, quantity: 
     """
     r = check_rel(rel)
     binary = [None if x is None else float(x >= r) for x in check_labels(labels)]
-    return _list_value("RBP", binary, None, p, 1, 0, quantity, costs)
+    return _list_value("RBP", binary, DEPTH, p, 1, 0, quantity, costs)

@@ -175,22 +175,9 @@ class QueryData:
         """Judged documents with 0 <= relevance < *rel*."""
         return sum(c for lvl, c in self.levels.items() if lvl < rel)
 
-    def n_relevant_retrieved(self, rel: Union[int, float]) -> int:
-        return len(self.relevant_ranks(rel))
-
     def relevant_ranks(self, rel: Union[int, float]) -> List[int]:
         """1-based ranks of the labels >= *rel* (*rel* > 0), found once per level."""
         return self.relevant(rel)[0]
-
-    def gains(self) -> List[float]:
-        """Linear gains of the ranking (negative and missing labels give 0)."""
-        v: Optional[List[float]] = self._cache.get("gains")
-        if v is None:
-            v = self._cache["gains"] = [0.0] * self.n
-            for i, x in self._placed:
-                if x > 0:
-                    v[i] = float(x)
-        return v
 
     def placed(self) -> List[Tuple[int, int]]:
         """``(0-based rank, label)`` of the ranked documents in the qrels."""
@@ -209,9 +196,6 @@ class QueryData:
             v = self._cache["linear"] = (positive, ideal, [], [])
         return v
 
-    def judged(self) -> List[int]:
-        """The labels of the ranked documents in the qrels, in rank order."""
-        return [x for _, x in self._placed]
 
 
 # === trec_eval's versions =====================================================
@@ -445,9 +429,7 @@ _recall = _on_ranks(_m._recall_r)
 _ap = _on_ranks(_m._average_precision_r)
 _rr = _on_ranks(_m._reciprocal_rank_r)
 _rprec = _on_ranks(_m._r_precision_multiple_r)  # Rprec's and Rprec_mult's (None: R)
-_success = _on_ranks(_m._success_r)
 _bin_g = _on_ranks(_m._binary_g)
-_set_f = _on_ranks(_m._f_measure_r, "weight", 1.0)
 
 
 def _judged(q: QueryData, m: Measure, env: Env) -> float:
@@ -457,7 +439,8 @@ def _judged(q: QueryData, m: Measure, env: Env) -> float:
 
 def _bpref(q: QueryData, m: Measure, env: Env) -> float:
     rel = m.rel(env)
-    return _m._bpref(q.judged(), q.n_relevant(rel), q.n_nonrelevant(rel), rel)
+    judged = [x for _, x in q.placed()]  # the labels of the ranked documents in the qrels
+    return _m._bpref(judged, q.n_relevant(rel), q.n_nonrelevant(rel), rel)
 
 
 def _infap(q: QueryData, m: Measure, env: Env) -> float:
@@ -466,8 +449,7 @@ def _infap(q: QueryData, m: Measure, env: Env) -> float:
 
 
 def _iprec(q: QueryData, m: Measure, env: Env) -> float:
-    level = float(m.param if m.param is not None else 0.0)
-    return _iprec_at(q, m.rel(env), level, env.trec_eval)
+    return _iprec_at(q, m.rel(env), float(m.param or 0.0), env.trec_eval)
 
 
 def _11pt(q: QueryData, m: Measure, env: Env) -> float:
@@ -504,10 +486,8 @@ def _gain_of(m: Measure) -> Callable[[Optional[Union[int, float]]], float]:
 def _gains_and_ideal(q: QueryData, m: Measure) -> Tuple[List[float], List[float]]:
     """The gains of the ranked documents and the ideal's positive gains,
     highest first, under the measure's gain option."""
-    if m.option("gain") is None:
-        return q.gains(), q.linear_gains()[1]
     gain_of = _gain_of(m)
-    return [gain_of(x) for x in q.labels], _gains_and_ideal_only(q, gain_of)
+    return [gain_of(x) for x in q.labels], [g for _, g in _ideal_pairs(q, gain_of)]
 
 
 def _ndcg(q: QueryData, m: Measure, env: Env) -> float:
@@ -528,8 +508,7 @@ def prepared_row(measures: Sequence[Measure], env: Env) -> Callable[[QueryData],
 
 def _err_max_label(m: Measure, env: Env) -> int:
     """ERR's max_label option, or else the evaluation's highest label."""
-    max_label = m.option("max_label")
-    return env.max_label if max_label is None else int(max_label)
+    return int(m.option("max_label", env.max_label))
 
 
 def _err(q: QueryData, m: Measure, env: Env) -> float:
@@ -617,7 +596,7 @@ def _num_rel(q: QueryData, m: Measure, env: Env) -> float:
 
 
 def _num_rel_ret(q: QueryData, m: Measure, env: Env) -> float:
-    return q.n_relevant_retrieved(m.rel(env))
+    return len(q.relevant_ranks(m.rel(env)))
 
 
 def _num_q(q: QueryData, m: Measure, env: Env) -> float:
@@ -703,13 +682,8 @@ def _nonzero_and_ideal(
     if m.option("gain") is None:
         positive, ideal, _, idcg = q.linear_gains()
         return positive, ideal, _m._running_dcg(ideal, idcg)
-    gain_of = _gain_of(m)
-    nz = []
-    for i, x in q.placed():
-        g = gain_of(x)
-        if g:
-            nz.append((i, g))
-    ideal = _gains_and_ideal_only(q, gain_of)
+    gains, ideal = _gains_and_ideal(q, m)
+    nz = [(i, g) for i, g in enumerate(gains) if g]
     return nz, ideal, _m._running_dcg(ideal, [])
 
 
@@ -718,10 +692,6 @@ def _dcg_of(q: QueryData, m: Measure, nz: Sequence[Tuple[int, float]]) -> List[f
     query's own, made once for the measures that read it."""
     out = q.linear_gains()[2] if m.option("gain") is None else []
     return _m._running_dcg_sparse(nz, out)
-
-
-def _gains_and_ideal_only(q: QueryData, gain_of: Callable[[Label], float]) -> List[float]:
-    return [g for _, g in _ideal_pairs(q, gain_of)]
 
 
 def _g(q: QueryData, m: Measure, env: Env) -> float:
@@ -760,13 +730,6 @@ def _relstring(q: QueryData, m: Measure, env: Env) -> str:
 # --- Diversity (ndeval's measures over subtopics; formulas in irmetrics.diversity)
 
 
-def _ia(q: QueryData, m: Measure, env: Env) -> _d.Ranked:
-    """The ranking over the query's subtopics at the measure's rel (shared by
-    the measures of a query)."""
-    rel = m.rel(env)
-    return q._cached(("ia", rel), _subtopic_ranking, q, rel)
-
-
 def _subtopic_ranking(q: QueryData, rel: Union[int, float]) -> _d.Ranked:
     """The ranking over the query's subtopics at *rel*: evaluate() gives the
     subtopic judgments (QueryData.subtopics); without them the labels are
@@ -793,14 +756,11 @@ def _on_subtopics(kernel: _d.Kernel) -> Compute:
     def compute(q: QueryData, m: Measure, env: Env) -> float:
         k = q.n if m.param is None else int(m.param)
         alpha, beta = float(m.option("alpha", 0.5)), float(m.option("beta", 0.5))
-        return kernel(_ia(q, m, env), k, alpha, beta)
+        rel = m.rel(env)  # the ranking over the subtopics, made once for the query's measures
+        return kernel(q._cached(("ia", rel), _subtopic_ranking, q, rel), k, alpha, beta)
     return compute
 
 
-_alpha_dcg = _on_subtopics(_d._alpha_dcg)
-_alpha_ndcg = _on_subtopics(_d._alpha_ndcg)
-_err_ia = _on_subtopics(_d._err_ia)
-_nerr_ia = _on_subtopics(_d._nerr_ia)
 _nrbp = _on_subtopics(_d._nrbp)
 _nnrbp = _on_subtopics(_d._nnrbp)
 _p_ia = _on_subtopics(_d._precision_ia)
@@ -929,7 +889,7 @@ def _ndcg_expected(m: Measure, q: QueryData, blocks: List[_t.Block], n: int, env
     disc = _m._discount_function(m.option("discount", "log2"), None)
     gain_of = _gain_of(m)
     gains = _t.mean_gains(blocks, n if k is None else min(k, n), gain_of)
-    ideal = q.linear_gains()[1] if m.option("gain") is None else _gains_and_ideal_only(q, gain_of)
+    ideal = _gains_and_ideal(q, m)[1]
     return _m._ndcg_gains(gains, ideal, k, disc)
 
 
@@ -970,8 +930,7 @@ def _resid_expected(m: Measure, q: QueryData, blocks: List[_t.Block], n: int, en
 
 
 def _unj_expected(m: Measure, q: QueryData, blocks: List[_t.Block], n: int, env: Env) -> float:
-    k = _opt_int(m.param)
-    d = n if k is None else k
+    d = n if m.param is None else int(m.param)
     return (min(d, n) - math.fsum(_judged_share(blocks, min(d, n)))) / d if d else 0.0
 
 
@@ -1309,10 +1268,6 @@ def _big_r(c: Ranking, *_: Any) -> int:
     return c.big_r
 
 
-def _same(c: Ranking, cut: int) -> int:
-    return cut
-
-
 def _n(c: Ranking) -> int:  # the set measures' cut: every document retrieved
     return len(c.rows)
 
@@ -1331,10 +1286,10 @@ CountSteps = Callable[[int, int, int, Ranking], List[str]]
 
 
 def _hits_terms(formula: str, cut_of: Callable[[Ranking], int],
-                over: Callable[[Ranking, int], int] = _same,
+                over: Optional[Callable[[Ranking, int], int]] = None,
                 last: Optional[CountSteps] = None) -> TermFunction:
     """The terms of the relevant documents in the top ``cut_of(c)`` ranks,
-    counted and divided by ``over(c, cut)`` (or, with *last*, its steps):
+    counted and divided by ``over(c, cut)`` (None: the cut; or, with *last*, its steps):
     P, recall, Rprec, Rprec_mult, relative_P, and the measures of the
     retrieved set (the cut: every document retrieved)."""
 
@@ -1344,10 +1299,11 @@ def _hits_terms(formula: str, cut_of: Callable[[Ranking], int],
         hits = _m._hits(ranks, cut)
         found = f" (ranks {_list(ranks[:hits])})" if hits else ""
         steps = [c.r_text(), f"relevant in the top {cut}: {hits}{found}"]
-        if last is None:
-            steps.append(_divide(hits, over(c, cut), "nothing to divide by: the value is 0"))
-        else:
+        if last is not None:
             steps += last(hits, cut, c.big_r, c)
+        else:
+            divisor = cut if over is None else over(c, cut)
+            steps.append(_divide(hits, divisor, "nothing to divide by: the value is 0"))
         return Terms(["relevant", "hits"], formula, steps, cut, f"below rank {cut}",
                      n_relevant=c.big_r)
 
@@ -1479,7 +1435,7 @@ def _terms_infap(c: Ranking) -> Terms:
 
 def _terms_iprec(c: Ranking) -> Terms:
     ranks = c.relevant_ranks(precision=True)
-    level = float(c.m.param if c.m.param is not None else 0.0)
+    level = float(c.m.param or 0.0)
     version = c.env.trec_eval
     need = max(version.recall_cutoff(level * c.big_r), 1)
     for r in c.rows:
@@ -1503,9 +1459,8 @@ def _terms_iprec(c: Ranking) -> Terms:
 def _terms_11pt(c: Ranking) -> Terms:
     ranks = c.relevant_ranks(precision=True)
     levels = c.m.option("levels", _m._ELEVEN_POINTS)
-    at = "0.0, 0.1, ..., 1.0"
-    if levels != _m._ELEVEN_POINTS:
-        at = ", ".join(f"{lvl:g}" for lvl in levels)
+    at = ("0.0, 0.1, ..., 1.0" if levels == _m._ELEVEN_POINTS
+          else ", ".join(f"{lvl:g}" for lvl in levels))
     steps = [c.r_text()]
     if not c.big_r:
         steps.append("R = 0: the value is 0")
@@ -1593,20 +1548,14 @@ def _running_dcg(c: Ranking) -> Tuple[List[Tuple[int, float]], float, float]:
     ndcg_rel and Rndcg average); the ideal pairs, the DCG at the end of the
     ranking and the whole ideal's DCG (it may go on past the ranking)."""
     gains, pairs = _gains(c)
-    dcg = idcg = 0.0
+    ideal_dcg = _m._running_dcg([g for _, g in pairs], [])  # the ideal's, after each gain
+    dcg = 0.0
     for i, r in enumerate(c.rows):
-        d = math.log2(i + 2)
-        r["gain"] = gains[i]
         if gains[i]:
-            dcg += gains[i] / d
-        if i < len(pairs):
-            idcg += pairs[i][1] / d
-        r["dcg"] = dcg
-        r["idcg"] = idcg
-        r["ratio"] = dcg / idcg if idcg > 0 else None
-    for i in range(len(c.rows), len(pairs)):  # the ideal goes on past the ranking
-        idcg += pairs[i][1] / math.log2(i + 2)
-    return pairs, dcg, idcg
+            dcg += gains[i] / math.log2(i + 2)
+        idcg = ideal_dcg[min(i, len(pairs) - 1)] if pairs else 0.0
+        r.update(gain=gains[i], dcg=dcg, idcg=idcg, ratio=dcg / idcg if idcg > 0 else None)
+    return pairs, dcg, ideal_dcg[-1] if pairs else 0.0
 
 
 def _running_terms(pairs: List[Tuple[int, float]], idcg: float, formula: str,
@@ -1652,10 +1601,8 @@ def _terms_g(c: Ranking) -> Terms:
         gained += g
         ig = pairs[i][1] if i < len(pairs) else 0.0
         cost += ig if ig >= 1.0 else 1.0
-        r["gain"] = g
-        r["cost"] = cost
-        r["gained"] = gained
-        r["contribution"] = g / math.log2(2 + cost - gained) if g else None
+        r.update(gain=g, cost=cost, gained=gained,
+                 contribution=g / math.log2(2 + cost - gained) if g else None)
     terms, total = _summed(c.rows)
     total_ideal = math.fsum(g for _, g in pairs)
     return Terms(["gain", "cost", "gained", "contribution"],
@@ -1734,15 +1681,14 @@ def _terms_prefs(c: Ranking) -> Terms:
     # other not) and possible, by where the two documents are
     value = c.m.compute(c.q, c.env)  # (it counts q.prefs if the scorer did not)
     key, p = c.m.family.key, cast(_prefs.Prefs, c.q.prefs)
-    ret, imp = key.endswith("_ret"), key.endswith("_imp")
+    areas = 1 if key.endswith("_ret") else 2 if key.endswith("_imp") else 3
     counts, steps = [], []
     for i, g in enumerate(p.groups, 1):
         classes = " > ".join(f"{lvl:g} ({len(ranks)})" for lvl, ranks in g.ecs)
         steps.append(f"judgment group {i}: " + (f"levels {classes}" if g.ecs else "a partial order")
                      + f"; fulfilled/possible: both retrieved {g.ful_ret}/{g.poss_ret}, one "
                      f"{g.ful_imp}/{g.poss_imp}, neither 0/{g.notoccur}")
-        counts.append((g.ful_ret + (0 if ret else g.ful_imp),
-                       g.poss_ret + (0 if ret else g.poss_imp) + (0 if ret or imp else g.notoccur)))
+        counts.append(_prefs._in_areas(g, areas))
     ful, poss = sum(f for f, _ in counts), sum(n for _, n in counts)
     if "simp" in key:
         steps.append(f"{ful} / {poss} = {_fmt(value)}" if poss else "nothing possible: 0")
@@ -1899,12 +1845,11 @@ _opt_rel = _ranged("rel", int, lambda v: v >= 1, "a positive int")
 _opt_p = _ranged("p", float, lambda v: 0.0 < v < 1.0, "a number in (0, 1)")
 _opt_max_label = _ranged("max_label", int, lambda v: v >= 1, "a positive int")
 _opt_alpha = _ranged("alpha", float, lambda v: 0.0 <= v <= 1.0, "a number in [0, 1]")
-_opt_beta = _ranged("beta", float, lambda v: 0.0 < v < math.inf, "a positive number")
 _opt_nrbp_beta = _ranged("beta", float, lambda v: 0.0 < v <= 1.0, "a number in (0, 1]")
 
 
 _opt_positive = {name: _ranged(name, float, lambda v: 0.0 < v < math.inf, "a positive number")
-                 for name in ("T", "H", "L")}
+                 for name in ("T", "H", "L", "beta")}
 _opt_min_rel = _ranged("min_rel", int, lambda v: v >= 0, "an int >= 0")
 _opt_max_rel = _ranged("max_rel", int, lambda v: v >= 1, "a positive int")
 _opt_quantity = _ranged("quantity", str, lambda v: v in _cwl.QUANTITIES,
@@ -2139,7 +2084,7 @@ FAMILIES: Tuple[Family, ...] = (
            explain=_terms_ap),
     Family("relative_P", _relative_p, "Relevant in the top k over min(k, R).", takes=_AT_K,
            explain=_terms_relative_p),
-    Family("success", _success, "1 if a relevant document is in the top k.",
+    Family("success", _on_ranks(_m._success_r), "1 if a relevant document is in the top k.",
            names=Names("Success", metric="success_at_k"), takes=Takes("cutoff", (1, 5, 10)),
            ties=_binary_ties(_t.expected_success, "success"), explain=_terms_success),
     Family("set_P", _p, "Precision of the whole retrieved set.", names=Names("SetP"),
@@ -2154,10 +2099,10 @@ FAMILIES: Tuple[Family, ...] = (
            explain=_hits_terms(
                "set_map = set_P * set_recall = (relevant retrieved)^2 / (retrieved * R)",
                _n, last=_set_map_steps)),
-    Family("set_F", _set_f, "F measure of the retrieved set.",
+    Family("set_F", _on_ranks(_m._f_measure_r, "weight", 1.0), "F measure of the retrieved set.",
            names=Names("SetF", metric="f_measure"),
-           takes=Takes(options={"rel": _opt_rel, "beta": _opt_beta, "weight": _opt_weight},
-                       trec_params="weight"),
+           takes=Takes(options={"rel": _opt_rel, "beta": _opt_positive["beta"],
+                                "weight": _opt_weight}, trec_params="weight"),
            ties=_binary_ties(_t.expected_f, "count_n", "weight", 1.0),
            explain=_hits_terms("set_F = (1 + x) P R / (x P + R), P and R of the retrieved set",
                                _n, last=_set_f_steps)),
@@ -2218,16 +2163,16 @@ FAMILIES: Tuple[Family, ...] = (
            takes=Takes("optional-cutoff"), explain=_terms_accuracy),
     # ndeval's diversity measures over subtopics (irmetrics.diversity); the
     # ir_measures name is the canonical one, ndeval's an alias.
-    Family("alpha-DCG", _alpha_dcg,
+    Family("alpha-DCG", _on_subtopics(_d._alpha_dcg),
            "alpha-DCG of the top k over the ideal ideal's (ndeval; subtopic qrels).",
            names=Names("alpha_DCG", False, ("alpha-DCG",), "alpha_dcg"), takes=_IA_AT_K),
-    Family("alpha-nDCG", _alpha_ndcg,
+    Family("alpha-nDCG", _on_subtopics(_d._alpha_ndcg),
            "alpha-DCG of the top k over the greedy ideal's (ndeval; subtopic qrels).",
            names=Names("alpha_nDCG", False, ("alpha-nDCG",), "alpha_ndcg"), takes=_IA_AT_K),
-    Family("ERR-IA", _err_ia,
+    Family("ERR-IA", _on_subtopics(_d._err_ia),
            "Intent-aware ERR of the top k over the ideal ideal's (ndeval; subtopic qrels).",
            names=Names("ERR_IA", False, ("ERR-IA",), "err_ia"), takes=_IA_AT_K),
-    Family("nERR-IA", _nerr_ia,
+    Family("nERR-IA", _on_subtopics(_d._nerr_ia),
            "Intent-aware ERR of the top k over the greedy ideal's (ndeval; subtopic qrels).",
            names=Names("nERR_IA", False, ("nERR-IA",), "nerr_ia"), takes=_IA_AT_K),
     Family("NRBP", _nrbp, "Novelty- and rank-biased precision (ndeval; subtopic qrels).",

@@ -186,6 +186,15 @@ def prefs_num_prefs_ful_ret(p: Prefs) -> int:
     return sum(g.ful_ret for g in p.groups)
 
 
+def _in_areas(g: JudgmentGroup, areas: int) -> Tuple[int, int]:
+    """A group's preferences (fulfilled, possible) whose documents are both
+    retrieved (*areas* 1), one at least (2), or any (3: neither, none fulfilled)."""
+    ful, poss = g.ful_ret, g.poss_ret
+    if areas > 1:
+        ful, poss = ful + g.ful_imp, poss + g.poss_imp
+    return ful, poss + (g.notoccur if areas > 2 else 0)
+
+
 def _simple(ful: int, poss: int) -> float:
     return ful / poss if poss else 0.0
 
@@ -249,17 +258,15 @@ def _over_groups(p: Prefs, ratios: Iterable[float]) -> float:
 
 
 def prefs_avgjg(p: Prefs) -> float:
-    return _over_groups(p, (_simple(g.ful_ret + g.ful_imp, g.poss_ret + g.poss_imp + g.notoccur)
-                            for g in p.groups))
+    return _over_groups(p, (_simple(*_in_areas(g, 3)) for g in p.groups))
 
 
 def prefs_avgjg_ret(p: Prefs) -> float:
-    return _over_groups(p, (_simple(g.ful_ret, g.poss_ret) for g in p.groups))
+    return _over_groups(p, (_simple(*_in_areas(g, 1)) for g in p.groups))
 
 
 def prefs_avgjg_imp(p: Prefs) -> float:
-    return _over_groups(p, (_simple(g.ful_ret + g.ful_imp, g.poss_ret + g.poss_imp)
-                            for g in p.groups))
+    return _over_groups(p, (_simple(*_in_areas(g, 2)) for g in p.groups))
 
 
 def prefs_avgjg_rnonrel(p: Prefs) -> float:
@@ -278,11 +285,8 @@ def _rnonrel(p: Prefs, *, retrieved_only: bool) -> float:
     or over its retrieved ones only."""
     ratios = []
     for g in p.groups:
-        if retrieved_only:
-            r, n, ful, poss = g.rel_ret, g.nonrel_ret, g.ful_ret, g.poss_ret
-        else:
-            r, n = g.rel, g.nonrel
-            ful, poss = g.ful_ret + g.ful_imp, g.poss_ret + g.poss_imp + g.notoccur
+        r, n = (g.rel_ret, g.nonrel_ret) if retrieved_only else (g.rel, g.nonrel)
+        ful, poss = _in_areas(g, 1 if retrieved_only else 3)
         if r >= n:  # padded with relevant documents (trec_eval's: rel, not rel_ret, both ways)
             ful += g.rel_ret * (r - n)
             poss += g.rel * (r - n)
