@@ -771,8 +771,8 @@ _ap_ia = _on_subtopics(_d._ap_ia)
 # --- The C/W/L measures (irmetrics.cwl): one computation; a family is its model
 
 
-def _cwl_gains(q: QueryData, m: Measure, env: Env) -> List[Optional[float]]:
-    """The gains the C/W/L measure *m* reads (None: unjudged): RBP's binary,
+def _cwl_gains(labels: Sequence[_t.Label], m: Measure, env: Env) -> List[Optional[float]]:
+    """The gains the C/W/L measure *m* reads from *labels* (None: unjudged): RBP's binary,
     the others' labels scaled by min_rel and max_rel (by default the
     evaluation's highest label, as ERR's max_label)."""
     if m.family.key == "RBP":
@@ -780,11 +780,11 @@ def _cwl_gains(q: QueryData, m: Measure, env: Env) -> List[Optional[float]]:
             raise InvalidArgumentError(f"measure {m.name!r}: RBP's quantities are C/W/L's, "
                                        "over 1000 ranks; give no cutoff")
         rel = m.rel(env)
-        return [None if x is None or x < 0 else float(x >= rel) for x in q.labels]
+        return [None if x is None or x < 0 else float(x >= rel) for x in labels]
     low, top = m.option("min_rel", 0), m.option("max_rel")
     if top is not None and top <= low:
         raise InvalidArgumentError(f"measure {m.name!r}: max_rel must be above min_rel")
-    return _cwl.scaled(q.labels, low, env.max_label if top is None else top)
+    return _cwl.scaled(labels, low, env.max_label if top is None else top)
 
 
 def _cwl_all(q: QueryData, m: Measure, env: Env, residuals: bool = True) -> List[float]:
@@ -795,7 +795,7 @@ def _cwl_all(q: QueryData, m: Measure, env: Env, residuals: bool = True) -> List
            m.rel(env))
     got: Optional[List[float]] = q._cache.get(key)
     if got is None or residuals and len(got) < len(_cwl.QUANTITIES):
-        got = q._cache[key] = _cwl.quantities(m.family.key, _cwl_gains(q, m, env),
+        got = q._cache[key] = _cwl.quantities(m.family.key, _cwl_gains(q.labels, m, env),
                                               costs=q.costs, residuals=residuals, **_cwl_args(m))
     return got
 
@@ -855,6 +855,7 @@ class Ties(NamedTuple):
     expected: Optional[Expected]
     order: Callable[[Measure, Env], _t.Order]
     note: str
+    allows: Callable[[Measure], bool] = lambda m: True  # which of the family's measures
 
 
 def _by_relevance(m: Measure, env: Env) -> _t.Order:
@@ -952,12 +953,33 @@ _RR_TIES = _binary_ties(_t.expected_rr, "rr")
 _NDCG_TIES = Ties(_ndcg_expected, _by_gain, "ndcg")
 
 
+# RBP and the static C/W/L models' EU (unit costs: the weights W_i read no
+# document) are sums of W_i g_i: the mean gives each rank its block's mean
+# gain (unjudged: 0), best and worst sort the gains.
+def _cwl_gain_of(m: Measure, env: Env) -> Callable[[_t.Label], float]:
+    if m.family.key == "RBP":
+        return _m._binary_gain(m.rel(env))
+    return lambda x: _cwl_gains([x], m, env)[0] or 0.0
+
+
+def _cwl_expected(m: Measure, q: QueryData, blocks: List[_t.Block], n: int, env: Env) -> float:
+    gains = _t.mean_gains(blocks, n, _cwl_gain_of(m, env))
+    if m.family.key == "RBP" and m.option("quantity") is None:  # RBP's own value
+        p = float(m.option("p", 0.8))
+        return (1.0 - p) * _weighted(gains[:_opt_int(m.param)], p)[0]
+    return _cwl.quantities(m.family.key, gains, residuals=False, **_cwl_args(m))[0]
+
+
+_CWL_TIES = Ties(_cwl_expected, lambda m, env: _t.by_gain(_cwl_gain_of(m, env)), "labels",
+                 lambda m: m.family.key not in _cwl.ADAPTIVE and m.option("quantity", "EU") == "EU")
+
+
 def supports(m: Measure, mode: str) -> bool:
     """Whether ties *mode* is defined for measure *m*."""
     if mode == "trec_eval":
         return True
     ties = m.family.ties
-    return ties is not None and (mode != "expected" or ties.expected is not None)
+    return ties is not None and ties.allows(m) and (mode != "expected" or ties.expected is not None)
 
 
 def check_measure(name: str, m: Measure, mode: str) -> None:
@@ -978,6 +1000,9 @@ def tie_value(
     *q* is the query's data in trec_eval's order, *info* its blocks.
     """
     ties = cast(Ties, m.family.ties)
+    if q.costs is not None and ties is _CWL_TIES:  # the order would move the weights
+        raise InvalidArgumentError(f"ties={mode!r} is not defined for measure {m.name!r} "
+                                   "with costs")
     blocks = q._cached("tie blocks", info.blocks)
     if mode == "expected":
         n = info.n
@@ -1044,7 +1069,7 @@ class _Rule(NamedTuple):
 
 def _note_rule(m: Measure, env: Env) -> Optional[_Rule]:
     ties = m.family.ties
-    if ties is None or ties.note == "free":
+    if ties is None or ties.note == "free" or not supports(m, "best"):
         return None
     kind, k = ties.note, _opt_int(m.param)
     if kind == "ndcg":  # its options: gain and discount
@@ -1119,6 +1144,8 @@ def tie_note_test(
 def _extremes_differ(
     m: Measure, q: QueryData, info: _t.TieInfo, env: Env, judged_only: bool
 ) -> bool:
+    if q.costs is not None and m.family.ties is _CWL_TIES:
+        return False  # with costs they have no tie modes, so no note either
     return bool(tie_value("best", m, q, info, env, judged_only)
                 != tie_value("worst", m, q, info, env, judged_only))
 
@@ -1791,7 +1818,7 @@ def _terms_cwl(c: Ranking) -> Terms:
     # every C/W/L family's: the worst case's continuation and weight at each
     # rank, the five quantities and the residuals (the value is compute's)
     m, q = c.m, c.q
-    gains = _cwl_gains(q, m, c.env)
+    gains = _cwl_gains(q.labels, m, c.env)
     cont, weights = _cwl.vectors(m.family.key, gains, costs=q.costs, **_cwl_args(m))
     costs: Sequence[Optional[float]] = [None] * len(gains) if q.costs is None else q.costs
     for r, g, x, w, cost in zip(c.rows, gains, cont, weights, costs):
@@ -1993,7 +2020,7 @@ _CWL_SUMMARIES = (
 )
 _CWL_FAMILIES = tuple(
     Family(key, _cwl_family(key), summary, names=Names(key, False, metric=metric),
-           takes=_cwl_takes(key, cutoff), explain=_terms_cwl)
+           takes=_cwl_takes(key, cutoff), ties=_CWL_TIES, explain=_terms_cwl)
     for key, cutoff, metric, summary in _CWL_SUMMARIES)
 
 _PREFS_FAMILIES = tuple(
@@ -2148,7 +2175,7 @@ FAMILIES: Tuple[Family, ...] = (
            names=Names("RBP", False, metric="rbp"),
            takes=Takes("optional-cutoff",
                        options={"p": _opt_p, "rel": _opt_rel, "quantity": _opt_quantity}),
-           explain=_terms_rbp),
+           ties=_CWL_TIES, explain=_terms_rbp),
     Family("Judged", _judged, "Fraction of the top k documents that are judged.",
            names=Names("Judged", False, metric="judged_at_k"),
            takes=Takes("optional-cutoff", options={}), explain=_terms_judged),

@@ -816,3 +816,57 @@ def test_tie_note_of_trec_eval_10_measures(case):
     names = names[:1 + sum(map(ord, str(sorted(run)))) % len(names)]
     assert tie_note(qrels, run, names, trec_eval="10.0", **options) == moved_by_extremes(
         qrels, run, names, trec_eval="10.0", **options)
+
+
+# === RBP and the static C/W/L models' EU (issue 46 item 5) ====================
+
+CWL = ["RBP(p=0.8)", "RBP(p=0.5)@3", "RBP(quantity=EU,rel=2)", "INSQ(max_rel=2)",
+       "SDCG(max_rel=2)@3", "TBG(H=2,max_rel=2)", "UMeasure(L=3,max_rel=2)"]
+
+
+@settings(max_examples=100)
+@given(small_queries())
+def test_cwl_modes_equal_mean_max_min_over_every_order(case):
+    qrels, run = case
+    values = {m: [] for m in CWL}
+    for scores in orderings(run["q"]):
+        order = sorted(scores, key=scores.get, reverse=True)
+        labels = [qrels["q"].get(d) for d in order]
+        labels = [None if x is None or x < 0 else x for x in labels]  # pooled: unjudged
+        got = quiet_evaluate(qrels, {"q": scores}, CWL).per_query["q"]
+        # the list function scores the order on its own
+        assert got["INSQ(max_rel=2)"] == pytest.approx(irmetrics.cwl.insq(labels, max_rel=2))
+        for m in CWL:
+            values[m].append(got[m])
+    for mode in ("expected", "best", "worst"):
+        got = quiet_evaluate(qrels, run, CWL, ties=mode).per_query["q"]
+        for m in CWL:
+            vs = values[m]
+            want = (math.fsum(vs) / len(vs) if mode == "expected"
+                    else max(vs) if mode == "best" else min(vs))
+            assert got[m] == pytest.approx(want, abs=1e-12), (mode, m)
+
+
+@pytest.mark.parametrize("measure", ["INST(max_rel=2)", "BPM(max_rel=2)@3", "NERR10(max_rel=2)",
+                                     "RBP(quantity=ResEU)", "INSQ(max_rel=2,quantity=ETU)",
+                                     "SDCG(max_rel=2,quantity=ResEU)@3"])
+@pytest.mark.parametrize("mode", ["expected", "best", "worst"])
+def test_cwl_measures_without_tie_modes_name_the_measure(measure, mode):
+    with pytest.raises(InvalidArgumentError, match=f"ties='{mode}' is not defined for measure"):
+        evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, [measure], ties=mode)
+
+
+def test_cwl_tie_modes_with_costs_name_the_measure():
+    qrels, run = {"q": {"a": 1, "b": 0}}, {"q": {"a": 1.0, "b": 1.0}}
+    with pytest.raises(InvalidArgumentError, match="for measure 'INSQ.*' with costs"):
+        evaluate(qrels, run, ["INSQ(max_rel=1)"], ties="best", costs={"q": {"a": 2.0}})
+    # and trec_eval's order with costs is as before
+    assert evaluate(qrels, run, ["INSQ(max_rel=1)"], costs={"q": {"a": 2.0}})
+
+
+def test_rbp_expected_by_hand():
+    # a (relevant) and b tied at the top, p = 0.5: orders give 0.5 and 0.25
+    qrels, run = {"q": {"a": 1, "b": 0}}, {"q": {"a": 1.0, "b": 1.0}}
+    got = {mode: evaluate(qrels, run, ["RBP(p=0.5)"], ties=mode)["RBP(p=0.5)"]
+           for mode in ("expected", "best", "worst")}
+    assert got == {"expected": 0.375, "best": 0.5, "worst": 0.25}
