@@ -523,6 +523,9 @@ def _err(q: QueryData, m: Measure, env: Env) -> float:
 
 def _rbp(q: QueryData, m: Measure, env: Env) -> float:
     if m.option("quantity") is not None:  # its C/W/L quantities and residuals
+        if m.param is not None:
+            raise InvalidArgumentError(f"measure {m.name!r}: RBP's quantities are C/W/L's, "
+                                       "over 1000 ranks; give no cutoff")
         return _cwl_measure(q, m, env)
     gain_of = _m._binary_gain(m.rel(env))
     return _m._rbp(q.labels, float(m.option("p", 0.8)), _opt_int(m.param), gain_of)
@@ -776,9 +779,6 @@ def _cwl_gains(labels: Sequence[_t.Label], m: Measure, env: Env) -> List[Optiona
     the others' labels scaled by min_rel and max_rel (by default the
     evaluation's highest label, as ERR's max_label)."""
     if m.family.key == "RBP":
-        if m.param is not None:
-            raise InvalidArgumentError(f"measure {m.name!r}: RBP's quantities are C/W/L's, "
-                                       "over 1000 ranks; give no cutoff")
         rel = m.rel(env)
         return [None if x is None or x < 0 else float(x >= rel) for x in labels]
     low, top = m.option("min_rel", 0), m.option("max_rel")
@@ -866,14 +866,6 @@ def _by_gain(m: Measure, env: Env) -> _t.Order:
     return _t.by_gain(_gain_of(m))
 
 
-def _by_infap(m: Measure, env: Env) -> _t.Order:
-    return _t.by_infap(m.rel(env))
-
-
-def _unmoved(m: Measure, q: QueryData, blocks: List[_t.Block], n: int, env: Env) -> Any:
-    return m.compute(q, env)
-
-
 def _binary_ties(form: _t.ClosedForm, note: str, option: Optional[str] = None,
                  default: Any = None) -> Ties:
     """A binary measure whose mean is the closed form *form*, of its
@@ -946,7 +938,7 @@ def _by_rbp_gain(m: Measure, env: Env) -> _t.Order:
     return _t.by_gain(lambda x: -math.inf if x is None or x < 0 else given.get(x, float(x)))
 
 
-_ORDER_FREE = Ties(_unmoved, _by_relevance, "free")
+_ORDER_FREE = Ties(lambda m, q, blocks, n, env: m.compute(q, env), _by_relevance, "free")
 _BINARY_EXTREMES = Ties(None, _by_relevance, "binary")
 _AP_TIES = _binary_ties(_t.expected_ap, "ap")
 _RR_TIES = _binary_ties(_t.expected_rr, "rr")
@@ -957,8 +949,6 @@ _NDCG_TIES = Ties(_ndcg_expected, _by_gain, "ndcg")
 # document) are sums of W_i g_i: the mean gives each rank its block's mean
 # gain (unjudged: 0), best and worst sort the gains.
 def _cwl_gain_of(m: Measure, env: Env) -> Callable[[_t.Label], float]:
-    if m.family.key == "RBP":
-        return _m._binary_gain(m.rel(env))
     return lambda x: _cwl_gains([x], m, env)[0] or 0.0
 
 
@@ -1001,8 +991,7 @@ def tie_value(
     """
     ties = cast(Ties, m.family.ties)
     if q.costs is not None and ties is _CWL_TIES:  # the order would move the weights
-        raise InvalidArgumentError(f"ties={mode!r} is not defined for measure {m.name!r} "
-                                   "with costs")
+        raise InvalidArgumentError(f"measure {m.name!r} with costs: ties={mode!r} is not defined")
     blocks = q._cached("tie blocks", info.blocks)
     if mode == "expected":
         n = info.n
@@ -2067,8 +2056,8 @@ FAMILIES: Tuple[Family, ...] = (
     Family("recall", _recall, "Recall at rank k.", names=Names("R", metric="recall_at_k"),
            takes=_AT_K, ties=_binary_ties(_t.expected_recall, "count"), explain=_terms_recall),
     Family("infAP", _infap, "Inferred average precision.",
-           names=Names("infAP", metric="inferred_ap"), ties=Ties(None, _by_infap, "binary"),
-           explain=_terms_infap),
+           names=Names("infAP", metric="inferred_ap"), explain=_terms_infap,
+           ties=Ties(None, lambda m, env: _t.by_infap(m.rel(env)), "binary")),
     Family("gm_bpref", _bpref, "Geometric mean over queries of bpref (floor 1e-5).",
            names=Names(metric="bpref"), output=_GM, ties=_BINARY_EXTREMES,
            explain=_terms_bpref),

@@ -858,7 +858,7 @@ def test_cwl_measures_without_tie_modes_name_the_measure(measure, mode):
 
 def test_cwl_tie_modes_with_costs_name_the_measure():
     qrels, run = {"q": {"a": 1, "b": 0}}, {"q": {"a": 1.0, "b": 1.0}}
-    with pytest.raises(InvalidArgumentError, match="for measure 'INSQ.*' with costs"):
+    with pytest.raises(InvalidArgumentError, match="measure 'INSQ.*' with costs: ties='best' is not defined"):
         evaluate(qrels, run, ["INSQ(max_rel=1)"], ties="best", costs={"q": {"a": 2.0}})
     # and trec_eval's order with costs is as before
     assert evaluate(qrels, run, ["INSQ(max_rel=1)"], costs={"q": {"a": 2.0}})
