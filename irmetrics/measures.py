@@ -880,10 +880,8 @@ def _binary_ties(form: _t.ClosedForm, note: str, option: Optional[str] = None,
 def _ndcg_expected(m: Measure, q: QueryData, blocks: List[_t.Block], n: int, env: Env) -> float:
     k = _opt_int(m.param)
     disc = _m._discount_function(m.option("discount", "log2"), None)
-    gain_of = _gain_of(m)
-    gains = _t.mean_gains(blocks, n if k is None else min(k, n), gain_of)
-    ideal = _gains_and_ideal(q, m)[1]
-    return _m._ndcg_gains(gains, ideal, k, disc)
+    gains = _t.mean_gains(blocks, n if k is None else min(k, n), _gain_of(m))
+    return _m._ndcg_gains(gains, _gains_and_ideal(q, m)[1], k, disc)
 
 
 def _dcg_expected(m: Measure, q: QueryData, blocks: List[_t.Block], n: int, env: Env) -> float:
@@ -978,13 +976,11 @@ def check_measure(name: str, m: Measure, mode: str) -> None:
         have = sorted(f.key for f in FAMILIES if supports(Measure(f, None, ()), mode))
         raise InvalidArgumentError(
             f"ties={mode!r} is not defined for measure {name!r} "
-            f"(it is for: {', '.join(have)})"
-        )
+            f"(it is for: {', '.join(have)})")
 
 
-def tie_value(
-    mode: str, m: Measure, q: QueryData, info: _t.TieInfo, env: Env, judged_only: bool
-) -> Any:
+def tie_value(mode: str, m: Measure, q: QueryData, info: _t.TieInfo, env: Env,
+              judged_only: bool) -> Any:
     """The value of *m* on one query under ties *mode* ("expected", "best", "worst").
 
     *q* is the query's data in trec_eval's order, *info* its blocks.
@@ -994,9 +990,7 @@ def tie_value(
         raise InvalidArgumentError(f"measure {m.name!r} with costs: ties={mode!r} is not defined")
     blocks = q._cached("tie blocks", info.blocks)
     if mode == "expected":
-        n = info.n
-        if judged_only:
-            blocks, n = _t.judged_only(blocks, info.n)
+        blocks, n = _t.judged_only(blocks, info.n) if judged_only else (blocks, info.n)
         return cast(Expected, ties.expected)(m, q, blocks, n, env)
     placed = ties.order(m, env)(blocks, info.n, mode == "best", judged_only)
     kept: List[Tuple[int, int]] = sorted(
@@ -1130,9 +1124,8 @@ def tie_note_test(
     return moved
 
 
-def _extremes_differ(
-    m: Measure, q: QueryData, info: _t.TieInfo, env: Env, judged_only: bool
-) -> bool:
+def _extremes_differ(m: Measure, q: QueryData, info: _t.TieInfo, env: Env,
+                     judged_only: bool) -> bool:
     if q.costs is not None and m.family.ties is _CWL_TIES:
         return False  # with costs they have no tie modes, so no note either
     return bool(tie_value("best", m, q, info, env, judged_only)
