@@ -870,3 +870,20 @@ def test_rbp_expected_by_hand():
     got = {mode: evaluate(qrels, run, ["RBP(p=0.5)"], ties=mode)["RBP(p=0.5)"]
            for mode in ("expected", "best", "worst")}
     assert got == {"expected": 0.375, "best": 0.5, "worst": 0.25}
+
+
+@settings(max_examples=100)
+@given(tied_runs())
+def test_tie_note_of_cwl_measures(case):
+    qrels, run, _, options = case
+    names = ["RBP(p=0.5)", "INSQ(max_rel=3)", "SDCG(max_rel=3)@3"]
+    want = moved_by_extremes(qrels, run, names, **options)
+    assert tie_note(qrels, run, names, **options) == want
+    # a measure without tie modes adds nothing to the note
+    assert tie_note(qrels, run, names + ["INST(max_rel=3)"], **options) == want
+
+
+def test_tie_note_with_costs_leaves_the_cwl_measures_out():
+    qrels, run = {"q": {"a": 1, "b": 0}}, {"q": {"a": 1.0, "b": 1.0}}
+    assert tie_note(qrels, run, ["INSQ(max_rel=1)"], costs={"q": {"a": 2.0}}) == set()
+    assert tie_note(qrels, run, ["INSQ(max_rel=1)"]) == {"q"}
