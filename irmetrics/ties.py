@@ -46,7 +46,8 @@ holds a relevant document with probability r/m):
 * ``nDCG`` and ``nDCG@k``: DCG is linear in the gains, so every position
   of a block gets the block's mean gain (whatever the discount of each
   position, a callable one too); the ideal DCG does not depend on the order.
-  So do trec_eval 10.0's ``dcg`` and ``rbp`` (weights ``p**i``).
+  So do trec_eval 10.0's ``dcg`` and ``rbp`` (weights ``p**i``), ``RBP``,
+  and the EU of the static C/W/L models without costs (fixed weights W_i).
 * ``unj@k`` and ``rbp_resid``: each position of a block is unjudged with
   probability u/m (u its unjudged and pooled-unjudged documents; a position
   outside every block is unjudged); ``rbp_resid`` adds ``p**n`` times the
@@ -64,7 +65,8 @@ apart only where the measure does:
   judged non-relevant first, then the unjudged, then the relevant (bpref
   counts judged non-relevant documents above each relevant one; the others
   see only relevant or not).
-* nDCG, dcg, rbp: best sorts the block by gain, decreasing; worst, increasing.
+* nDCG, dcg, rbp, RBP, the static C/W/L models' EU: best sorts the block by
+  gain, decreasing; worst, increasing.
 * unj, rbp_resid: best puts the unjudged documents first; worst, last.
 * yaap: as AP (it rises with AP's sum); its mean has no closed form.
 * infAP: a relevant document's term falls as unjudged documents (outside
