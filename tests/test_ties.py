@@ -47,6 +47,14 @@ EXPECTED = ["P_2", "recall_3", "map", "map_cut_3", "recip_rank", "ndcg", "ndcg_c
 EXTREMES = EXPECTED + ["bpref", "infAP", "iprec_at_recall_0.50", "Rprec_mult_0.60"]
 
 
+def _over_orders(values, mode):
+    """What tie *mode* should give, from a measure's value under every order:
+    their mean ("expected"), maximum ("best") or minimum ("worst")."""
+    if mode == "expected":
+        return math.fsum(values) / len(values)
+    return max(values) if mode == "best" else min(values)
+
+
 def quiet_evaluate(*args, **kwargs):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -186,8 +194,7 @@ def check_modes(qrels, run, values, **options):
             continue
         for m in measures:
             vs = values[m]
-            want = (math.fsum(vs) / len(vs) if mode == "expected"
-                    else max(vs) if mode == "best" else min(vs))
+            want = _over_orders(vs, mode)
             assert got[m] == pytest.approx(want, abs=1e-12), (mode, m)
 
 
@@ -372,8 +379,7 @@ def test_list_functions_equal_every_order(pairs):
     for f, has_expected in LIST_CASES:
         vs = [f(list(o)) for o in orders]
         for mode in (["expected"] if has_expected else []) + ["best", "worst"]:
-            want = (math.fsum(vs) / len(vs) if mode == "expected"
-                    else max(vs) if mode == "best" else min(vs))
+            want = _over_orders(vs, mode)
             assert f(labels, scores=scores, ties=mode) == pytest.approx(want, abs=1e-12)
 
 
@@ -785,8 +791,7 @@ def test_trec_eval_10_measures_modes_equal_every_order(case, depth, judged_only)
             continue
         for m in names:
             vs = values[m]
-            want = (math.fsum(vs) / len(vs) if mode == "expected"
-                    else max(vs) if mode == "best" else min(vs))
+            want = _over_orders(vs, mode)
             assert got[m] == pytest.approx(want, abs=1e-12), (mode, m)
 
 
@@ -842,8 +847,7 @@ def test_cwl_modes_equal_mean_max_min_over_every_order(case):
         got = quiet_evaluate(qrels, run, CWL, ties=mode).per_query["q"]
         for m in CWL:
             vs = values[m]
-            want = (math.fsum(vs) / len(vs) if mode == "expected"
-                    else max(vs) if mode == "best" else min(vs))
+            want = _over_orders(vs, mode)
             assert got[m] == pytest.approx(want, abs=1e-12), (mode, m)
 
 
