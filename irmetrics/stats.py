@@ -49,11 +49,13 @@ from __future__ import annotations
 
 import math
 import string
+import struct
+from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
-from itertools import accumulate, combinations, groupby, islice, permutations
+from itertools import accumulate, chain, combinations, groupby, islice, permutations, repeat
 from numbers import Real
-from operator import add, itemgetter
+from operator import add, itemgetter, sub
 from typing import TYPE_CHECKING, Any, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from ._checks import check_choice, check_finite, check_int, check_list, check_positive_real
@@ -696,21 +698,70 @@ def _random_bytes(rng: random.Random, count: int, below: int) -> bytes:
     return out[:count]
 
 
-def _split_in_halves(m: int, levels: int, rng: random.Random) -> List[int]:
-    """How *m* draws fall into 2**levels equal blocks: each half of a block
-    gets Binomial(m, 1/2) of its draws, the bits set in m random bits."""
-    counts = [m]
+def _split_in_halves(counts: List[int], levels: int, rng: random.Random) -> List[List[int]]:
+    """How each resample's draws (*counts*) fall into 2**levels equal blocks,
+    block by block ([block][resample]): level by level, for all the
+    resamples at once, each half of a block gets Binomial(m, 1/2) of its m
+    draws, the bits set in m random bits."""
+    blocks = [counts]
     for _ in range(levels):
         halves = []
-        for c in counts:
-            left = _bit_count(rng.getrandbits(c)) if c else 0
-            halves += [left, c - left]
-        counts = halves
-    return counts
+        for block in blocks:
+            left = list(map(_bit_count, map(rng.getrandbits, block)))
+            halves += [left, list(map(sub, block, left))]
+        blocks = halves
+    return blocks
 
 
-def _bit_count(v: int) -> int:
-    return v.bit_count() if hasattr(v, "bit_count") else bin(v).count("1")  # (Python 3.9)
+_bit_count = getattr(int, "bit_count", None) or (lambda v: bin(v).count("1"))  # (3.9)
+
+
+def _uniform_rows(rng: random.Random, count: int, n: int) -> List[int]:
+    """*count* rows, each uniform on [0, n): 32 random bits below the
+    largest multiple of n (rejection of the others), modulo n."""
+    bound = (1 << 32) - (1 << 32) % n
+    rows: List[int] = []
+    while len(rows) < count:
+        more = count - len(rows) + 8
+        drawn = struct.unpack(f"<{more}I", rng.randbytes(4 * more))
+        rows += [v % n for v in drawn if v < bound]
+    return rows[:count]
+
+
+_RESAMPLES_PER_GATHER = 64  # their draws' values stay in the processor's cache
+
+
+def _add_drawn(sums: List[List[float]], tables: Sequence[Sequence[float]],
+               cells: Sequence[int], counts: Sequence[int]) -> None:
+    """Add to each column's sums (*sums*) its *table*'s values at *cells*:
+    the first counts[0] cells are resample 0's, and so on.  Read and added
+    up in C, 64 resamples at a time."""
+    start = 0
+    for r in range(0, len(counts), _RESAMPLES_PER_GATHER):
+        part = counts[r : r + _RESAMPLES_PER_GATHER]
+        end = start + sum(part)
+        picked = cells[start:end] if end - start > 1 else [*cells[start:end], 0, 0]
+        start = end
+        get = itemgetter(*picked)  # (from two cells on, itemgetter returns a tuple)
+        for total, table in zip(sums, tables):
+            drawn = iter(get(table))
+            total[r : r + len(part)] = map(
+                add, total[r : r + len(part)], map(sum, map(islice, repeat(drawn), part)))
+
+
+def _pair_table(values: Sequence[float], size: int) -> List[float]:
+    """t[a + 256 b] = v[a] + v[b] for cells a and b of a block of *size*
+    (v: *values*, then 0.0 up to v[size], the code of no draw)."""
+    v = [*values, *[0.0] * (size + 1 - len(values))]
+    unused = [0.0] * (255 - size)
+    return list(chain.from_iterable([x + w for x in v] + unused for w in v))
+
+
+def _on_grid(column: Sequence[float], n: int) -> Tuple[List[float], int]:
+    """(q, k): the values times 2**k, rounded to integers, k the largest with
+    n * max|q| <= 2**53: any n of them add up exactly, in any order."""
+    k = 53 - n.bit_length() - math.frexp(max(map(abs, column)))[1]
+    return [float(round(math.ldexp(v, k))) for v in column], k
 
 
 def _bootstrap_sums(
@@ -719,44 +770,52 @@ def _bootstrap_sums(
     """Each column's sum over each of *n_resamples* bootstrap resamples of
     the rows (n draws with replacement; the same rows for every column).
 
-    The rows sit in 2**levels blocks of at most 256 cells (the last cells of
-    the last block empty).  Each resample's n draws are split between the
-    blocks by halves (:func:`_split_in_halves`); then block by block, for
-    all the resamples at once, the draws are random bytes whose rows are
-    read in C (``itemgetter``) and added up resample by resample (``sum``
-    of an ``islice``), once per column.  A draw on an empty cell is drawn
-    again among all n rows.  Each draw is of any row with probability 1/n,
+    The values are put on a grid (:func:`_on_grid`: relative to the
+    largest, 2**-39 for n = 10,000), where every sum is exact: the result
+    depends neither on the order of the additions nor on the version of
+    Python.  The rows sit in 2**levels blocks of at most 128 cells (the last
+    cells empty), so that a random byte names a cell (``b % size``) with
+    probability at least 2/3.  Each resample's n draws are split between
+    the blocks by halves (:func:`_split_in_halves`).  Then block by block,
+    the draws are random bytes, read two at a time: two bytes (16 bits)
+    name a cell of the block's table of the sums of every two of its
+    values (:func:`_pair_table`), and an odd draw is paired with the code
+    of no draw.  The tables are read and added up in C (:func:`_add_drawn`).
+    The draws on empty cells are drawn again, at the end, among all n rows
+    (:func:`_uniform_rows`).  Each draw is of any row with probability 1/n,
     independently: the ordinary bootstrap.
     """
     n = len(columns[0])
-    levels = max(0, (n - 1).bit_length() - 8)
+    on_grid = [_on_grid(c, n) for c in columns]
+    grid = [q for q, _ in on_grid]
+    levels = max(0, (n - 1).bit_length() - 7)
     size = -(-n >> levels)  # cells per block
     below = 256 - 256 % size
-    splits = list(zip(*(_split_in_halves(n, levels, rng) for _ in range(n_resamples))))
+    to_cell = bytes(b % size for b in range(below)) + bytes(256 - below)
+    none = bytes([size])  # the code of no draw
     sums = [[0.0] * n_resamples for _ in columns]
-    redraw = [0] * n_resamples
-    for block, counts in enumerate(splits):
-        rows = [block * size + b % size for b in range(below)]
-        cells = _random_bytes(rng, sum(counts), below)
-        empty = bytes(b for b, r in enumerate(rows) if r >= n)
-        if empty:  # the last block: its draws on empty cells are drawn again
-            kept = [cells[a - m : a].translate(None, empty)
-                    for a, m in zip(accumulate(counts), counts)]
-            redraw = [m - len(k) for m, k in zip(counts, kept)]
-            cells, counts = b"".join(kept), tuple(map(len, kept))
-        if len(cells) < 2:  # (itemgetter needs two cells to return a tuple)
-            cells += bytes(2 - len(cells))
-        get = itemgetter(*cells)
-        for total, column in zip(sums, columns):
-            drawn = iter(get([column[r] if r < n else 0.0 for r in rows]))
-            for i, m in enumerate(counts):
-                if m:
-                    total[i] += sum(islice(drawn, m))
-    for i, m in enumerate(redraw):
-        again = [rng.randrange(n) for _ in range(m)]
-        for total, column in zip(sums, columns):
-            total[i] += sum(map(column.__getitem__, again))
-    return sums
+    again = [0] * n_resamples  # each resample's draws on empty cells
+    for block, counts in enumerate(_split_in_halves([n] * n_resamples, levels, rng)):
+        first = block * size
+        real = min(size, max(0, n - first))  # cells of rows
+        even = [m + (m & 1) for m in counts]
+        cells = bytearray(_random_bytes(rng, sum(even), below).translate(to_cell))
+        if real < size:
+            empty = bytes(range(real, size))
+            kept = [cells[a - e : a - e + m].translate(None, empty)
+                    for a, e, m in zip(accumulate(even), even, counts)]
+            again = list(map(add, again, map(sub, counts, map(len, kept))))
+            cells = bytearray(b"".join(k + none * (len(k) & 1) for k in kept))
+            counts = list(map(len, kept))
+            even = [m + (m & 1) for m in counts]
+        else:  # an odd count's last draw: none
+            odd = [a - 1 for a, m in zip(accumulate(even), counts) if m & 1]
+            list(map(cells.__setitem__, odd, repeat(size)))
+        tables = [_pair_table(q[first : first + real], size) for q in grid]
+        _add_drawn(sums, tables, array("H", cells), [e >> 1 for e in even])
+    if any(again):
+        _add_drawn(sums, grid, _uniform_rows(rng, sum(again), n), again)
+    return [[math.ldexp(v, -k) for v in total] for total, (_, k) in zip(sums, on_grid)]
 
 
 def _bootstrap_means(d: Sequence[float], n_resamples: int, rng: random.Random) -> List[float]:

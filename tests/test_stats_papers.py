@@ -703,11 +703,12 @@ def test_compare_resamples_the_queries_once_for_every_comparison():
 def test_bootstrap_sums_are_the_sums_of_rows_drawn_uniformly():
     # Every row is drawn with probability 1/n: over many resamples each
     # row's share of the draws is 1/n within a few standard errors (n = 301:
-    # two blocks of 151 cells, the last one empty: drawn again).
+    # four blocks of 76 cells, the last 3 empty: drawn again; rows 0 and 75
+    # end the first block, 151 and 300 the third and the last).
     import random as _random
 
     n, b = 301, 400
-    columns = [[1.0 if i == j else 0.0 for i in range(n)] for j in (0, 150, 151, 300)]
+    columns = [[1.0 if i == j else 0.0 for i in range(n)] for j in (0, 75, 151, 300)]
     sums = stats._bootstrap_sums(columns, b, _random.Random(3))
     for column in sums:  # draws of that one row, Binomial(n * b, 1/n) in all
         assert abs(math.fsum(column) - b) <= 4 * math.sqrt(b)
@@ -721,8 +722,9 @@ def test_bootstrap_resamples_are_multinomial(n, b):
     # 1024, fills 10 bits of an integer below 2**50, which floats add exactly
     # in any order), must be Multinomial(n; 1/n, ..., 1/n), the ordinary
     # bootstrap: n draws in all; the rows of the first block of the split by
-    # halves (151 of 301, 251 of 1001, the last block with empty cells drawn
-    # again) Binomial(n, p) in mean and variance; the number of distinct rows
+    # halves (76 of 301, 126 of 1001, the last block's empty cells drawn
+    # again, an odd count's last draw paired with no draw) Binomial(n, p) in
+    # mean and variance; the number of distinct rows
     # drawn, D = n - sum of the indicators of the rows never drawn, of mean
     # n (1 - q), q = (1 - 1/n)**n, and variance n q + n (n - 1)(1 - 2/n)**n
     # - n**2 q**2; the rows' totals over all the resamples uniform
@@ -740,7 +742,7 @@ def test_bootstrap_resamples_are_multinomial(n, b):
         m = math.fsum(values) / len(values)
         return m, math.fsum((v - m) ** 2 for v in values) / (len(values) - 1)
 
-    first = 151 if n == 301 else 251  # the first block's rows
+    first = 76 if n == 301 else 126  # the first block's rows
     p = first / n
     m, v = mean_var([sum(c[:first]) for c in counts])
     assert abs(m - n * p) <= 4 * math.sqrt(n * p * (1 - p) / b)
@@ -752,6 +754,30 @@ def test_bootstrap_resamples_are_multinomial(n, b):
     assert abs(v - var_d) <= 4 * var_d * math.sqrt(2 / (b - 1))
     chi2 = math.fsum((sum(c[i] for c in counts) - b) ** 2 / b for i in range(n))
     assert abs(chi2 - (n - 1)) <= 4 * math.sqrt(2 * (n - 1))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(-1e6, 1e6), min_size=2, max_size=300),
+       st.integers(1, 40), st.integers(0, 2**32))
+def test_bootstrap_sums_are_exact(d, b, seed):
+    # The sums are exact on the values' grid (2**k, n * max|q| <= 2**53), so
+    # that no rounding depends on how the draws are grouped: a constant
+    # column sums to n times itself in every resample (every resample has
+    # exactly n draws, whatever the blocks, the odd counts and the empty
+    # cells); the negated column's sums are the negated sums; a column's
+    # sums do not depend on the columns beside it (their draws are shared);
+    # doubling the values doubles the sums (the grid follows the exponent).
+    import random as _random
+
+    n = len(d)
+    negated = [-v for v in d]
+    doubled = [2.0 * v for v in d]
+    alone = stats._bootstrap_sums([d], b, _random.Random(seed))[0]
+    together = stats._bootstrap_sums([[0.75] * n, d, negated, doubled], b, _random.Random(seed))
+    assert together[0] == [0.75 * n] * b  # (0.75 lies on every grid)
+    assert together[1] == alone
+    assert together[2] == [-v for v in alone]
+    assert together[3] == [2.0 * v for v in alone]
 
 
 @st.composite
