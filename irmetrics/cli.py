@@ -505,8 +505,8 @@ def _compare_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, metavar="S",
                    help="random seed of the sampled tests and the bootstrap (default 0)")
     _evaluation_options(p, "score a judged query missing from a run as an empty ranking")
-    p.add_argument("--format", choices=("text", "markdown", "latex", "json", "csv"),
-                   default="text", help="output format (default: text)")
+    p.add_argument("--format", choices=tuple(report.FORMATS), default="text",
+                   help="output format (default: text)")
     return p
 
 
@@ -537,7 +537,8 @@ def _compare_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -
             relevance_level=args.level, complete=args.complete, depth=args.depth,
             judged_only=args.judged_only, trec_eval=args.trec_eval,
         )
-    stdout.write(report.FORMATS[args.format](result))
+    out = report.FORMATS[args.format](result)
+    stdout.write(out if out.endswith("\n") else out + "\n")
 
 
 def _explain_parser() -> argparse.ArgumentParser:

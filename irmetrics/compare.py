@@ -151,7 +151,7 @@ class Comparison:
     over which the p-values are corrected.  ``letters`` and ``marks()``: the
     letter marks of the tables for papers.
     ``to_dict()``, ``to_text()`` (also ``str()``), ``to_markdown()``,
-    ``to_latex()`` and ``_repr_html_()`` render it.
+    ``to_latex()`` and ``to_html()`` (Jupyter's ``_repr_html_()``) render it.
     """
 
     def __init__(
@@ -255,7 +255,7 @@ class Comparison:
     to_text = __str__ = report.text
     to_markdown = report.markdown
     to_latex = report.latex
-    _repr_html_ = report.html
+    to_html = _repr_html_ = report.html
     to_dataframe = frames.comparison_frame
     plot = plot.differences
 

@@ -208,7 +208,7 @@ def latex(c: Any) -> str:
 
 def html(c: Any) -> str:
     """An HTML table (Jupyter shows it), every name and id escaped."""
-    import html as _html  # only for notebooks
+    import html as _html  # only for this format
 
     paper = len(c.baselines) != 1
     if paper:
@@ -236,7 +236,8 @@ def csv(c: Any) -> str:
 
 
 #: The command line's ``--format`` of ``irmetrics compare``: the function that writes each.
-FORMATS = {"text": text, "markdown": markdown, "latex": latex, "json": json, "csv": csv}
+FORMATS = {"text": text, "markdown": markdown, "latex": latex, "html": html, "json": json,
+           "csv": csv}
 
 
 # === Escaping ==================================================================

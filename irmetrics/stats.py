@@ -751,7 +751,9 @@ def _add_drawn(sums: List[List[float]], tables: Sequence[Sequence[float]],
 
 def _pair_table(values: Sequence[float], size: int) -> List[float]:
     """t[a + 256 b] = v[a] + v[b] for cells a and b of a block of *size*
-    (v: *values*, then 0.0 up to v[size], the code of no draw)."""
+    (v: *values*, then 0.0 up to v[size], the code of no draw).  The table
+    is symmetric: two bytes read as one 16-bit number in either byte order
+    name the same sum."""
     v = [*values, *[0.0] * (size + 1 - len(values))]
     unused = [0.0] * (255 - size)
     return list(chain.from_iterable([x + w for x in v] + unused for w in v))
@@ -770,10 +772,10 @@ def _bootstrap_sums(
     """Each column's sum over each of *n_resamples* bootstrap resamples of
     the rows (n draws with replacement; the same rows for every column).
 
-    The values are put on a grid (:func:`_on_grid`: relative to the
-    largest, 2**-39 for n = 10,000), where every sum is exact: the result
-    depends neither on the order of the additions nor on the version of
-    Python.  The rows sit in 2**levels blocks of at most 128 cells (the last
+    The values are put on a grid (:func:`_on_grid`; for n = 10,000 a step
+    of at most 2**-38 of the largest |value|), where every sum is exact: the
+    result depends neither on the order of the additions nor on the version
+    of Python.  The rows sit in 2**levels blocks of at most 128 cells (the last
     cells empty), so that a random byte names a cell (``b % size``) with
     probability at least 2/3.  Each resample's n draws are split between
     the blocks by halves (:func:`_split_in_halves`).  Then block by block,

@@ -427,9 +427,12 @@ def test_cli_formats():
     rows = list(csv.DictReader(io.StringIO(out)))
     assert [r["run"] for r in rows] == ["bm25", "rerank", "bm25", "rerank"]
     assert rows[1]["significant"] == "True"
-    for fmt, start in (("markdown", "Baseline 'bm25'"), ("latex", "\\begin{tabular}")):
+    for fmt, start in (("markdown", "Baseline 'bm25'"), ("latex", "\\begin{tabular}"),
+                       ("html", "<p>Baseline &#x27;bm25&#x27;")):
         code, out, _ = run_cli(*args, "--format", fmt)
-        assert code == 0 and out.startswith(start)
+        assert code == 0 and out.startswith(start) and out.endswith("\n")
+    code, out, _ = run_cli(*args, "--format", "html")  # what to_html() writes, one line more
+    assert out == compare(QRELS, {"bm25": BM25, "rerank": RERANK}, ["map", "P@5"]).to_html() + "\n"
     code, out, _ = run_cli(*args, "--test", "permutation", "--baseline", "rerank",
                            "--correction", "none", "--alpha", "0.01")
     assert code == 0 and "Baseline 'rerank'; two-sided paired randomization test" in out

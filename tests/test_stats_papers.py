@@ -1014,7 +1014,7 @@ MARK_PATTERNS = {
 def test_paper_tables_carry_the_marks_and_name_the_test(fmt):
     names, runs, result = marked_comparison()
     out = {"markdown": result.to_markdown, "latex": result.to_latex,
-           "html": result._repr_html_}[fmt]()
+           "html": result.to_html}[fmt]()
     cells = [(f"{row['mean']:.4f}", result.marks(row["measure"])[row["run"]])
              for m in result.measures for row in result.rows
              if row["measure"] == m and row["versus"] is None]
