@@ -287,14 +287,20 @@ def _checked(measures: Any, **options: Any) -> Tuple[List[str], List[Measure], O
     parsed = parse_measures(names)
     checked = check_options(**options)
     for name, m in zip(names, parsed):
-        check_measure(name, m, checked.ties)
-        check_version(name, m, checked.trec_eval)
+        _check_measure(name, m, checked)
         if m.family.text:
             raise InvalidArgumentError(
                 f"measure {name!r} is a text line of trec_eval's report, not a number; "
                 "the command line prints it"
             )
     return [n.strip() for n in names], list(parsed), checked
+
+
+def _check_measure(name: str, m: Measure, options: Options) -> None:
+    """That measure *m* (named *name*) is defined under *options*: its ``ties``
+    mode, with costs given or not, and the trec_eval version."""
+    check_measure(name, m, options.ties, costs=options.costs is not None)
+    check_version(name, m, options.trec_eval)
 
 
 def _evaluate(
@@ -647,7 +653,8 @@ class _Scorer:
                                 for m in self.measures]
         if options.detect_ties:
             if self._tie_note is None:
-                self._tie_note = tie_note_test(self.measures, env, options.judged_only)
+                self._tie_note = tie_note_test(self.measures, env, options.judged_only,
+                                               options.costs)
             if self._tie_note(data, info):
                 self.tie_moved.append(qid)
 
