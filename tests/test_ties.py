@@ -922,7 +922,9 @@ def test_cli_ties_subcommand_keeps_the_cwl_tie_modes(monkeypatch):
     code, out, err = run_cli("ties", "-m", "INSQ(max_rel=1)", QRELS, BM25)
     assert (code, err) == (0, "")
     assert out == str(tie_report(QRELS, BM25, "INSQ(max_rel=1)"))
-    assert run_cli("ties", "--cost-file", "costs", "-m", "INSQ(max_rel=1)", QRELS, BM25)[0] == 2
+    code, out, err = run_cli("ties", "--cost-file", "costs", "-m", "INSQ(max_rel=1)", QRELS, BM25)
+    assert (code, out) == (2, "") and err.count("\n") == 1
+    assert err.startswith("irmetrics ties: error: unrecognized arguments: --cost-file")
 
 
 @pytest.mark.parametrize("measure, mode, why", [
@@ -964,4 +966,6 @@ def test_tie_note_of_cwl_measures(case):
 def test_tie_note_with_costs_leaves_the_cwl_measures_out():
     qrels, run = {"q": {"a": 1, "b": 0}}, {"q": {"a": 1.0, "b": 1.0}}
     assert tie_note(qrels, run, ["INSQ(max_rel=1)"], costs={"q": {"a": 2.0}}) == set()
+    # the other measures are noted as without costs
+    assert tie_note(qrels, run, ["INSQ(max_rel=1)", "recip_rank"], costs={"q": {}}) == {"q"}
     assert tie_note(qrels, run, ["INSQ(max_rel=1)"]) == {"q"}
