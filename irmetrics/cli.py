@@ -28,17 +28,10 @@ from .compare import PAIRS, TESTS, compare
 from .data import Qrels, Run
 from .diversity import NDEVAL_MEASURES
 from .errors import InvalidArgumentError, IrmetricsError, IrmetricsWarning, UnknownMeasureError
-from .evaluate import _evaluate
+from .evaluate import _check_measure, _evaluate
 from .evaluation import TREC_EVAL_VERSIONS, Evaluation, check_options
 from .explain import explain
-from .measures import (
-    FAMILIES,
-    Measure,
-    check_measure,
-    check_version,
-    expand_trec_argument_named,
-    parse_measure,
-)
+from .measures import FAMILIES, Measure, expand_trec_argument_named, parse_measure
 from .stats import CORRECTIONS, _check_alpha
 from .tie_report import tie_report
 from .trec import _read_run_ranks
@@ -389,8 +382,7 @@ def _evaluate_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) 
         scores="float32" if args.float32_scores else "float64", trec_eval=args.trec_eval,
         collection_size=args.collection_size, costs=_costs(args))
     for name, m in pairs:
-        check_measure(name, m, options.ties)
-        check_version(name, m, options.trec_eval)
+        _check_measure(name, m, options)
     # read by evaluate(), which looks at duplicates as trec_eval does;
     # --ndeval's report also lists the qrels' queries
     qrels: Any = Qrels.from_trec(args.qrels) if args.ndeval else args.qrels

@@ -287,14 +287,20 @@ def _checked(measures: Any, **options: Any) -> Tuple[List[str], List[Measure], O
     parsed = parse_measures(names)
     checked = check_options(**options)
     for name, m in zip(names, parsed):
-        check_measure(name, m, checked.ties)
-        check_version(name, m, checked.trec_eval)
+        _check_measure(name, m, checked)
         if m.family.text:
             raise InvalidArgumentError(
                 f"measure {name!r} is a text line of trec_eval's report, not a number; "
                 "the command line prints it"
             )
     return [n.strip() for n in names], list(parsed), checked
+
+
+def _check_measure(name: str, m: Measure, options: Options) -> None:
+    """That measure *m* (named *name*) is defined under *options*: its ``ties``
+    mode, with costs given or not, and the trec_eval version."""
+    check_measure(name, m, options.ties, costs=options.costs is not None)
+    check_version(name, m, options.trec_eval)
 
 
 def _evaluate(
@@ -429,6 +435,9 @@ class _Road:
 #: scored (after ``float32`` and the duplicate cut; docids ``bytes`` when the
 #: source is encoded).
 OnQuery = Callable[[str, Sequence[Any], Sequence[float], QueryData], None]
+#: Where a query's documents are placed: their ids and scores as scored, the
+#: ids of the run's documents (None: not known) and whether the ids are bytes.
+Place = Tuple[Sequence[Any], Sequence[float], Optional[Container[Any]], bool]
 
 
 class _Scorer:
@@ -571,7 +580,7 @@ class _Scorer:
         if self.on_query is not None:
             self.on_query(qid, docids, scores, data)
 
-    def _rank(self, judgments: Mapping[Any, int], place: Tuple[Any, Any, Any, bool]) -> QueryData:
+    def _rank(self, judgments: Mapping[Any, int], place: Place) -> QueryData:
         """The query's data: *judgments* placed in the order of its scores
         (*place*: its docids, scores, members and whether encoded)."""
         docids, scores, members, encoded = place
@@ -581,7 +590,7 @@ class _Scorer:
             members=members, encode=encoded)
 
     def _ranked_docs(self, qid: str, docs: List[Any],
-                     place: Tuple[Any, Any, Any, bool]) -> Tuple[int, List[Tuple[int, Any]]]:
+                     place: Place) -> Tuple[int, List[Tuple[int, Any]]]:
         """The documents ranked, and ``(rank index, doc)`` of those of *docs*
         ranked: each one's number given as its label, :meth:`_rank` places it
         with the same order, depth and ``judged_only`` as every measure."""
@@ -592,7 +601,7 @@ class _Scorer:
         return data.n, [(i, docs[x]) for i, x in data.placed()]
 
     def _subtopic_data(
-        self, qid: str, place: Tuple[Any, Any, Any, bool]
+        self, qid: str, place: Place
     ) -> Tuple[Mapping[str, Mapping[str, int]], List[Tuple[int, str]]]:
         """For the diversity measures: the query's judgments per subtopic and
         ``(rank index, doc id)`` of its judged ranked documents."""
@@ -602,8 +611,7 @@ class _Scorer:
         docs = list(flat) if self.options.judged_only else [d for d, v in flat.items() if v >= 1]
         return self.qrels._topics(qid), self._ranked_docs(qid, docs, place)[1]
 
-    def _cost_data(self, given: Mapping[str, float], qid: str,
-                   place: Tuple[Any, Any, Any, bool]) -> List[float]:
+    def _cost_data(self, given: Mapping[str, float], qid: str, place: Place) -> List[float]:
         """Each ranked document's cost (1 where *given* has none)."""
         docs = list(self.qrels._data[qid] if self.options.judged_only else given)
         n, placed = self._ranked_docs(qid, docs, place)
@@ -612,7 +620,7 @@ class _Scorer:
             costs[i] = given.get(d, 1.0)
         return costs
 
-    def _prefs_data(self, qid: str, place: Tuple[Any, Any, Any, bool]) -> Prefs:
+    def _prefs_data(self, qid: str, place: Place) -> Prefs:
         """For the preference measures: the query's preferences counted
         against its ranking, cut at the depth.  trec_eval orders tied scores
         by document id ascending here (``form_prefs_counts.c``), unlike
@@ -645,7 +653,8 @@ class _Scorer:
                                 for m in self.measures]
         if options.detect_ties:
             if self._tie_note is None:
-                self._tie_note = tie_note_test(self.measures, env, options.judged_only)
+                self._tie_note = tie_note_test(self.measures, env, options.judged_only,
+                                               options.costs)
             if self._tie_note(data, info):
                 self.tie_moved.append(qid)
 

@@ -855,7 +855,9 @@ class Ties(NamedTuple):
     expected: Optional[Expected]
     order: Callable[[Measure, Env], _t.Order]
     note: str
-    allows: Callable[[Measure], bool] = lambda m: True  # which of the family's measures
+    #: None when the modes are defined for one of the family's measures, with
+    #: costs given or not (True); else why not, for the error
+    why_not: Callable[[Measure, bool], Optional[str]] = lambda m, costs: None
 
 
 def _by_relevance(m: Measure, env: Env) -> _t.Order:
@@ -958,36 +960,60 @@ def _cwl_expected(m: Measure, q: QueryData, blocks: List[_t.Block], n: int, env:
     return _cwl.quantities(m.family.key, gains, residuals=False, **_cwl_args(m))[0]
 
 
+def _cwl_why_not(m: Measure, costs: bool) -> Optional[str]:
+    """Why C/W/L measure *m* has no tie modes (None: it has them): an adaptive
+    model, a quantity other than EU, or *costs* given."""
+    if m.family.key in _cwl.ADAPTIVE:
+        return "an adaptive C/W/L model's weights read the gains, which the order moves"
+    if m.option("quantity", "EU") != "EU":
+        return "only its EU quantity, the value, has tie modes"
+    return "the order of tied documents moves the costs, so the weights" if costs else None
+
+
 _CWL_TIES = Ties(_cwl_expected, lambda m, env: _t.by_gain(_cwl_gain_of(m, env)), "labels",
-                 lambda m: m.family.key not in _cwl.ADAPTIVE and m.option("quantity", "EU") == "EU")
+                 _cwl_why_not)
 
 
-def supports(m: Measure, mode: str) -> bool:
-    """Whether ties *mode* is defined for measure *m*."""
-    if mode == "trec_eval":
-        return True
+def _why_not(m: Measure, mode: str, costs: bool) -> Optional[str]:
+    """None when ties *mode* (not "trec_eval") is defined for *m*, with *costs*
+    given or not; else why not ("": the family has no tie modes)."""
     ties = m.family.ties
-    return ties is not None and ties.allows(m) and (mode != "expected" or ties.expected is not None)
+    if ties is None:
+        return ""
+    why = ties.why_not(m, costs)
+    if why is None and mode == "expected" and ties.expected is None:
+        return "it has 'best' and 'worst' only"
+    return why
 
 
-def check_measure(name: str, m: Measure, mode: str) -> None:
-    """An InvalidArgumentError unless ties *mode* is defined for *m* (named *name*)."""
-    if not supports(m, mode):
-        have = sorted(f.key for f in FAMILIES if supports(Measure(f, None, ()), mode))
-        raise InvalidArgumentError(
-            f"ties={mode!r} is not defined for measure {name!r} "
-            f"(it is for: {', '.join(have)})")
+def supports(m: Measure, mode: str, *, costs: bool = False) -> bool:
+    """Whether ties *mode* is defined for measure *m*, with *costs* given or not."""
+    return mode == "trec_eval" or _why_not(m, mode, costs) is None
+
+
+def check_measure(name: str, m: Measure, mode: str, *, costs: bool = False) -> None:
+    """An InvalidArgumentError unless ties *mode* is defined for *m* (named
+    *name*), with *costs* given or not: the one check, made before scoring."""
+    why = None if mode == "trec_eval" else _why_not(m, mode, costs)
+    if why is None:
+        return
+    if costs and supports(m, mode):
+        raise InvalidArgumentError(f"measure {name!r} with costs: ties={mode!r} is not defined "
+                                   f"({why})")
+    have = sorted(f.key for f in FAMILIES if supports(Measure(f, None, ()), mode, costs=costs))
+    raise InvalidArgumentError(f"ties={mode!r} is not defined for measure {name!r} "
+                               f"({why + '; ' if why else ''}it is for: {', '.join(have)})")
 
 
 def tie_value(mode: str, m: Measure, q: QueryData, info: _t.TieInfo, env: Env,
               judged_only: bool) -> Any:
     """The value of *m* on one query under ties *mode* ("expected", "best", "worst").
 
-    *q* is the query's data in trec_eval's order, *info* its blocks.
+    *q* is the query's data in trec_eval's order, *info* its blocks; the mode
+    is defined for *m* under the evaluation's options (:func:`check_measure`
+    checked it before any query was scored, costs included).
     """
     ties = cast(Ties, m.family.ties)
-    if q.costs is not None and ties is _CWL_TIES:  # the order would move the weights
-        raise InvalidArgumentError(f"measure {m.name!r} with costs: ties={mode!r} is not defined")
     blocks = q._cached("tie blocks", info.blocks)
     if mode == "expected":
         blocks, n = _t.judged_only(blocks, info.n) if judged_only else (blocks, info.n)
@@ -1050,9 +1076,9 @@ class _Rule(NamedTuple):
     measure: Measure
 
 
-def _note_rule(m: Measure, env: Env) -> Optional[_Rule]:
+def _note_rule(m: Measure, env: Env, costs: Optional[Mapping[str, Any]]) -> Optional[_Rule]:
     ties = m.family.ties
-    if ties is None or ties.note == "free" or not supports(m, "best"):
+    if ties is None or ties.note == "free" or not supports(m, "best", costs=costs is not None):
         return None
     kind, k = ties.note, _opt_int(m.param)
     if kind == "ndcg":  # its options: gain and discount
@@ -1065,13 +1091,14 @@ def _note_rule(m: Measure, env: Env) -> Optional[_Rule]:
 
 
 def tie_note_test(
-    measures: Sequence[Measure], env: Env, judged_only: bool
+    measures: Sequence[Measure], env: Env, judged_only: bool, costs: Optional[Mapping[str, Any]]
 ) -> Callable[[QueryData, _t.TieInfo], bool]:
     """The command line's note: a function of one query's data (in trec_eval's
     order) and blocks telling whether the order of its tied scores moves the
-    value of any of *measures* that has ties "best" and "worst" (the order-free
-    counts aside): whether best and worst differ for one of them."""
-    rules = [r for r in (_note_rule(m, env) for m in dict.fromkeys(measures)) if r is not None]
+    value of any of *measures* that has ties "best" and "worst", with the
+    *costs* given (None: none; the order-free counts aside): whether best and
+    worst differ for one of them."""
+    rules = [r for r in (_note_rule(m, env, costs) for m in dict.fromkeys(measures)) if r]
     # the decisions from the blocks first, the computed extremes last
     rules.sort(key=lambda r: r.kind == "compute")
 
@@ -1126,8 +1153,6 @@ def tie_note_test(
 
 def _extremes_differ(m: Measure, q: QueryData, info: _t.TieInfo, env: Env,
                      judged_only: bool) -> bool:
-    if q.costs is not None and m.family.ties is _CWL_TIES:
-        return False  # with costs they have no tie modes, so no note either
     return bool(tie_value("best", m, q, info, env, judged_only)
                 != tie_value("worst", m, q, info, env, judged_only))
 

@@ -37,7 +37,9 @@ from irmetrics import (
     tie_report,
 )
 from irmetrics.cli import _run
-from irmetrics.evaluate import query_data, query_data_from_scores
+from irmetrics.evaluate import _Scorer, query_data, query_data_from_scores
+from irmetrics.measures import parse_measure
+from irmetrics.ties import supports
 from irmetrics.trec import rank_documents
 
 # measures with every mode, and those with best/worst only (trec_eval names,
@@ -868,6 +870,80 @@ def test_cwl_tie_modes_with_costs_name_the_measure():
     assert evaluate(qrels, run, ["INSQ(max_rel=1)"], costs={"q": {"a": 2.0}})
 
 
+@pytest.fixture
+def nothing_scored(monkeypatch):
+    """Scoring a query fails the test: a refusal must come before any scoring."""
+    def score(self, qid, data):
+        raise AssertionError(f"query {qid!r} was scored")
+    monkeypatch.setattr(_Scorer, "_score", score)
+
+
+COSTS_REFUSED = ("measure 'INSQ(max_rel=1)' with costs: ties='best' is not defined (the order "
+                 "of tied documents moves the costs, so the weights)")
+
+
+def test_cwl_tie_modes_with_costs_are_refused_before_scoring(nothing_scored):
+    # once, when the options are checked, with or without a query given costs
+    # (the run's file does not even exist: it is never opened)
+    qrels = {"q": {"a": 1, "b": 0}}
+    for costs in ({"q": {"a": 2.0}}, {}):
+        with pytest.raises(InvalidArgumentError) as info:
+            evaluate(qrels, "no/such/run", ["map", "INSQ(max_rel=1)"], ties="best", costs=costs)
+        assert str(info.value) == COSTS_REFUSED
+
+
+def test_with_costs_other_measures_keep_their_tie_modes():
+    # a (relevant) and b tied at the top: RR 1 at best, 1/2 at worst; costs
+    # move nothing but the C/W/L measures
+    qrels, run = {"q": {"a": 1, "b": 0}}, {"q": {"a": 1.0, "b": 1.0}}
+    for mode, want in (("best", 1.0), ("worst", 0.5), ("expected", 0.75)):
+        assert evaluate(qrels, run, ["recip_rank", "ndcg"], ties=mode,
+                        costs={"q": {"a": 2.0}})["recip_rank"] == want
+    assert supports(parse_measure("INSQ(max_rel=1)"), "best")
+    assert not supports(parse_measure("INSQ(max_rel=1)"), "best", costs=True)
+    assert supports(parse_measure("map"), "best", costs=True)
+
+
+def test_cli_cost_file_with_a_tie_mode_is_refused_before_scoring(tmp_path, nothing_scored):
+    qrels, run, costs = tmp_path / "qrels", tmp_path / "run", tmp_path / "costs"
+    qrels.write_text("q 0 a 1\nq 0 b 0\n", encoding="ascii")
+    run.write_text("q Q0 a 1 1.0 r\nq Q0 b 2 1.0 r\n", encoding="ascii")
+    costs.write_text("Q0 2\n", encoding="ascii")
+    code, out, err = run_cli("--ties", "best", "--cost-file", costs, "-m", "map",
+                             "-m", "INSQ(max_rel=1)", qrels, run)
+    # the command line names a measure as it prints it
+    want = COSTS_REFUSED.replace("INSQ(max_rel=1)", "INSQ(T=1,max_rel=1)")
+    assert (code, out, err) == (2, "", f"irmetrics: error: {want}\n")
+
+
+def test_cli_ties_subcommand_keeps_the_cwl_tie_modes(monkeypatch):
+    # 'irmetrics ties' takes no cost file, so the C/W/L measures keep their modes
+    monkeypatch.chdir(irmetrics.__path__[0] + "/..")
+    code, out, err = run_cli("ties", "-m", "INSQ(max_rel=1)", QRELS, BM25)
+    assert (code, err) == (0, "")
+    assert out == str(tie_report(QRELS, BM25, "INSQ(max_rel=1)"))
+    code, out, err = run_cli("ties", "--cost-file", "costs", "-m", "INSQ(max_rel=1)", QRELS, BM25)
+    assert (code, out) == (2, "") and err.count("\n") == 1
+    assert err.startswith("irmetrics ties: error: unrecognized arguments: --cost-file")
+
+
+@pytest.mark.parametrize("measure, mode, why", [
+    ("INSQ(max_rel=2,quantity=ETU)", "best", "only its EU quantity, the value, has tie modes"),
+    ("RBP(quantity=ResEU)", "expected", "only its EU quantity, the value, has tie modes"),
+    ("INST(max_rel=2)", "worst",
+     "an adaptive C/W/L model's weights read the gains, which the order moves"),
+    ("bpref", "expected", "it has 'best' and 'worst' only"),
+])
+def test_refusals_say_why_when_the_family_has_tie_modes(measure, mode, why, nothing_scored):
+    # the list of families that have the mode names this one's (but INST's,
+    # for which every C/W/L family but the adaptive ones stands): the reason
+    # says what of it has the mode
+    with pytest.raises(InvalidArgumentError) as info:
+        evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, [measure], ties=mode)
+    assert str(info.value).startswith(
+        f"ties='{mode}' is not defined for measure '{measure}' ({why}; it is for: ")
+
+
 def test_rbp_expected_by_hand():
     # a (relevant) and b tied at the top, p = 0.5: orders give 0.5 and 0.25
     qrels, run = {"q": {"a": 1, "b": 0}}, {"q": {"a": 1.0, "b": 1.0}}
@@ -890,4 +966,6 @@ def test_tie_note_of_cwl_measures(case):
 def test_tie_note_with_costs_leaves_the_cwl_measures_out():
     qrels, run = {"q": {"a": 1, "b": 0}}, {"q": {"a": 1.0, "b": 1.0}}
     assert tie_note(qrels, run, ["INSQ(max_rel=1)"], costs={"q": {"a": 2.0}}) == set()
+    # the other measures are noted as without costs
+    assert tie_note(qrels, run, ["INSQ(max_rel=1)", "recip_rank"], costs={"q": {}}) == {"q"}
     assert tie_note(qrels, run, ["INSQ(max_rel=1)"]) == {"q"}
