@@ -45,6 +45,7 @@ from .measures import (
     Env,
     Measure,
     QueryData,
+    Subtopics,
     check_measure,
     check_version,
     measure_names,
@@ -456,12 +457,7 @@ class _Scorer:
         self.queries = queries
         self.on_query = on_query
         self.run_name = ""
-        # diversity measures read the ranks of the judged documents too
-        self._subtopics = any(m.family.metric in _diversity.__all__ for m in measures)
-        # measures over judgment groups read each group's ranking, preference
-        # measures the preferences counted against the ranking
-        reads = {m.family.reads for m in measures}
-        self._groups, self._prefs = "groups" in reads, "prefs" in reads
+        self._reader = _Reader(qrels, measures, options)
         # made for each run name (an Env carries it): a query's data to its
         # values, and the tie note's test (irmetrics.ties) when options.detect_ties
         self._env: Optional[Env] = None
@@ -556,74 +552,10 @@ class _Scorer:
         encoded: bool,
     ) -> None:
         """Score one judged query from its documents and their scores."""
-        place = (docids, scores, members, encoded)
-        data = self._rank(judged, place)
-        if self._subtopics:
-            data.subtopics = self._subtopic_data(qid, place)
-        if self.options.costs is not None:
-            data.costs = self._cost_data(self.options.costs.get(qid, {}), qid, place)
-        if self._groups:
-            groups = self.qrels._topics(qid)
-            data.groups = [self._rank(groups[g], place) for g in sorted(groups)]
-        if self._prefs:
-            data.prefs = self._prefs_data(qid, place)
+        data = self._reader.data(qid, judged, (docids, scores, members, encoded))
         self._score(qid, data)
         if self.on_query is not None:
             self.on_query(qid, docids, scores, data)
-
-    def _rank(self, judgments: Mapping[Any, int], place: Tuple[Any, Any, Any, bool]) -> QueryData:
-        """The query's data: *judgments* placed in the order of its scores
-        (*place*: its docids, scores, members and whether encoded)."""
-        docids, scores, members, encoded = place
-        options = self.options
-        return query_data_from_scores(
-            judgments, docids, scores, depth=options.depth, judged_only=options.judged_only,
-            members=members, encode=encoded)
-
-    def _ranked_docs(self, qid: str, docs: List[Any],
-                     place: Tuple[Any, Any, Any, bool]) -> Tuple[int, List[Tuple[int, Any]]]:
-        """The documents ranked, and ``(rank index, doc)`` of those of *docs*
-        ranked: each one's number given as its label, :meth:`_rank` places it
-        with the same order, depth and ``judged_only`` as every measure."""
-        flat = self.qrels._data[qid]
-        judged_only = self.options.judged_only
-        numbered = {d: (-1 if judged_only and flat[d] < 0 else i) for i, d in enumerate(docs)}
-        data = self._rank(numbered, place)
-        return data.n, [(i, docs[x]) for i, x in data.placed()]
-
-    def _subtopic_data(
-        self, qid: str, place: Tuple[Any, Any, Any, bool]
-    ) -> Tuple[Mapping[str, Mapping[str, int]], List[Tuple[int, str]]]:
-        """For the diversity measures: the query's judgments per subtopic and
-        ``(rank index, doc id)`` of its judged ranked documents."""
-        flat = self.qrels._data[qid]
-        # under judged_only every judged document shapes the ranks; else only
-        # the documents relevant somewhere (label >= 1) gain anything
-        docs = list(flat) if self.options.judged_only else [d for d, v in flat.items() if v >= 1]
-        return self.qrels._topics(qid), self._ranked_docs(qid, docs, place)[1]
-
-    def _cost_data(self, given: Mapping[str, float], qid: str,
-                   place: Tuple[Any, Any, Any, bool]) -> List[float]:
-        """Each ranked document's cost (1 where *given* has none)."""
-        docs = list(self.qrels._data[qid] if self.options.judged_only else given)
-        n, placed = self._ranked_docs(qid, docs, place)
-        costs = [1.0] * n
-        for i, d in placed:
-            costs[i] = given.get(d, 1.0)
-        return costs
-
-    def _prefs_data(self, qid: str, place: Tuple[Any, Any, Any, bool]) -> Prefs:
-        """For the preference measures: the query's preferences counted
-        against its ranking, cut at the depth.  trec_eval orders tied scores
-        by document id ascending here (``form_prefs_counts.c``), unlike
-        everywhere else (descending), and so does this order."""
-        docids, scores, _, encoded = place
-        preferences = self.qrels._preferences(qid)
-        judged = {(d.encode() if encoded else d): d for _, _, d, _ in preferences}
-        order = sorted(range(len(docids)), key=lambda i: (-scores[i], docids[i]))
-        ranked = [docids[i] for i in order[:self.options.depth]]
-        retrieved = [judged[d] for d in ranked if d in judged]
-        return count_prefs(preferences, retrieved, query=qid)
 
     def _score(self, qid: str, data: QueryData) -> None:
         """The query's values: trec_eval's order's, or under a ``ties`` mode,
@@ -648,6 +580,91 @@ class _Scorer:
                 self._tie_note = tie_note_test(self.measures, env, options.judged_only)
             if self._tie_note(data, info):
                 self.tie_moved.append(qid)
+
+
+#: A query's documents as scored: its docids, scores, members and whether encoded.
+_Place = Tuple[Any, Any, Any, bool]
+
+
+class _Reader:
+    """What the measures read of one query: its judgments placed in the order
+    of its scores (its *place*), and the subtopics, costs, judgment groups or
+    preferences when a measure asked for reads them."""
+
+    def __init__(self, qrels: Qrels, measures: Sequence[Measure], options: Options) -> None:
+        self.qrels = qrels
+        self.options = options
+        # diversity measures read the ranks of the judged documents too
+        self._subtopics = any(m.family.metric in _diversity.__all__ for m in measures)
+        # measures over judgment groups read each group's ranking, preference
+        # measures the preferences counted against the ranking
+        reads = {m.family.reads for m in measures}
+        self._groups, self._prefs = "groups" in reads, "prefs" in reads
+
+    def data(self, qid: str, judged: Mapping[Any, int], place: _Place) -> QueryData:
+        """The query's data, for every measure asked for."""
+        data = self._rank(judged, place)
+        if self._subtopics:
+            data.subtopics = self._subtopic_data(qid, place)
+        if self.options.costs is not None:
+            data.costs = self._cost_data(self.options.costs.get(qid, {}), qid, place)
+        if self._groups:
+            groups = self.qrels._topics(qid)
+            data.groups = [self._rank(groups[g], place) for g in sorted(groups)]
+        if self._prefs:
+            data.prefs = self._prefs_data(qid, place)
+        return data
+
+    def _rank(self, judgments: Mapping[Any, int], place: _Place) -> QueryData:
+        """The query's data: *judgments* placed in the order of its scores
+        (*place*: its docids, scores, members and whether encoded)."""
+        docids, scores, members, encoded = place
+        options = self.options
+        return query_data_from_scores(
+            judgments, docids, scores, depth=options.depth, judged_only=options.judged_only,
+            members=members, encode=encoded)
+
+    def _ranked_docs(self, qid: str, docs: List[Any],
+                     place: _Place) -> Tuple[int, List[Tuple[int, Any]]]:
+        """The documents ranked, and ``(rank index, doc)`` of those of *docs*
+        ranked: each one's number given as its label, :meth:`_rank` places it
+        with the same order, depth and ``judged_only`` as every measure."""
+        flat = self.qrels._data[qid]
+        judged_only = self.options.judged_only
+        numbered = {d: (-1 if judged_only and flat[d] < 0 else i) for i, d in enumerate(docs)}
+        data = self._rank(numbered, place)
+        return data.n, [(i, docs[x]) for i, x in data.placed()]
+
+    def _subtopic_data(self, qid: str, place: _Place) -> Subtopics:
+        """For the diversity measures: the query's judgments per subtopic and
+        ``(rank index, doc id)`` of its judged ranked documents."""
+        flat = self.qrels._data[qid]
+        # under judged_only every judged document shapes the ranks; else only
+        # the documents relevant somewhere (label >= 1) gain anything
+        docs = list(flat) if self.options.judged_only else [d for d, v in flat.items() if v >= 1]
+        return self.qrels._topics(qid), self._ranked_docs(qid, docs, place)[1]
+
+    def _cost_data(self, given: Mapping[str, float], qid: str, place: _Place) -> List[float]:
+        """Each ranked document's cost (1 where *given* has none)."""
+        docs = list(self.qrels._data[qid] if self.options.judged_only else given)
+        n, placed = self._ranked_docs(qid, docs, place)
+        costs = [1.0] * n
+        for i, d in placed:
+            costs[i] = given.get(d, 1.0)
+        return costs
+
+    def _prefs_data(self, qid: str, place: _Place) -> Prefs:
+        """For the preference measures: the query's preferences counted
+        against its ranking, cut at the depth.  trec_eval orders tied scores
+        by document id ascending here (``form_prefs_counts.c``), unlike
+        everywhere else (descending), and so does this order."""
+        docids, scores, _, encoded = place
+        preferences = self.qrels._preferences(qid)
+        judged = {(d.encode() if encoded else d): d for _, _, d, _ in preferences}
+        order = sorted(range(len(docids)), key=lambda i: (-scores[i], docids[i]))
+        ranked = [docids[i] for i in order[:self.options.depth]]
+        retrieved = [judged[d] for d in ranked if d in judged]
+        return count_prefs(preferences, retrieved, query=qid)
 
 
 def _cut_duplicates(
