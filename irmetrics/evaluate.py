@@ -54,7 +54,7 @@ from .measures import (
     tie_note_test,
     tie_value,
 )
-from .prefs import Prefs, count_prefs
+from .prefs import Prefs, _judgment_prefs, count_prefs
 from .sources import RunSource, open_qrels, open_run
 
 if TYPE_CHECKING:
@@ -659,7 +659,9 @@ class _Reader:
         by document id ascending here (``form_prefs_counts.c``), unlike
         everywhere else (descending), and so does this order."""
         docids, scores, _, encoded = place
-        preferences = self.qrels._preferences(qid)
+        preferences = self.qrels._prefs.get(qid)
+        if preferences is None:  # a qrels' own: the preferences of its judgments
+            preferences = _judgment_prefs(self.qrels._topics(qid))
         judged = {(d.encode() if encoded else d): d for _, _, d, _ in preferences}
         order = sorted(range(len(docids)), key=lambda i: (-scores[i], docids[i]))
         ranked = [docids[i] for i in order[:self.options.depth]]
