@@ -348,10 +348,13 @@ def subtopics_from_records(records: Any) -> Tuple[Dict[str, Dict[str, int]], Sub
     return _split_topics(table)
 
 
-def prefs_tables(source: Any) -> Tuple[Dict[str, Dict[str, int]], Dict[str, List[Preference]]]:
-    """The judgments of preferences as a plain qrels (1 for a document some
-    line gives a level above 0, else 0) and the preferences, from trec_eval's
-    ``-R prefs`` file or ``{query id: [(judgment group, sub-group, doc id, level)]}``."""
+def prefs_tables(
+    source: Any,
+) -> Tuple[Dict[str, Dict[str, int]], Subtopics, Dict[str, List[Preference]]]:
+    """Qrels' tables of preferences, from trec_eval's ``-R prefs`` file or
+    ``{query id: [(judgment group, sub-group, doc id, level)]}``: the
+    judgments as a plain qrels (1 for a document some line gives a level
+    above 0, else 0), no subtopics, and the preferences."""
     if isinstance(source, Mapping):
         prefs = {str(q): [_preference(q, line) for line in lines] for q, lines in source.items()}
     else:
@@ -361,7 +364,7 @@ def prefs_tables(source: Any) -> Tuple[Dict[str, Dict[str, int]], Dict[str, List
         docs = data.setdefault(qid, {})
         for _, _, doc, level in lines:
             docs[doc] = max(docs.get(doc, 0), 1 if level > 0.0 else 0)
-    return data, prefs
+    return data, {}, prefs
 
 
 def _preference(qid: Any, line: Any) -> Preference:

@@ -168,12 +168,8 @@ class Qrels(_Table[int]):
 
     __slots__ = ("_subtopics", "_prefs")
 
-    # {qid: {subtopic: {doc: relevance}}} for the queries judged under some
-    # subtopic other than "0" (empty for a plain qrels)
-    _subtopics: Subtopics
-    # {qid: [(judgment group, sub-group, doc, level)]} of a preferences file
-    # (empty otherwise: the preferences are the judgments', prefs._judgment_prefs)
-    _prefs: Dict[str, List[Preference]]
+    _subtopics: Subtopics  # of the queries judged under a subtopic other than "0"
+    _prefs: Dict[str, List[Preference]]  # a preferences file's (else none: the judgments')
 
     def __init__(self, qrels: Mapping[Any, Mapping[Any, Any]]) -> None:
         self._subtopics = {}
@@ -197,20 +193,16 @@ class Qrels(_Table[int]):
         (``qid jg jsg docno level`` lines, a path or an open file) or
         ``{query id: [(judgment group, sub-group, doc id, level)]}``.
 
-        Inside a sub-group a document of a higher level is preferred to one
-        of a lower level (see :mod:`irmetrics.prefs`); the ``prefs_*``
-        measures read these preferences.  Every other measure reads the
-        judgments as a plain qrels: 1 for a document some line gives a level
-        above 0, else 0.  (Any other Qrels has the preferences of its
-        judgments: one sub-group per judgment group, trec_eval's ``-R
-        qrels_prefs``.)
+        The ``prefs_*`` measures read these preferences (see
+        :mod:`irmetrics.prefs`, which also gives the preferences of any other
+        Qrels).  Every other measure reads the judgments as a plain qrels: 1
+        for a document some line gives a level above 0, else 0.
 
         >>> qrels = Qrels.from_prefs({"q1": [("u1", "s1", "a", 2.0), ("u1", "s1", "b", 0.0)]})
         >>> qrels["q1"]
         mappingproxy({'a': 1, 'b': 0})
         """
-        data, prefs = prefs_tables(source)
-        return cls._trusted(data, None, prefs)
+        return cls._trusted(*prefs_tables(source))
 
     def _only(self, qid: str) -> Qrels:
         """The judgments (subtopics, preferences) of query *qid* alone, or none."""
@@ -222,9 +214,7 @@ class Qrels(_Table[int]):
     def from_subtopics(cls, qrels: Mapping[Any, Mapping[Any, Mapping[Any, Any]]]) -> Qrels:
         """Build from diversity judgments ``{query id: {subtopic: {doc id: relevance}}}``.
 
-        A document may be judged for several subtopics; as a plain qrels it
-        has its highest relevance.  Subtopic ids, like other ids, are str
-        (ints are converted).
+        Subtopic ids, like other ids, are str (ints are converted).
 
         >>> qrels = Qrels.from_subtopics({"q1": {1: {"d1": 1, "d2": 0}, 2: {"d2": 2}}})
         >>> qrels["q1"]
@@ -239,12 +229,9 @@ class Qrels(_Table[int]):
         """Build from ``(query_id, subtopic, doc_id, relevance)`` records.
 
         The order of a diversity qrels line (and of pyndeval's
-        ``SubtopicQrel``); a record may also be a mapping with keys
-        ``query_id``/``qid``, ``subtopic``/``subtopic_id``,
-        ``doc_id``/``docno``/``docid`` and ``relevance``/``label``/``rel``
-        (the first key present of each role is used, as for DataFrames).
-        A (query, subtopic, document) given twice is an error naming both
-        records.
+        ``SubtopicQrel``); a record may also be a mapping with the keys of
+        :meth:`from_records` and ``subtopic``/``subtopic_id``.  A (query,
+        subtopic, document) given twice is an error naming both records.
 
         >>> Qrels.from_subtopic_records([("q1", 1, "d1", 1), ("q1", 2, "d1", 0)])
         Qrels(1 query, 1 judgment, with subtopics)
@@ -339,8 +326,7 @@ class Qrels(_Table[int]):
         return cls._trusted(*_read_qrels_tables(source))
 
     def to_trec(self, dest: PathOrFile) -> None:
-        """Write as ``qid 0 docid relevance`` lines (see :func:`irmetrics.trec.write_qrels`),
-        or, with subtopics, as ``qid subtopic docid relevance`` lines.
+        """Write as ``qid subtopic docid relevance`` lines (subtopic ``0`` without subtopics).
 
         >>> import sys
         >>> Qrels({"q1": {"d1": 1}}).to_trec(sys.stdout)

@@ -430,6 +430,9 @@ class _Road:
 #: scored (after ``float32`` and the duplicate cut; docids ``bytes`` when the
 #: source is encoded).
 OnQuery = Callable[[str, Sequence[Any], Sequence[float], QueryData], None]
+#: A query's documents as scored (its place): docids, scores, members
+#: (their set, or None) and whether the docids are encoded.
+_Place = Tuple[Sequence[Any], Sequence[float], Optional[Container[Any]], bool]
 
 
 class _Scorer:
@@ -501,7 +504,7 @@ class _Scorer:
 
     def add_empty(self, qid: str) -> None:
         """Score a judged query the run lacks as an empty ranking (``complete``)."""
-        self._query(qid, self.qrels._data[qid], [], [], None, False)
+        self._query(qid, self.qrels._data[qid], ([], [], None, False))
 
     def consume(
         self, source: RunSource, progress: Optional[Callable[[int, int], None]] = None
@@ -536,26 +539,18 @@ class _Scorer:
             self.run_name = source.name
             if self.queries is not None and qid not in self.queries:
                 continue
-            self._query(qid, judged, docids, scores, members, source.encoded)
+            self._query(qid, judged, (docids, scores, members, source.encoded))
             done += 1
             if progress is not None:
                 progress(done, source.lines)
         self.run_name = source.name
 
-    def _query(
-        self,
-        qid: str,
-        judged: Mapping[Any, int],
-        docids: Sequence[Any],
-        scores: Sequence[float],
-        members: Optional[Container[Any]],
-        encoded: bool,
-    ) -> None:
-        """Score one judged query from its documents and their scores."""
-        data = self._reader.data(qid, judged, (docids, scores, members, encoded))
+    def _query(self, qid: str, judged: Mapping[Any, int], place: _Place) -> None:
+        """Score one judged query from its documents as scored (*place*)."""
+        data = self._reader.data(qid, judged, place)
         self._score(qid, data)
         if self.on_query is not None:
-            self.on_query(qid, docids, scores, data)
+            self.on_query(qid, place[0], place[1], data)
 
     def _score(self, qid: str, data: QueryData) -> None:
         """The query's values: trec_eval's order's, or under a ``ties`` mode,
@@ -580,10 +575,6 @@ class _Scorer:
                 self._tie_note = tie_note_test(self.measures, env, options.judged_only)
             if self._tie_note(data, info):
                 self.tie_moved.append(qid)
-
-
-#: A query's documents as scored: its docids, scores, members and whether encoded.
-_Place = Tuple[Any, Any, Any, bool]
 
 
 class _Reader:
@@ -616,8 +607,7 @@ class _Reader:
         return data
 
     def _rank(self, judgments: Mapping[Any, int], place: _Place) -> QueryData:
-        """The query's data: *judgments* placed in the order of its scores
-        (*place*: its docids, scores, members and whether encoded)."""
+        """The query's data: *judgments* placed in the order of its scores."""
         docids, scores, members, encoded = place
         options = self.options
         return query_data_from_scores(
