@@ -18,7 +18,10 @@ from operator import itemgetter
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar
 
 from ._checks import kind_of
+from ._text import quoted
+from ._trec_more import read_prefs
 from .errors import DuplicateEntryError, InvalidArgumentError, TrecFormatError
+from .prefs import Preference
 from .trec import MAX_LABEL, MIN_LABEL, Subtopics, _BadField
 
 #: The name a :class:`~irmetrics.Run` gets when its source has none.
@@ -343,6 +346,39 @@ def subtopics_from_records(records: Any) -> Tuple[Dict[str, Dict[str, int]], Sub
     for (qid, topic), docs in _group(list(zip(qids, topics)), docids, values, _RECORDS).items():
         table.setdefault(qid, {})[topic] = docs
     return _split_topics(table)
+
+
+def prefs_tables(
+    source: Any,
+) -> Tuple[Dict[str, Dict[str, int]], Subtopics, Dict[str, List[Preference]]]:
+    """Qrels' tables of preferences, from trec_eval's ``-R prefs`` file or
+    ``{query id: [(judgment group, sub-group, doc id, level)]}``: the
+    judgments as a plain qrels (1 for a document some line gives a level
+    above 0, else 0), no subtopics, and the preferences."""
+    if isinstance(source, Mapping):
+        prefs = {str(q): [_preference(q, line) for line in lines] for q, lines in source.items()}
+    else:
+        prefs = read_prefs(source)
+    data: Dict[str, Dict[str, int]] = {}
+    for qid, lines in prefs.items():
+        docs = data.setdefault(qid, {})
+        for _, _, doc, level in lines:
+            docs[doc] = max(docs.get(doc, 0), 1 if level > 0.0 else 0)
+    return data, {}, prefs
+
+
+def _preference(qid: Any, line: Any) -> Preference:
+    """One ``(judgment group, sub-group, doc id, level)`` of query *qid*, checked."""
+    try:
+        group, sub, doc, level = line
+        value = float(level)
+    except (TypeError, ValueError):
+        value = math.nan
+    if not -math.inf < value < math.inf:
+        raise InvalidArgumentError(
+            f"the preferences of query {quoted(str(qid))} must be (judgment group, sub-group, "
+            f"doc id, level) tuples with a finite level (got {line!r})")
+    return str(group), str(sub), str(doc), value
 
 
 # === DataFrames ===

@@ -158,7 +158,6 @@ class Comparison:
         self,
         statistics: _Statistics,
         *,
-        runs: Sequence[str],
         design: _Design,
         measures: Sequence[str],
         queries: Sequence[str],
@@ -167,7 +166,7 @@ class Comparison:
         rows: List[Row],
         notes: List[str],
     ) -> None:
-        self.runs = tuple(runs)
+        self.runs = tuple(design.runs)
         self.baselines = design.baselines
         self.baseline = design.baselines[0] if design.baselines else None
         self.pairs = design.pairs
@@ -379,7 +378,7 @@ def compare(
         for name in ordered
     }
     return Comparison(
-        statistics, runs=ordered, design=design, measures=measure_names, queries=common,
+        statistics, design=design, measures=measure_names, queries=common,
         left_out=left_out, per_query=per_query, rows=rows, notes=notes,
     )
 

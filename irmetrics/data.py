@@ -30,7 +30,6 @@ reader of tables (``irmetrics/_tabular.py``); TREC files by
 
 from __future__ import annotations
 
-import math
 from types import MappingProxyType
 from typing import (
     TYPE_CHECKING,
@@ -42,7 +41,6 @@ from typing import (
     List,
     Mapping,
     Optional,
-    Tuple,
 )
 
 from ._tabular import (
@@ -52,22 +50,21 @@ from ._tabular import (
     _relevances,
     _scores,
     is_frame,
+    prefs_tables,
     qrels_table,
     records_table,
     run_table,
     subtopics_from_dict,
     subtopics_from_records,
 )
-from ._text import quoted
-from ._trec_more import read_prefs
-from .errors import InvalidArgumentError
+from .prefs import Preference
 from .trec import (
+    Subtopics,
     _check_name,
     _read_qrels_tables,
     read_ranked_list,
     read_run,
     trec_ranking,
-    write_qrels,
     write_run,
     write_subtopic_qrels,
 )
@@ -171,12 +168,8 @@ class Qrels(_Table[int]):
 
     __slots__ = ("_subtopics", "_prefs")
 
-    # {qid: {subtopic: {doc: relevance}}} for the queries judged under some
-    # subtopic other than "0" (empty for a plain qrels)
-    _subtopics: Dict[str, Dict[str, Dict[str, int]]]
-    # {qid: [(judgment group, sub-group, doc, level)]} of a preferences file
-    # (empty otherwise: the preferences are the judgments', see _preferences)
-    _prefs: Dict[str, List[Tuple[str, str, str, float]]]
+    _subtopics: Subtopics  # of the queries judged under a subtopic other than "0"
+    _prefs: Dict[str, List[Preference]]  # a preferences file's (else none: the judgments')
 
     def __init__(self, qrels: Mapping[Any, Mapping[Any, Any]]) -> None:
         self._subtopics = {}
@@ -185,12 +178,8 @@ class Qrels(_Table[int]):
         self._set(table)
 
     @classmethod
-    def _trusted(
-        cls,
-        data: Dict[str, Dict[str, int]],
-        subtopics: Optional[Dict[str, Dict[str, Dict[str, int]]]] = None,
-        prefs: Optional[Dict[str, List[Tuple[str, str, str, float]]]] = None,
-    ) -> Qrels:
+    def _trusted(cls, data: Dict[str, Dict[str, int]], subtopics: Optional[Subtopics] = None,
+                 prefs: Optional[Dict[str, List[Preference]]] = None) -> Qrels:
         # For data already validated (and owned by us): skip the checks.
         self = cls.__new__(cls)
         self._set(data)
@@ -204,29 +193,16 @@ class Qrels(_Table[int]):
         (``qid jg jsg docno level`` lines, a path or an open file) or
         ``{query id: [(judgment group, sub-group, doc id, level)]}``.
 
-        Inside a sub-group a document of a higher level is preferred to one
-        of a lower level (see :mod:`irmetrics.prefs`); the ``prefs_*``
-        measures read these preferences.  Every other measure reads the
-        judgments as a plain qrels: 1 for a document some line gives a level
-        above 0, else 0.  (Any other Qrels has the preferences of its
-        judgments: one sub-group per judgment group, trec_eval's ``-R
-        qrels_prefs``.)
+        The ``prefs_*`` measures read these preferences (see
+        :mod:`irmetrics.prefs`, which also gives the preferences of any other
+        Qrels).  Every other measure reads the judgments as a plain qrels: 1
+        for a document some line gives a level above 0, else 0.
 
         >>> qrels = Qrels.from_prefs({"q1": [("u1", "s1", "a", 2.0), ("u1", "s1", "b", 0.0)]})
         >>> qrels["q1"]
         mappingproxy({'a': 1, 'b': 0})
         """
-        if isinstance(source, Mapping):
-            prefs = {str(q): [_preference(q, line) for line in lines]
-                     for q, lines in source.items()}
-        else:
-            prefs = read_prefs(source)
-        data: Dict[str, Dict[str, int]] = {}
-        for qid, lines in prefs.items():
-            docs = data.setdefault(qid, {})
-            for _, _, doc, level in lines:
-                docs[doc] = max(docs.get(doc, 0), 1 if level > 0.0 else 0)
-        return cls._trusted(data, None, prefs)
+        return cls._trusted(*prefs_tables(source))
 
     def _only(self, qid: str) -> Qrels:
         """The judgments (subtopics, preferences) of query *qid* alone, or none."""
@@ -234,21 +210,11 @@ class Qrels(_Table[int]):
                               {q: t for q, t in self._subtopics.items() if q == qid},
                               {q: p for q, p in self._prefs.items() if q == qid})
 
-    def _preferences(self, qid: str) -> List[Tuple[str, str, str, float]]:
-        """Query *qid*'s preferences: a preferences file's, or its judgments'
-        (each group one sub-group ``"0"``, the labels as levels)."""
-        if self._prefs:
-            return self._prefs[qid]
-        return [(group, "0", doc, float(label))
-                for group, docs in self._topics(qid).items() for doc, label in docs.items()]
-
     @classmethod
     def from_subtopics(cls, qrels: Mapping[Any, Mapping[Any, Mapping[Any, Any]]]) -> Qrels:
         """Build from diversity judgments ``{query id: {subtopic: {doc id: relevance}}}``.
 
-        A document may be judged for several subtopics; as a plain qrels it
-        has its highest relevance.  Subtopic ids, like other ids, are str
-        (ints are converted).
+        Subtopic ids, like other ids, are str (ints are converted).
 
         >>> qrels = Qrels.from_subtopics({"q1": {1: {"d1": 1, "d2": 0}, 2: {"d2": 2}}})
         >>> qrels["q1"]
@@ -263,12 +229,9 @@ class Qrels(_Table[int]):
         """Build from ``(query_id, subtopic, doc_id, relevance)`` records.
 
         The order of a diversity qrels line (and of pyndeval's
-        ``SubtopicQrel``); a record may also be a mapping with keys
-        ``query_id``/``qid``, ``subtopic``/``subtopic_id``,
-        ``doc_id``/``docno``/``docid`` and ``relevance``/``label``/``rel``
-        (the first key present of each role is used, as for DataFrames).
-        A (query, subtopic, document) given twice is an error naming both
-        records.
+        ``SubtopicQrel``); a record may also be a mapping with the keys of
+        :meth:`from_records` and ``subtopic``/``subtopic_id``.  A (query,
+        subtopic, document) given twice is an error naming both records.
 
         >>> Qrels.from_subtopic_records([("q1", 1, "d1", 1), ("q1", 2, "d1", 0)])
         Qrels(1 query, 1 judgment, with subtopics)
@@ -363,37 +326,19 @@ class Qrels(_Table[int]):
         return cls._trusted(*_read_qrels_tables(source))
 
     def to_trec(self, dest: PathOrFile) -> None:
-        """Write as ``qid 0 docid relevance`` lines (see :func:`irmetrics.trec.write_qrels`),
-        or, with subtopics, as ``qid subtopic docid relevance`` lines.
+        """Write as ``qid subtopic docid relevance`` lines (subtopic ``0`` without subtopics).
 
         >>> import sys
         >>> Qrels({"q1": {"d1": 1}}).to_trec(sys.stdout)
         q1 0 d1 1
         """
-        if not self._subtopics:
-            write_qrels(self._data, dest)
-        else:
-            write_subtopic_qrels({qid: self._topics(qid) for qid in self._data}, dest)
+        write_subtopic_qrels({qid: self._topics(qid) for qid in self._data}, dest)
 
     def __repr__(self) -> str:
         queries = "1 query" if len(self) == 1 else f"{len(self)} queries"
         extra = ", with subtopics" if self._subtopics else ""
         extra += ", with preferences" if self._prefs else ""
         return f"Qrels({queries}, {_plural(self._n, 'judgment')}{extra})"
-
-
-def _preference(qid: Any, line: Any) -> Tuple[str, str, str, float]:
-    """One ``(judgment group, sub-group, doc id, level)`` of query *qid*, checked."""
-    try:
-        group, sub, doc, level = line
-        value = float(level)
-    except (TypeError, ValueError):
-        value = math.nan
-    if not -math.inf < value < math.inf:
-        raise InvalidArgumentError(
-            f"the preferences of query {quoted(str(qid))} must be (judgment group, sub-group, "
-            f"doc id, level) tuples with a finite level (got {line!r})")
-    return str(group), str(sub), str(doc), value
 
 
 class Run(_Table[float]):

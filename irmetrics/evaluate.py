@@ -45,6 +45,7 @@ from .measures import (
     Env,
     Measure,
     QueryData,
+    Subtopics,
     check_measure,
     check_version,
     measure_names,
@@ -53,7 +54,7 @@ from .measures import (
     tie_note_test,
     tie_value,
 )
-from .prefs import Prefs, count_prefs
+from .prefs import Prefs, _judgment_prefs, count_prefs
 from .sources import RunSource, open_qrels, open_run
 
 if TYPE_CHECKING:
@@ -435,9 +436,9 @@ class _Road:
 #: scored (after ``float32`` and the duplicate cut; docids ``bytes`` when the
 #: source is encoded).
 OnQuery = Callable[[str, Sequence[Any], Sequence[float], QueryData], None]
-#: Where a query's documents are placed: their ids and scores as scored, the
-#: ids of the run's documents (None: not known) and whether the ids are bytes.
-Place = Tuple[Sequence[Any], Sequence[float], Optional[Container[Any]], bool]
+#: A query's documents as scored (its place): docids, scores, members
+#: (their set, or None) and whether the docids are encoded.
+_Place = Tuple[Sequence[Any], Sequence[float], Optional[Container[Any]], bool]
 
 
 class _Scorer:
@@ -465,12 +466,7 @@ class _Scorer:
         self.queries = queries
         self.on_query = on_query
         self.run_name = ""
-        # diversity measures read the ranks of the judged documents too
-        self._subtopics = any(m.family.metric in _diversity.__all__ for m in measures)
-        # measures over judgment groups read each group's ranking, preference
-        # measures the preferences counted against the ranking
-        reads = {m.family.reads for m in measures}
-        self._groups, self._prefs = "groups" in reads, "prefs" in reads
+        self._reader = _Reader(qrels, measures, options)
         # made for each run name (an Env carries it): a query's data to its
         # values, and the tie note's test (irmetrics.ties) when options.detect_ties
         self._env: Optional[Env] = None
@@ -514,7 +510,7 @@ class _Scorer:
 
     def add_empty(self, qid: str) -> None:
         """Score a judged query the run lacks as an empty ranking (``complete``)."""
-        self._query(qid, self.qrels._data[qid], [], [], None, False)
+        self._query(qid, self.qrels._data[qid], ([], [], None, False))
 
     def consume(
         self, source: RunSource, progress: Optional[Callable[[int, int], None]] = None
@@ -549,89 +545,18 @@ class _Scorer:
             self.run_name = source.name
             if self.queries is not None and qid not in self.queries:
                 continue
-            self._query(qid, judged, docids, scores, members, source.encoded)
+            self._query(qid, judged, (docids, scores, members, source.encoded))
             done += 1
             if progress is not None:
                 progress(done, source.lines)
         self.run_name = source.name
 
-    def _query(
-        self,
-        qid: str,
-        judged: Mapping[Any, int],
-        docids: Sequence[Any],
-        scores: Sequence[float],
-        members: Optional[Container[Any]],
-        encoded: bool,
-    ) -> None:
-        """Score one judged query from its documents and their scores."""
-        place = (docids, scores, members, encoded)
-        data = self._rank(judged, place)
-        if self._subtopics:
-            data.subtopics = self._subtopic_data(qid, place)
-        if self.options.costs is not None:
-            data.costs = self._cost_data(self.options.costs.get(qid, {}), qid, place)
-        if self._groups:
-            groups = self.qrels._topics(qid)
-            data.groups = [self._rank(groups[g], place) for g in sorted(groups)]
-        if self._prefs:
-            data.prefs = self._prefs_data(qid, place)
+    def _query(self, qid: str, judged: Mapping[Any, int], place: _Place) -> None:
+        """Score one judged query from its documents as scored (*place*)."""
+        data = self._reader.data(qid, judged, place)
         self._score(qid, data)
         if self.on_query is not None:
-            self.on_query(qid, docids, scores, data)
-
-    def _rank(self, judgments: Mapping[Any, int], place: Place) -> QueryData:
-        """The query's data: *judgments* placed in the order of its scores
-        (*place*: its docids, scores, members and whether encoded)."""
-        docids, scores, members, encoded = place
-        options = self.options
-        return query_data_from_scores(
-            judgments, docids, scores, depth=options.depth, judged_only=options.judged_only,
-            members=members, encode=encoded)
-
-    def _ranked_docs(self, qid: str, docs: List[Any],
-                     place: Place) -> Tuple[int, List[Tuple[int, Any]]]:
-        """The documents ranked, and ``(rank index, doc)`` of those of *docs*
-        ranked: each one's number given as its label, :meth:`_rank` places it
-        with the same order, depth and ``judged_only`` as every measure."""
-        flat = self.qrels._data[qid]
-        judged_only = self.options.judged_only
-        numbered = {d: (-1 if judged_only and flat[d] < 0 else i) for i, d in enumerate(docs)}
-        data = self._rank(numbered, place)
-        return data.n, [(i, docs[x]) for i, x in data.placed()]
-
-    def _subtopic_data(
-        self, qid: str, place: Place
-    ) -> Tuple[Mapping[str, Mapping[str, int]], List[Tuple[int, str]]]:
-        """For the diversity measures: the query's judgments per subtopic and
-        ``(rank index, doc id)`` of its judged ranked documents."""
-        flat = self.qrels._data[qid]
-        # under judged_only every judged document shapes the ranks; else only
-        # the documents relevant somewhere (label >= 1) gain anything
-        docs = list(flat) if self.options.judged_only else [d for d, v in flat.items() if v >= 1]
-        return self.qrels._topics(qid), self._ranked_docs(qid, docs, place)[1]
-
-    def _cost_data(self, given: Mapping[str, float], qid: str, place: Place) -> List[float]:
-        """Each ranked document's cost (1 where *given* has none)."""
-        docs = list(self.qrels._data[qid] if self.options.judged_only else given)
-        n, placed = self._ranked_docs(qid, docs, place)
-        costs = [1.0] * n
-        for i, d in placed:
-            costs[i] = given.get(d, 1.0)
-        return costs
-
-    def _prefs_data(self, qid: str, place: Place) -> Prefs:
-        """For the preference measures: the query's preferences counted
-        against its ranking, cut at the depth.  trec_eval orders tied scores
-        by document id ascending here (``form_prefs_counts.c``), unlike
-        everywhere else (descending), and so does this order."""
-        docids, scores, _, encoded = place
-        preferences = self.qrels._preferences(qid)
-        judged = {(d.encode() if encoded else d): d for _, _, d, _ in preferences}
-        order = sorted(range(len(docids)), key=lambda i: (-scores[i], docids[i]))
-        ranked = [docids[i] for i in order[:self.options.depth]]
-        retrieved = [judged[d] for d in ranked if d in judged]
-        return count_prefs(preferences, retrieved, query=qid)
+            self.on_query(qid, place[0], place[1], data)
 
     def _score(self, qid: str, data: QueryData) -> None:
         """The query's values: trec_eval's order's, or under a ``ties`` mode,
@@ -657,6 +582,88 @@ class _Scorer:
                                                options.costs)
             if self._tie_note(data, info):
                 self.tie_moved.append(qid)
+
+
+class _Reader:
+    """What the measures read of one query: its judgments placed in the order
+    of its scores (its *place*), and the subtopics, costs, judgment groups or
+    preferences when a measure asked for reads them."""
+
+    def __init__(self, qrels: Qrels, measures: Sequence[Measure], options: Options) -> None:
+        self.qrels = qrels
+        self.options = options
+        # diversity measures read the ranks of the judged documents too
+        self._subtopics = any(m.family.metric in _diversity.__all__ for m in measures)
+        # measures over judgment groups read each group's ranking, preference
+        # measures the preferences counted against the ranking
+        reads = {m.family.reads for m in measures}
+        self._groups, self._prefs = "groups" in reads, "prefs" in reads
+
+    def data(self, qid: str, judged: Mapping[Any, int], place: _Place) -> QueryData:
+        """The query's data, for every measure asked for."""
+        data = self._rank(judged, place)
+        if self._subtopics:
+            data.subtopics = self._subtopic_data(qid, place)
+        if self.options.costs is not None:
+            data.costs = self._cost_data(self.options.costs.get(qid, {}), qid, place)
+        if self._groups:
+            groups = self.qrels._topics(qid)
+            data.groups = [self._rank(groups[g], place) for g in sorted(groups)]
+        if self._prefs:
+            data.prefs = self._prefs_data(qid, place)
+        return data
+
+    def _rank(self, judgments: Mapping[Any, int], place: _Place) -> QueryData:
+        """The query's data: *judgments* placed in the order of its scores."""
+        docids, scores, members, encoded = place
+        options = self.options
+        return query_data_from_scores(
+            judgments, docids, scores, depth=options.depth, judged_only=options.judged_only,
+            members=members, encode=encoded)
+
+    def _ranked_docs(self, qid: str, docs: List[Any],
+                     place: _Place) -> Tuple[int, List[Tuple[int, Any]]]:
+        """The documents ranked, and ``(rank index, doc)`` of those of *docs*
+        ranked: each one's number given as its label, :meth:`_rank` places it
+        with the same order, depth and ``judged_only`` as every measure."""
+        flat = self.qrels._data[qid]
+        judged_only = self.options.judged_only
+        numbered = {d: (-1 if judged_only and flat[d] < 0 else i) for i, d in enumerate(docs)}
+        data = self._rank(numbered, place)
+        return data.n, [(i, docs[x]) for i, x in data.placed()]
+
+    def _subtopic_data(self, qid: str, place: _Place) -> Subtopics:
+        """For the diversity measures: the query's judgments per subtopic and
+        ``(rank index, doc id)`` of its judged ranked documents."""
+        flat = self.qrels._data[qid]
+        # under judged_only every judged document shapes the ranks; else only
+        # the documents relevant somewhere (label >= 1) gain anything
+        docs = list(flat) if self.options.judged_only else [d for d, v in flat.items() if v >= 1]
+        return self.qrels._topics(qid), self._ranked_docs(qid, docs, place)[1]
+
+    def _cost_data(self, given: Mapping[str, float], qid: str, place: _Place) -> List[float]:
+        """Each ranked document's cost (1 where *given* has none)."""
+        docs = list(self.qrels._data[qid] if self.options.judged_only else given)
+        n, placed = self._ranked_docs(qid, docs, place)
+        costs = [1.0] * n
+        for i, d in placed:
+            costs[i] = given.get(d, 1.0)
+        return costs
+
+    def _prefs_data(self, qid: str, place: _Place) -> Prefs:
+        """For the preference measures: the query's preferences counted
+        against its ranking, cut at the depth.  trec_eval orders tied scores
+        by document id ascending here (``form_prefs_counts.c``), unlike
+        everywhere else (descending), and so does this order."""
+        docids, scores, _, encoded = place
+        preferences = self.qrels._prefs.get(qid)
+        if preferences is None:  # a qrels' own: the preferences of its judgments
+            preferences = _judgment_prefs(self.qrels._topics(qid))
+        judged = {(d.encode() if encoded else d): d for _, _, d, _ in preferences}
+        order = sorted(range(len(docids)), key=lambda i: (-scores[i], docids[i]))
+        ranked = [docids[i] for i in order[:self.options.depth]]
+        retrieved = [judged[d] for d in ranked if d in judged]
+        return count_prefs(preferences, retrieved, query=qid)
 
 
 def _cut_duplicates(

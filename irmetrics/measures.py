@@ -285,7 +285,8 @@ class Names(NamedTuple):
 
 
 class Takes(NamedTuple):
-    """What a measure of the family takes: a parameter and options."""
+    """What a measure of the family takes: a parameter, options, and what
+    the scorer gives it besides the labels."""
 
     # "none", "cutoff" (int k, required), "optional-cutoff", "fraction" (a
     # recall level in [0, 1]) or "multiple" (a positive float)
@@ -297,6 +298,10 @@ class Takes(NamedTuple):
     # name.params`` for the measures that print ``name_params`` (gain maps,
     # set_F's weight, utility's coefficients, 11pt_avg's levels).
     trec_params: Optional[str] = None
+    # "labels" alone; "groups", a QueryData per judgment group (trec_eval's
+    # -R qrels_jg); "prefs", the query's preferences counted against its
+    # ranking (irmetrics.prefs)
+    reads: str = "labels"
 
 
 class Output(NamedTuple):
@@ -330,7 +335,6 @@ class Family:
         output: Output = _MEAN,
         ties: Optional[Ties] = None,
         explain: Optional[TermFunction] = None,
-        reads: str = "labels",
     ) -> None:
         self.key = key
         self.compute = compute
@@ -338,15 +342,11 @@ class Family:
         # the records' fields, in their order
         self.ir, trec, self.aliases, self.metric, self.since, self.all_trec = names
         self.trec = key if trec else None
-        self.param, self.defaults, options, self.trec_params = takes
+        self.param, self.defaults, options, self.trec_params, self.reads = takes
         self.options = dict(_REL if options is None else options)
         self.aggregate, self.count, self.per_query, self.in_summary, self.text = output
         self.ties = ties
         self.explain = explain
-        # what the scorer gives it besides the labels: "groups", a QueryData
-        # per judgment group (trec_eval's -R qrels_jg); "prefs", the query's
-        # preferences counted against its ranking (irmetrics.prefs)
-        self.reads = reads
 
     def __repr__(self) -> str:
         return f"<measure family {self.key}>"
@@ -2032,7 +2032,7 @@ _CWL_FAMILIES = tuple(
 
 _PREFS_FAMILIES = tuple(
     Family(key, _on_prefs(getattr(_prefs, key.replace("Rnonrel", "rnonrel"))), summary,
-           takes=_NO_OPTIONS, output=_SUM if "_num_" in key else _MEAN, reads="prefs",
+           takes=Takes(options={}, reads="prefs"), output=_SUM if "_num_" in key else _MEAN,
            names=_OUTSIDE_ALL_TREC, explain=_terms_prefs)
     for key, summary in _PREFS_SUMMARIES)
 
@@ -2148,12 +2148,13 @@ FAMILIES: Tuple[Family, ...] = (
     # are its subtopics, a plain query has one), and yaap.
     *_PREFS_FAMILIES,
     Family("map_avgjg", _over_groups(_ap), "map averaged over the query's judgment groups.",
-           reads="groups", names=_OUTSIDE_ALL_TREC, explain=_terms_avgjg),
+           takes=Takes(reads="groups"), names=_OUTSIDE_ALL_TREC, explain=_terms_avgjg),
     Family("P_avgjg", _over_groups(_p), "P at k averaged over the query's judgment groups.",
-           takes=_AT_K, reads="groups", names=_OUTSIDE_ALL_TREC, explain=_terms_avgjg),
+           takes=Takes("cutoff", _CUTOFFS, reads="groups"), names=_OUTSIDE_ALL_TREC,
+           explain=_terms_avgjg),
     Family("Rprec_mult_avgjg", _over_groups(_rprec),
            "Rprec_mult averaged over the query's judgment groups.",
-           takes=Takes("multiple", _MULTIPLES), reads="groups", names=_OUTSIDE_ALL_TREC,
+           takes=Takes("multiple", _MULTIPLES, reads="groups"), names=_OUTSIDE_ALL_TREC,
            explain=_terms_avgjg),
     Family("yaap", _yaap, "Yet another AP: log((1 + s) / (1 + R - s)), s the sum of map's.",
            names=_OUTSIDE_ALL_TREC, ties=_BINARY_EXTREMES, explain=_terms_yaap),

@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from collections import Counter
-from typing import Dict, Iterable, List, NamedTuple, Sequence, Tuple
+from typing import Dict, Iterable, List, Mapping, NamedTuple, Sequence, Tuple
 
 from .errors import InvalidArgumentError
 
@@ -70,6 +70,14 @@ class Prefs(NamedTuple):
     groups: List[JudgmentGroup]
     judged: int
     judged_ret: int
+
+
+def _judgment_prefs(topics: Mapping[str, Mapping[str, int]]) -> List[Preference]:
+    """The preferences of a query's judgments ``{judgment group: {doc id:
+    label}}`` (trec_eval's ``-R qrels_prefs``): each group one sub-group
+    ``"0"``, the labels as levels."""
+    return [(group, "0", doc, float(label))
+            for group, docs in topics.items() for doc, label in docs.items()]
 
 
 def count_prefs(preferences: Iterable[Preference], retrieved: Sequence[str], *,

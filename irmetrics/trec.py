@@ -784,6 +784,7 @@ def read_subtopic_qrels(source: PathOrFile) -> Dict[str, Dict[str, Dict[str, int
     return {qid: table[qid] if qid in table else {"0": docs} for qid, docs in flat.items()}
 
 
+#: Diversity judgments: {qid: {subtopic: {doc id: relevance}}}.
 Subtopics = Dict[str, Dict[str, Dict[str, int]]]
 
 
