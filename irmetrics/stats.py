@@ -782,10 +782,11 @@ def _bootstrap_sums(
     the draws are random bytes, read two at a time: two bytes (16 bits)
     name a cell of the block's table of the sums of every two of its
     values (:func:`_pair_table`), and an odd draw is paired with the code
-    of no draw.  The tables are read and added up in C (:func:`_add_drawn`).
-    The draws on empty cells are drawn again, at the end, among all n rows
-    (:func:`_uniform_rows`).  Each draw is of any row with probability 1/n,
-    independently: the ordinary bootstrap.
+    of no draw.  The tables are read and added up in C (:func:`_add_drawn`),
+    with one more column that counts the draws on empty cells: those are
+    drawn again, at the end, among all n rows (:func:`_uniform_rows`).
+    Each draw is of any row with probability 1/n, independently: the
+    ordinary bootstrap.
     """
     n = len(columns[0])
     on_grid = [_on_grid(c, n) for c in columns]
@@ -794,29 +795,23 @@ def _bootstrap_sums(
     size = -(-n >> levels)  # cells per block
     below = 256 - 256 % size
     to_cell = bytes(b % size for b in range(below)) + bytes(256 - below)
-    none = bytes([size])  # the code of no draw
     sums = [[0.0] * n_resamples for _ in columns]
-    again = [0] * n_resamples  # each resample's draws on empty cells
+    again = [0.0] * n_resamples  # each resample's draws on empty cells
     for block, counts in enumerate(_split_in_halves([n] * n_resamples, levels, rng)):
         first = block * size
-        real = min(size, max(0, n - first))  # cells of rows
+        real = min(size, max(0, n - first))  # cells of rows, the others empty
         even = [m + (m & 1) for m in counts]
         cells = bytearray(_random_bytes(rng, sum(even), below).translate(to_cell))
-        if real < size:
-            empty = bytes(range(real, size))
-            kept = [cells[a - e : a - e + m].translate(None, empty)
-                    for a, e, m in zip(accumulate(even), even, counts)]
-            again = list(map(add, again, map(sub, counts, map(len, kept))))
-            cells = bytearray(b"".join(k + none * (len(k) & 1) for k in kept))
-            counts = list(map(len, kept))
-            even = [m + (m & 1) for m in counts]
-        else:  # an odd count's last draw: none
-            odd = [a - 1 for a, m in zip(accumulate(even), counts) if m & 1]
-            list(map(cells.__setitem__, odd, repeat(size)))
-        tables = [_pair_table(q[first : first + real], size) for q in grid]
-        _add_drawn(sums, tables, array("H", cells), [e >> 1 for e in even])
+        odd = [a - 1 for a, m in zip(accumulate(even), counts) if m & 1]
+        list(map(cells.__setitem__, odd, repeat(size)))  # an odd count's last draw: none
+        totals, tables = sums, [_pair_table(q[first : first + real], size) for q in grid]
+        if real < size:  # the draws on empty cells: counted in one more column, 1.0 each
+            empty = _pair_table([0.0] * real + [1.0] * (size - real), size)
+            totals, tables = sums + [again], tables + [empty]
+        _add_drawn(totals, tables, array("H", cells), [e >> 1 for e in even])
     if any(again):
-        _add_drawn(sums, grid, _uniform_rows(rng, sum(again), n), again)
+        counts = [int(v) for v in again]
+        _add_drawn(sums, grid, _uniform_rows(rng, sum(counts), n), counts)
     return [[math.ldexp(v, -k) for v in total] for total, (_, k) in zip(sums, on_grid)]
 
 
