@@ -19,6 +19,22 @@ from pathlib import Path
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
+# The Pythons the tests start (the CLI, scripts, a fresh pytest for the fork
+# tests: a few hundred) import irmetrics and its tests again.  Where the
+# environment forbids bytecode files (PYTHONDONTWRITEBYTECODE), each would
+# compile every module anew: they share a bytecode cache in a temporary
+# directory instead, made for this session and removed at its end, so that
+# the tree stays as clean as it was asked to stay.
+if os.environ.get("PYTHONDONTWRITEBYTECODE") and not os.environ.get("PYTHONPYCACHEPREFIX"):
+    import atexit
+    import shutil
+    import tempfile
+
+    _pycache = tempfile.mkdtemp(prefix="irmetrics-tests-pycache-")
+    atexit.register(shutil.rmtree, _pycache, ignore_errors=True)
+    os.environ["PYTHONPYCACHEPREFIX"] = _pycache
+    del os.environ["PYTHONDONTWRITEBYTECODE"]
+
 import pytest  # noqa: E402
 from hypothesis import settings  # noqa: E402
 
