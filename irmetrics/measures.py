@@ -433,8 +433,7 @@ _bin_g = _on_ranks(_m._binary_g)
 
 
 def _judged(q: QueryData, m: Measure, env: Env) -> float:
-    labels = [None if x is None or x < 0 else x for x in q.labels]
-    return _m._judged(labels, _opt_int(m.param))
+    return _m._judged(q.labels, _opt_int(m.param))
 
 
 def _bpref(q: QueryData, m: Measure, env: Env) -> float:
@@ -892,18 +891,9 @@ def _dcg_expected(m: Measure, q: QueryData, blocks: List[_t.Block], n: int, env:
 
 # trec_eval 10.0's rbp is linear in the gains, rbp_resid and unj in whether
 # each rank is judged: each position of a block takes the block's mean.
-def _weighted(values: List[float], p: float) -> Tuple[float, float]:
-    """The sum of ``values[i] * p^i``, m_rbp.c's weights and additions, and p^n."""
-    total, w = 0.0, 1.0
-    for v in values:
-        total += v * w
-        w *= p
-    return total, w
-
-
 def _rbp_expected(m: Measure, q: QueryData, blocks: List[_t.Block], n: int, env: Env) -> float:
     p, given = _rbp_p_and_gains(m)
-    return (1.0 - p) * _weighted(_t.mean_gains(blocks, n, _rbp_gain_of(q, given)), p)[0]
+    return _m._rbp(_t.mean_gains(blocks, n, _rbp_gain_of(q, given)), p, None, float)
 
 
 def _judged_share(blocks: List[_t.Block], n: int) -> List[float]:
@@ -915,7 +905,7 @@ def _resid_expected(m: Measure, q: QueryData, blocks: List[_t.Block], n: int, en
     # p^n counts only when some document is unjudged: the chance of that is
     # success's, with the unjudged documents as the "relevant" ones
     p = _rbp_p_and_gains(m)[0]
-    total, w = _weighted([1.0 - judged for judged in _judged_share(blocks, n)], p)
+    total, w = _m._weighted([1.0 - judged for judged in _judged_share(blocks, n)], p)
     unjudged = [(s, size, size - r) for s, size, r in _t.binary(blocks, 0)]
     covered = sum(min(size, n - s) for s, size, _ in blocks if s < n)
     some = 1.0 if covered < n else _t.expected_success(unjudged, n, None, 0)
@@ -955,8 +945,7 @@ def _cwl_gain_of(m: Measure, env: Env) -> Callable[[_t.Label], float]:
 def _cwl_expected(m: Measure, q: QueryData, blocks: List[_t.Block], n: int, env: Env) -> float:
     gains = _t.mean_gains(blocks, n, _cwl_gain_of(m, env))
     if m.family.key == "RBP" and m.option("quantity") is None:  # RBP's own value
-        p = float(m.option("p", 0.8))
-        return (1.0 - p) * _weighted(gains[:_opt_int(m.param)], p)[0]
+        return _m._rbp(gains, float(m.option("p", 0.8)), _opt_int(m.param), float)
     return _cwl.quantities(m.family.key, gains, residuals=False, **_cwl_args(m))[0]
 
 
