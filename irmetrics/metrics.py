@@ -678,7 +678,7 @@ def err(
 
 
 def _rbp(labels: Sequence[Label], p: float, k: Optional[int],
-         gain_of: Callable[[Label], float]) -> float:
+         gain_of: Callable[[Number], float]) -> float:
     """Rank-biased precision: ``(1 - p) * sum(gain_of(label_i) * w_i)`` over
     the judged ranks of the top k (k None: all), ``w_i = p**(i - 1)`` made by
     repeated products and the sum added left to right, as trec_eval 10.0's
