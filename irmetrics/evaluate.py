@@ -177,10 +177,7 @@ def query_data_from_scores(
                     placed.append((rank, label))
                 blocks.setdefault(above, (above, len(ids), []))[2].append(label)
         placed.sort()
-    if judged_only:
-        data = QueryData([x for _, x in placed if x >= 0], levels)
-    else:
-        data = QueryData.sparse(n, placed, levels)
+    data = QueryData.sparse(n, placed, levels, judged_only)
     if tied:  # only when a judged document is tied with another document
         for _, _, labels in blocks.values():
             labels.sort()

@@ -106,13 +106,20 @@ class QueryData:
         self._labels = labels
 
     @classmethod
-    def sparse(cls, n: int, placed: List[Tuple[int, int]], levels: Dict[int, int]) -> QueryData:
+    def sparse(cls, n: int, placed: List[Tuple[int, int]], levels: Dict[int, int],
+               judged_only: bool = False) -> QueryData:
         """*n* ranked documents, unjudged except ``(index, label)`` of *placed*
-        (sorted by index, each index below *n*).
+        (sorted by index, each index below *n*); with *judged_only*, the
+        judged documents of *placed* alone (``judged_only``: the unjudged and
+        pooled-unjudged dropped, positions closed up).
 
         >>> QueryData.sparse(4, [(1, 2), (3, 0)], {2: 1, 0: 1}).labels
         [None, 2, None, 0]
+        >>> QueryData.sparse(4, [(1, 2), (2, -1), (3, 0)], {2: 1, 0: 1}, True).labels
+        [2, 0]
         """
+        if judged_only:
+            return cls([x for _, x in placed if x >= 0], levels)
         self = cls.__new__(cls)
         self._fill(n, placed, levels)
         return self
@@ -1010,11 +1017,7 @@ def tie_value(mode: str, m: Measure, q: QueryData, info: _t.TieInfo, env: Env,
     placed = ties.order(m, env)(blocks, info.n, mode == "best", judged_only)
     kept: List[Tuple[int, int]] = sorted(
         (i, int(x)) for i, x in placed if i < info.n and x is not None)  # qrels labels: ints
-    if judged_only:
-        data = QueryData([x for _, x in kept if x >= 0], q.levels)
-    else:
-        data = QueryData.sparse(info.n, kept, q.levels)
-    return m.compute(data, env)
+    return m.compute(QueryData.sparse(info.n, kept, q.levels, judged_only), env)
 
 
 # Whether the order of tied scores moves a value (the command line's note).
@@ -2382,14 +2385,14 @@ def _parse_options(
             )
         if key in opts:
             raise InvalidArgumentError(f"measure {text!r}: option {key!r} given twice")
-        opts[key] = _option(fam, key, value.strip(), text)
+        opts[key] = _option(fam.options[key], value.strip(), text)
     return opts
 
 
-def _option(fam: Family, key: str, value: str, text: str) -> Any:
-    """*fam*'s option *key* read from *value*; an error names the measure *text*."""
+def _option(parse: Callable[[str], Any], value: str, text: str) -> Any:
+    """An option read from *value* by its parser; an error names the measure *text*."""
     try:
-        return fam.options[key](value)
+        return parse(value)
     except InvalidArgumentError as exc:
         raise InvalidArgumentError(f"measure {text!r}: {exc}") from None
 
@@ -2510,10 +2513,7 @@ def _set_p_relative(opts_raw: str, text: str) -> Tuple[str, str]:
     for part in opts_raw.split(","):
         key, _, value = part.partition("=")
         if key.strip() == "relative":
-            try:
-                relative = _boolean("relative")(value.strip())
-            except InvalidArgumentError as exc:
-                raise InvalidArgumentError(f"measure {text!r}: {exc}") from None
+            relative = _option(_boolean("relative"), value.strip(), text)
         else:
             kept.append(part)
     return "SetRelP" if relative else "SetP", ",".join(kept)
@@ -2658,7 +2658,7 @@ def _trec_measures(fam: Family, params: Optional[str], text: str) -> List[Tuple[
             return [(fam.key, Measure(fam, None, _normalise_options(fam, {})))]
         if not fam.trec_params:
             raise InvalidArgumentError(f"trec_eval measure {fam.key!r} takes no parameters here")
-        value = _option(fam, fam.trec_params, params, text)
+        value = _option(fam.options[fam.trec_params], params, text)
         options = _normalise_options(fam, {fam.trec_params: value})
         return [(f"{fam.key}_{params}", Measure(fam, None, options))]
     values: Sequence[Union[int, float]] = fam.defaults
