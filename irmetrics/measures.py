@@ -1956,7 +1956,6 @@ _CWL: Dict[str, Callable[[str], Any]] = {
     "min_rel": _opt_min_rel, "max_rel": _opt_max_rel, "quantity": _opt_quantity}
 _GAIN = Takes(options={"gain": _opt_gain}, trec_params="gain")  # a trec_eval gain map
 _CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-_RECALL_LEVELS = tuple(i / 10 for i in range(11))
 _MULTIPLES = tuple(i / 5 for i in range(1, 11))
 _IA: Dict[str, Callable[[str], Any]] = {"alpha": _opt_alpha, "rel": _opt_rel}
 _IA_NRBP: Dict[str, Callable[[str], Any]] = {**_IA, "beta": _opt_nrbp_beta}
@@ -2056,7 +2055,7 @@ FAMILIES: Tuple[Family, ...] = (
            names=Names("RR", metric="reciprocal_rank"), ties=_RR_TIES, explain=_terms_rr),
     Family("iprec_at_recall", _iprec, "Interpolated precision at a recall level.",
            names=Names("IPrec", metric="interpolated_precision"),
-           takes=Takes("fraction", _RECALL_LEVELS), ties=_BINARY_EXTREMES, explain=_terms_iprec),
+           takes=Takes("fraction", _m._ELEVEN_POINTS), ties=_BINARY_EXTREMES, explain=_terms_iprec),
     Family("P", _p, "Precision at rank k (divided by k).",
            names=Names("P", metric="precision_at_k"), takes=_AT_K, ties=_COUNT_IN_TOP_K,
            explain=_terms_p),
