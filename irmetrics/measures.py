@@ -455,21 +455,16 @@ def _infap(q: QueryData, m: Measure, env: Env) -> float:
 
 
 def _iprec(q: QueryData, m: Measure, env: Env) -> float:
-    return _iprec_at(q, m.rel(env), float(m.param or 0.0), env.trec_eval)
+    # m_iprec_at_recall.c: 11pt_avg's kernel at one level
+    ranks, big_r = q.relevant(m.rel(env))
+    level = (float(m.param or 0.0),)
+    return _m._interpolated_sum(ranks, q.n, level, big_r, env.trec_eval.recall_cutoff)
 
 
 def _11pt(q: QueryData, m: Measure, env: Env) -> float:
     ranks, big_r = q.relevant(m.rel(env))
     levels = m.option("levels", _m._ELEVEN_POINTS)
     return _m._eleven_point_average_r(ranks, q.n, levels, big_r, env.trec_eval.recall_cutoff)
-
-
-def _iprec_at(q: QueryData, rel: Union[int, float], level: float, version: TrecEval) -> float:
-    # m_iprec_at_recall.c: the level as a number of relevant documents
-    ranks, big_r = q.relevant(rel)
-    cut = version.recall_cutoff(level * big_r)
-    maxima = q._cached(("iprec", rel), _m._interpolated_maxima, ranks, q.n)
-    return maxima[cut] if cut < len(maxima) else 0.0
 
 
 def _gain_of(m: Measure) -> Callable[[Optional[Union[int, float]]], float]:
@@ -1491,7 +1486,8 @@ def _terms_11pt(c: Ranking) -> Terms:
     if not c.big_r:
         steps.append("R = 0: the value is 0")
     elif list(levels) == sorted(levels):
-        points = [_iprec_at(c.q, c.rel, lvl, c.env.trec_eval) for lvl in levels]
+        points = [_m._interpolated_sum(ranks, len(c.rows), (lvl,), c.big_r,
+                                       c.env.trec_eval.recall_cutoff) for lvl in levels]
         steps.append(f"interpolated precision at recall {at}: " + _list(points))
         mean = math.fsum(points) / len(points)
         steps.append(f"({_sum_text(points)}) / {len(points)} = {_fmt(mean)}")
