@@ -29,7 +29,6 @@ from typing import (
     Sequence,
     Tuple,
     Union,
-    cast,
 )
 
 from . import _parallel
@@ -494,12 +493,7 @@ class _Scorer:
         aggregates.  *filled*: the judged queries missing from the run that
         were scored as empty rankings; *missing*: every judged query missing
         from the run."""
-        values, cols = self.values, road.cols
-        rows: Dict[str, Sequence[Value]]
-        if cols == tuple(range(len(self.measures))):
-            rows = cast(Dict[str, Sequence[Value]], values)  # the scorer's: its last use
-        else:
-            rows = {qid: [row[c] for c in cols] for qid, row in values.items()}
+        rows = {qid: [row[c] for c in road.cols] for qid, row in self.values.items()}
         queries = Queries(tuple(sorted(self.skipped)), tuple(missing), frozenset(filled),
                           tuple(self.tie_moved))
         return Evaluation(road.names, road.measures, rows, self.run_name, self.options, queries,

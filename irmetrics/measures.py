@@ -268,8 +268,6 @@ class Measure(NamedTuple):
         return default
 
     def rel(self, env: Env) -> Union[int, float]:
-        if not self.options:  # most measures, read per query: no call
-            return env.relevance_level
         return cast(Union[int, float], self.option("rel", env.relevance_level))
 
     def compute(self, q: QueryData, env: Env) -> Any:
