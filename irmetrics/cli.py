@@ -628,12 +628,11 @@ def _run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
         with contextlib.suppress(OSError, ValueError, AttributeError):  # not a real file
             os.dup2(os.open(os.devnull, os.O_WRONLY), stdout.fileno())
         return 0
-    except WorkerError as exc:  # not the input's fault: a worker process died
+    except (IrmetricsError, OSError, WorkerError) as exc:
+        # the input, or writing to a full disk; a worker process that died is
+        # not the input's fault
         stderr.write(f"{prog}: error: {_one_line(exc)}\n")
-        return FAILED
-    except (IrmetricsError, OSError) as exc:  # the input, or writing to a full disk
-        stderr.write(f"{prog}: error: {_one_line(exc)}\n")
-        return USAGE_ERROR
+        return FAILED if isinstance(exc, WorkerError) else USAGE_ERROR
     except Exception as exc:  # a bug: one line all the same, never a traceback
         stderr.write(f"{prog}: internal error (please report it): {type(exc).__name__}: "
                      f"{_one_line(exc)}\n")

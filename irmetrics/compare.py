@@ -133,6 +133,12 @@ class _Statistics(NamedTuple):
         return stats._percentile_interval(means[1], 1.0 - self.alpha, means[0])
 
 
+#: The attributes :meth:`Comparison.to_dict` gives, in its order.
+_DICT_KEYS = ("baseline", "baselines", "pairs", "runs", "measures", "test", "correction",
+              "family", "family_size", "alpha", "confidence", "ci_method", "queries",
+              "left_out", "rows", "notes")
+
+
 class Comparison:
     """The result of :func:`compare`.
 
@@ -228,25 +234,11 @@ class Comparison:
         )
 
     def to_dict(self) -> Dict[str, Any]:
-        """Everything as plain data (what ``--format json`` prints)."""
-        return {
-            "baseline": self.baseline,
-            "baselines": list(self.baselines),
-            "pairs": self.pairs,
-            "runs": list(self.runs),
-            "measures": list(self.measures),
-            "test": self.test,
-            "correction": self.correction,
-            "family": self.family,
-            "family_size": self.family_size,
-            "alpha": self.alpha,
-            "confidence": self.confidence,
-            "ci_method": self.ci_method,
-            "queries": list(self.queries),
-            "left_out": {k: list(v) for k, v in self._left_out.items()},
-            "rows": self.rows,
-            "notes": list(self.notes),
-        }
+        """Everything as plain data (what ``--format json`` prints): the
+        attributes :data:`_DICT_KEYS` names, in its order, tuples as lists."""
+        data = {key: getattr(self, key) for key in _DICT_KEYS}
+        data["left_out"] = {k: list(v) for k, v in self._left_out.items()}
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in data.items()}
 
     # === Rendering, DataFrames and plots: the functions of irmetrics.report,
     # irmetrics.frames and irmetrics.plot, which take the comparison first ===

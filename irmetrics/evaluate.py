@@ -29,7 +29,6 @@ from typing import (
     Sequence,
     Tuple,
     Union,
-    cast,
 )
 
 from . import _parallel
@@ -177,10 +176,7 @@ def query_data_from_scores(
                     placed.append((rank, label))
                 blocks.setdefault(above, (above, len(ids), []))[2].append(label)
         placed.sort()
-    if judged_only:
-        data = QueryData([x for _, x in placed if x >= 0], levels)
-    else:
-        data = QueryData.sparse(n, placed, levels)
+    data = QueryData.sparse(n, placed, levels, judged_only)
     if tied:  # only when a judged document is tied with another document
         for _, _, labels in blocks.values():
             labels.sort()
@@ -497,12 +493,7 @@ class _Scorer:
         aggregates.  *filled*: the judged queries missing from the run that
         were scored as empty rankings; *missing*: every judged query missing
         from the run."""
-        values, cols = self.values, road.cols
-        rows: Dict[str, Sequence[Value]]
-        if cols == tuple(range(len(self.measures))):
-            rows = cast(Dict[str, Sequence[Value]], values)  # the scorer's: its last use
-        else:
-            rows = {qid: [row[c] for c in cols] for qid, row in values.items()}
+        rows = {qid: [row[c] for c in road.cols] for qid, row in self.values.items()}
         queries = Queries(tuple(sorted(self.skipped)), tuple(missing), frozenset(filled),
                           tuple(self.tie_moved))
         return Evaluation(road.names, road.measures, rows, self.run_name, self.options, queries,

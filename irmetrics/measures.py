@@ -106,13 +106,20 @@ class QueryData:
         self._labels = labels
 
     @classmethod
-    def sparse(cls, n: int, placed: List[Tuple[int, int]], levels: Dict[int, int]) -> QueryData:
+    def sparse(cls, n: int, placed: List[Tuple[int, int]], levels: Dict[int, int],
+               judged_only: bool = False) -> QueryData:
         """*n* ranked documents, unjudged except ``(index, label)`` of *placed*
-        (sorted by index, each index below *n*).
+        (sorted by index, each index below *n*); with *judged_only*, the
+        judged documents of *placed* alone (``judged_only``: the unjudged and
+        pooled-unjudged dropped, positions closed up).
 
         >>> QueryData.sparse(4, [(1, 2), (3, 0)], {2: 1, 0: 1}).labels
         [None, 2, None, 0]
+        >>> QueryData.sparse(4, [(1, 2), (2, -1), (3, 0)], {2: 1, 0: 1}, True).labels
+        [2, 0]
         """
+        if judged_only:
+            return cls([x for _, x in placed if x >= 0], levels)
         self = cls.__new__(cls)
         self._fill(n, placed, levels)
         return self
@@ -261,8 +268,6 @@ class Measure(NamedTuple):
         return default
 
     def rel(self, env: Env) -> Union[int, float]:
-        if not self.options:  # most measures, read per query: no call
-            return env.relevance_level
         return cast(Union[int, float], self.option("rel", env.relevance_level))
 
     def compute(self, q: QueryData, env: Env) -> Any:
@@ -433,8 +438,7 @@ _bin_g = _on_ranks(_m._binary_g)
 
 
 def _judged(q: QueryData, m: Measure, env: Env) -> float:
-    labels = [None if x is None or x < 0 else x for x in q.labels]
-    return _m._judged(labels, _opt_int(m.param))
+    return _m._judged(q.labels, _opt_int(m.param))
 
 
 def _bpref(q: QueryData, m: Measure, env: Env) -> float:
@@ -449,21 +453,16 @@ def _infap(q: QueryData, m: Measure, env: Env) -> float:
 
 
 def _iprec(q: QueryData, m: Measure, env: Env) -> float:
-    return _iprec_at(q, m.rel(env), float(m.param or 0.0), env.trec_eval)
+    # m_iprec_at_recall.c: 11pt_avg's kernel at one level
+    ranks, big_r = q.relevant(m.rel(env))
+    level = (float(m.param or 0.0),)
+    return _m._interpolated_sum(ranks, q.n, level, big_r, env.trec_eval.recall_cutoff)
 
 
 def _11pt(q: QueryData, m: Measure, env: Env) -> float:
     ranks, big_r = q.relevant(m.rel(env))
     levels = m.option("levels", _m._ELEVEN_POINTS)
     return _m._eleven_point_average_r(ranks, q.n, levels, big_r, env.trec_eval.recall_cutoff)
-
-
-def _iprec_at(q: QueryData, rel: Union[int, float], level: float, version: TrecEval) -> float:
-    # m_iprec_at_recall.c: the level as a number of relevant documents
-    ranks, big_r = q.relevant(rel)
-    cut = version.recall_cutoff(level * big_r)
-    maxima = q._cached(("iprec", rel), _m._interpolated_maxima, ranks, q.n)
-    return maxima[cut] if cut < len(maxima) else 0.0
 
 
 def _gain_of(m: Measure) -> Callable[[Optional[Union[int, float]]], float]:
@@ -892,18 +891,9 @@ def _dcg_expected(m: Measure, q: QueryData, blocks: List[_t.Block], n: int, env:
 
 # trec_eval 10.0's rbp is linear in the gains, rbp_resid and unj in whether
 # each rank is judged: each position of a block takes the block's mean.
-def _weighted(values: List[float], p: float) -> Tuple[float, float]:
-    """The sum of ``values[i] * p^i``, m_rbp.c's weights and additions, and p^n."""
-    total, w = 0.0, 1.0
-    for v in values:
-        total += v * w
-        w *= p
-    return total, w
-
-
 def _rbp_expected(m: Measure, q: QueryData, blocks: List[_t.Block], n: int, env: Env) -> float:
     p, given = _rbp_p_and_gains(m)
-    return (1.0 - p) * _weighted(_t.mean_gains(blocks, n, _rbp_gain_of(q, given)), p)[0]
+    return _m._rbp(_t.mean_gains(blocks, n, _rbp_gain_of(q, given)), p, None, float)
 
 
 def _judged_share(blocks: List[_t.Block], n: int) -> List[float]:
@@ -915,7 +905,7 @@ def _resid_expected(m: Measure, q: QueryData, blocks: List[_t.Block], n: int, en
     # p^n counts only when some document is unjudged: the chance of that is
     # success's, with the unjudged documents as the "relevant" ones
     p = _rbp_p_and_gains(m)[0]
-    total, w = _weighted([1.0 - judged for judged in _judged_share(blocks, n)], p)
+    total, w = _m._weighted([1.0 - judged for judged in _judged_share(blocks, n)], p)
     unjudged = [(s, size, size - r) for s, size, r in _t.binary(blocks, 0)]
     covered = sum(min(size, n - s) for s, size, _ in blocks if s < n)
     some = 1.0 if covered < n else _t.expected_success(unjudged, n, None, 0)
@@ -955,8 +945,7 @@ def _cwl_gain_of(m: Measure, env: Env) -> Callable[[_t.Label], float]:
 def _cwl_expected(m: Measure, q: QueryData, blocks: List[_t.Block], n: int, env: Env) -> float:
     gains = _t.mean_gains(blocks, n, _cwl_gain_of(m, env))
     if m.family.key == "RBP" and m.option("quantity") is None:  # RBP's own value
-        p = float(m.option("p", 0.8))
-        return (1.0 - p) * _weighted(gains[:_opt_int(m.param)], p)[0]
+        return _m._rbp(gains, float(m.option("p", 0.8)), _opt_int(m.param), float)
     return _cwl.quantities(m.family.key, gains, residuals=False, **_cwl_args(m))[0]
 
 
@@ -1021,11 +1010,7 @@ def tie_value(mode: str, m: Measure, q: QueryData, info: _t.TieInfo, env: Env,
     placed = ties.order(m, env)(blocks, info.n, mode == "best", judged_only)
     kept: List[Tuple[int, int]] = sorted(
         (i, int(x)) for i, x in placed if i < info.n and x is not None)  # qrels labels: ints
-    if judged_only:
-        data = QueryData([x for _, x in kept if x >= 0], q.levels)
-    else:
-        data = QueryData.sparse(info.n, kept, q.levels)
-    return m.compute(data, env)
+    return m.compute(QueryData.sparse(info.n, kept, q.levels, judged_only), env)
 
 
 # Whether the order of tied scores moves a value (the command line's note).
@@ -1499,7 +1484,8 @@ def _terms_11pt(c: Ranking) -> Terms:
     if not c.big_r:
         steps.append("R = 0: the value is 0")
     elif list(levels) == sorted(levels):
-        points = [_iprec_at(c.q, c.rel, lvl, c.env.trec_eval) for lvl in levels]
+        points = [_m._interpolated_sum(ranks, len(c.rows), (lvl,), c.big_r,
+                                       c.env.trec_eval.recall_cutoff) for lvl in levels]
         steps.append(f"interpolated precision at recall {at}: " + _list(points))
         mean = math.fsum(points) / len(points)
         steps.append(f"({_sum_text(points)}) / {len(points)} = {_fmt(mean)}")
@@ -1964,7 +1950,6 @@ _CWL: Dict[str, Callable[[str], Any]] = {
     "min_rel": _opt_min_rel, "max_rel": _opt_max_rel, "quantity": _opt_quantity}
 _GAIN = Takes(options={"gain": _opt_gain}, trec_params="gain")  # a trec_eval gain map
 _CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-_RECALL_LEVELS = tuple(i / 10 for i in range(11))
 _MULTIPLES = tuple(i / 5 for i in range(1, 11))
 _IA: Dict[str, Callable[[str], Any]] = {"alpha": _opt_alpha, "rel": _opt_rel}
 _IA_NRBP: Dict[str, Callable[[str], Any]] = {**_IA, "beta": _opt_nrbp_beta}
@@ -2064,7 +2049,7 @@ FAMILIES: Tuple[Family, ...] = (
            names=Names("RR", metric="reciprocal_rank"), ties=_RR_TIES, explain=_terms_rr),
     Family("iprec_at_recall", _iprec, "Interpolated precision at a recall level.",
            names=Names("IPrec", metric="interpolated_precision"),
-           takes=Takes("fraction", _RECALL_LEVELS), ties=_BINARY_EXTREMES, explain=_terms_iprec),
+           takes=Takes("fraction", _m._ELEVEN_POINTS), ties=_BINARY_EXTREMES, explain=_terms_iprec),
     Family("P", _p, "Precision at rank k (divided by k).",
            names=Names("P", metric="precision_at_k"), takes=_AT_K, ties=_COUNT_IN_TOP_K,
            explain=_terms_p),
@@ -2393,14 +2378,14 @@ def _parse_options(
             )
         if key in opts:
             raise InvalidArgumentError(f"measure {text!r}: option {key!r} given twice")
-        opts[key] = _option(fam, key, value.strip(), text)
+        opts[key] = _option(fam.options[key], value.strip(), text)
     return opts
 
 
-def _option(fam: Family, key: str, value: str, text: str) -> Any:
-    """*fam*'s option *key* read from *value*; an error names the measure *text*."""
+def _option(parse: Callable[[str], Any], value: str, text: str) -> Any:
+    """An option read from *value* by its parser; an error names the measure *text*."""
     try:
-        return fam.options[key](value)
+        return parse(value)
     except InvalidArgumentError as exc:
         raise InvalidArgumentError(f"measure {text!r}: {exc}") from None
 
@@ -2521,10 +2506,7 @@ def _set_p_relative(opts_raw: str, text: str) -> Tuple[str, str]:
     for part in opts_raw.split(","):
         key, _, value = part.partition("=")
         if key.strip() == "relative":
-            try:
-                relative = _boolean("relative")(value.strip())
-            except InvalidArgumentError as exc:
-                raise InvalidArgumentError(f"measure {text!r}: {exc}") from None
+            relative = _option(_boolean("relative"), value.strip(), text)
         else:
             kept.append(part)
     return "SetRelP" if relative else "SetP", ",".join(kept)
@@ -2669,7 +2651,7 @@ def _trec_measures(fam: Family, params: Optional[str], text: str) -> List[Tuple[
             return [(fam.key, Measure(fam, None, _normalise_options(fam, {})))]
         if not fam.trec_params:
             raise InvalidArgumentError(f"trec_eval measure {fam.key!r} takes no parameters here")
-        value = _option(fam, fam.trec_params, params, text)
+        value = _option(fam.options[fam.trec_params], params, text)
         options = _normalise_options(fam, {fam.trec_params: value})
         return [(f"{fam.key}_{params}", Measure(fam, None, options))]
     values: Sequence[Union[int, float]] = fam.defaults

@@ -381,10 +381,9 @@ def success_at_k(
 
 
 def _judged(labels: Sequence[Label], k: Optional[int]) -> float:
+    # judged: not None, nor negative (pooled but unjudged, from evaluate())
     top = _cut(labels, k)
-    if not top:
-        return 0.0
-    return sum(1 for x in top if x is not None) / len(top)
+    return (len(top) - sum(_unknown(top))) / len(top) if top else 0.0
 
 
 def judged_at_k(labels: Iterable[Any], k: Optional[int] = None) -> float:
@@ -679,22 +678,25 @@ def err(
 
 
 def _rbp(labels: Sequence[Label], p: float, k: Optional[int],
-         gain_of: Callable[[Label], float]) -> float:
+         gain_of: Callable[[Number], float]) -> float:
     """Rank-biased precision: ``(1 - p) * sum(gain_of(label_i) * w_i)`` over
     the judged ranks of the top k (k None: all), ``w_i = p**(i - 1)`` made by
     repeated products and the sum added left to right, as trec_eval 10.0's
     m_rbp.c makes them (gains in [0, 1]; *gain_of* is the variant's gain
     scaling: binary for ``RBP``, the levels scaled to [0, 1] for trec_eval
     10.0's ``rbp``).  Its residual is :func:`irmetrics.cwl.residual`'s."""
-    total = 0.0
-    w = 1.0
-    for x in _cut(labels, k):
-        if x is not None and x >= 0:
-            g = gain_of(x)
-            if g != 0:
-                total += g * w
+    gains = [0.0 if x is None or x < 0 else gain_of(x) for x in _cut(labels, k)]
+    return (1.0 - p) * _weighted(gains, p)[0]
+
+
+def _weighted(values: Sequence[float], p: float) -> Tuple[float, float]:
+    """The sum of ``values[i] * p**i``, m_rbp.c's weights (repeated products)
+    and additions (left to right; a zero term adds nothing), and ``p**n``."""
+    total, w = 0.0, 1.0
+    for v in values:
+        total += v * w
         w *= p
-    return (1.0 - p) * total
+    return total, w
 
 
 def _binary_gain(rel: Number) -> Callable[[Label], float]:

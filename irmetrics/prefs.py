@@ -29,6 +29,7 @@ from collections import Counter
 from typing import Dict, Iterable, List, Mapping, NamedTuple, Sequence, Tuple
 
 from .errors import InvalidArgumentError
+from .metrics import _left_to_right
 
 __all__ = ["count_prefs", "Prefs", "JudgmentGroup", "prefs_num_prefs_poss", "prefs_num_prefs_ful",
            "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair", "prefs_avgjg",
@@ -259,9 +260,7 @@ def prefs_pair_imp(p: Prefs) -> float:
 
 def _over_groups(p: Prefs, ratios: Iterable[float]) -> float:
     """The mean of the groups' *ratios* (in order), 0 unless their sum is > 0."""
-    total = 0.0
-    for r in ratios:
-        total += r
+    total = _left_to_right(ratios)
     return total / len(p.groups) if total > 0.0 else 0.0
 
 
